@@ -1,0 +1,49 @@
+# The README's two commands are `make run` and `make test`; both start from a fresh clone.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+PORT ?= 7878
+
+.PHONY: run serve test lint node-test pytest system-deps docs clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check --upgrade pip
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $@
+
+## run: start the daemon on 127.0.0.1:$(PORT) with its managed headless Chromium
+run: $(STAMP)
+	@scripts/ensure-system-deps.sh
+	$(BIN)/tabpilot serve --browser --port $(PORT)
+
+## serve: start the daemon alone, for the extension in your own Chrome
+serve: $(STAMP)
+	$(BIN)/tabpilot serve --port $(PORT)
+
+## test: lint, the extension's node tests, then every pytest test (unit, protocol, e2e)
+test: $(STAMP)
+	@scripts/ensure-system-deps.sh --for-tests
+	$(MAKE) --no-print-directory lint node-test pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check server tests scripts
+	$(BIN)/ruff format --check server tests scripts
+	$(BIN)/mypy
+
+node-test:
+	node --test extension-tests/
+
+# pytest exits 5 when a selection (PYTEST_ARGS="-k …") collects nothing; that is not a failure.
+pytest: $(STAMP)
+	@$(BIN)/pytest -q -p no:cacheprovider $(PYTEST_ARGS); rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
+
+## docs: regenerate the README's CLI reference from --help
+docs: $(STAMP)
+	$(BIN)/python scripts/cli_reference.py --write
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,245 @@
+// Command routing: each outcome of execute_javascript and list_tabs, as result frames.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { createCommands } from "../extension/background/commands.js";
+import { fakeChrome, NO_RECEIVER, realTimers } from "./support/fake-chrome.js";
+
+const PAGE = { id: 7, url: "http://127.0.0.1:8000/page.html", title: "Page", active: true, windowId: 1 };
+const answer42 = { ok: true, result: 42, result_type: "number", url: PAGE.url, title: "Page" };
+
+function setup({ pilotOn = true, ...options } = {}) {
+  const { chrome } = fakeChrome({ tabs: [PAGE], ...options });
+  const pilot = { ready: Promise.resolve(), isEnabled: () => pilotOn };
+  const commands = createCommands({ chrome, pilot, timers: realTimers });
+  return { chrome, commands };
+}
+
+const execute = (params = {}, id = "r1") => ({
+  type: "command",
+  id,
+  command: "execute_javascript",
+  params: { script: "2 + 2", timeout_ms: 1000, await_promise: true, tab_id: null, ...params },
+});
+
+test("a script that runs gives ok with result, result_type and the tab", async () => {
+  const { chrome, commands } = setup({ onSend: () => answer42 });
+  const result = await commands.run(execute());
+  assert.deepEqual(result, {
+    type: "result",
+    id: "r1",
+    ok: true,
+    result: 42,
+    result_type: "number",
+    tab: { id: 7, url: PAGE.url, title: "Page" },
+  });
+  assert.deepEqual(chrome.calls.sendMessage, [
+    {
+      tabId: 7,
+      message: { type: "execute", id: "r1", script: "2 + 2", timeout_ms: 1000, await_promise: true },
+      options: { frameId: 0 },
+    },
+  ]);
+});
+
+test("an error from the page keeps its code, message, stack and the tab", async () => {
+  const { commands } = setup({
+    onSend: () => ({ ok: false, error: { code: "execution_error", message: "test error", stack: "Error: test error\n at x" }, url: PAGE.url, title: "Page" }),
+  });
+  const result = await commands.run(execute());
+  assert.equal(result.ok, false);
+  assert.deepEqual(result.error, { code: "execution_error", message: "test error", stack: "Error: test error\n at x" });
+  assert.deepEqual(result.tab, { id: 7, url: PAGE.url, title: "Page" });
+});
+
+test("without url and title from the page, the tab comes from chrome.tabs.get", async () => {
+  const { commands } = setup({ onSend: () => ({ ok: true, result: null, result_type: "undefined" }) });
+  const result = await commands.run(execute());
+  assert.deepEqual(result.tab, { id: 7, url: PAGE.url, title: "Page" });
+  assert.equal(result.result_type, "undefined");
+});
+
+test("pilot off refuses with pilot_disabled and never touches a tab", async () => {
+  const { chrome, commands } = setup({ pilotOn: false, onSend: () => answer42 });
+  for (const frame of [execute(), { type: "command", id: "r2", command: "list_tabs", params: {} }]) {
+    const result = await commands.run(frame);
+    assert.equal(result.ok, false);
+    assert.equal(result.error.code, "pilot_disabled");
+    assert.match(result.error.message, /AI Web Pilot/);
+    assert.match(result.error.message, /popup/);
+  }
+  assert.equal(chrome.calls.sendMessage.length, 0);
+});
+
+test("a tab_id that does not exist gives tab_not_found", async () => {
+  const { commands } = setup({ onSend: () => answer42 });
+  const result = await commands.run(execute({ tab_id: 999 }));
+  assert.equal(result.error.code, "tab_not_found");
+  assert.match(result.error.message, /999/);
+});
+
+test("no active tab gives no_target_tab", async () => {
+  const { commands } = setup({ tabs: [{ ...PAGE, active: false }], lastFocused: false });
+  const result = await commands.run(execute());
+  assert.equal(result.error.code, "no_target_tab");
+});
+
+test("with no last focused window, the active tab of a normal window is used", async () => {
+  const { commands } = setup({ lastFocused: false, onSend: () => answer42 });
+  const result = await commands.run(execute());
+  assert.equal(result.ok, true);
+  assert.equal(result.tab.id, 7);
+});
+
+for (const url of ["chrome://settings/", "chrome-extension://abc/popup.html", "about:blank", ""]) {
+  test(`a tab showing ${JSON.stringify(url)} gives tab_not_scriptable naming the url`, async () => {
+    const { chrome, commands } = setup({ tabs: [{ ...PAGE, url }], onSend: () => answer42 });
+    const result = await commands.run(execute());
+    assert.equal(result.error.code, "tab_not_scriptable");
+    if (url) assert.ok(result.error.message.includes(url));
+    assert.match(result.error.message, /tab_id/);
+    assert.equal(chrome.calls.sendMessage.length, 0);
+  });
+}
+
+test("a tab that never answers gives execution_timeout in about timeout_ms", async () => {
+  const { commands } = setup({ onSend: () => new Promise(() => {}) });
+  const started = Date.now();
+  const result = await commands.run(execute({ timeout_ms: 50 }));
+  const elapsed = Date.now() - started;
+  assert.equal(result.error.code, "execution_timeout");
+  assert.match(result.error.message, /^The script did not finish within 50 ms\. Raise timeout_ms/);
+  assert.equal(result.tab.id, 7);
+  assert.ok(elapsed >= 45 && elapsed < 1000, `took ${elapsed} ms`);
+});
+
+test("a late answer after the timeout is dropped", async () => {
+  let answerLate;
+  const { commands } = setup({ onSend: () => new Promise((resolve) => (answerLate = resolve)) });
+  const result = await commands.run(execute({ timeout_ms: 20 }));
+  assert.equal(result.error.code, "execution_timeout");
+  answerLate(answer42); // nothing to assert beyond "no throw, no second result": run() already settled
+});
+
+test("'Receiving end does not exist' injects MAIN then ISOLATED, then sends exactly once more", async () => {
+  const { chrome, commands } = setup({
+    onSend: (_tab, _msg, _opt, attempt) => {
+      if (attempt === 1) throw new Error(NO_RECEIVER);
+      return answer42;
+    },
+  });
+  const result = await commands.run(execute());
+  assert.equal(result.ok, true);
+  assert.equal(result.result, 42);
+  assert.equal(chrome.calls.sendMessage.length, 2);
+  assert.deepEqual(
+    chrome.calls.executeScript.map((d) => ({ world: d.world, files: d.files, target: d.target })),
+    [
+      { world: "MAIN", files: ["lib/serialize.js", "lib/executor.js", "inject.js"], target: { tabId: 7, frameIds: [0] } },
+      { world: "ISOLATED", files: ["content.js"], target: { tabId: 7, frameIds: [0] } },
+    ],
+  );
+});
+
+test("a second 'Receiving end does not exist' is not retried again", async () => {
+  const { chrome, commands } = setup({
+    onSend: () => {
+      throw new Error(NO_RECEIVER);
+    },
+  });
+  const result = await commands.run(execute());
+  assert.equal(result.error.code, "extension_error");
+  assert.equal(chrome.calls.sendMessage.length, 2);
+});
+
+test("any other send failure is never resent: the message may have been delivered", async () => {
+  const { chrome, commands } = setup({
+    onSend: () => {
+      throw new Error("A listener indicated an asynchronous response by returning true, but the message channel closed");
+    },
+  });
+  const result = await commands.run(execute());
+  assert.equal(result.error.code, "extension_error");
+  assert.match(result.error.message, /message channel closed/);
+  assert.equal(chrome.calls.sendMessage.length, 1);
+  assert.equal(chrome.calls.executeScript.length, 0);
+});
+
+test("an injection Chrome refuses gives tab_not_scriptable", async () => {
+  const { chrome, commands } = setup({
+    tabs: [{ ...PAGE, url: "https://chromewebstore.google.com/", refuseInjection: true }],
+    onSend: () => {
+      throw new Error(NO_RECEIVER);
+    },
+  });
+  const result = await commands.run(execute());
+  assert.equal(result.error.code, "tab_not_scriptable");
+  assert.match(result.error.message, /chromewebstore/);
+  assert.equal(chrome.calls.sendMessage.length, 1);
+});
+
+test("list_tabs gives id, url, title, active and window_id of every tab", async () => {
+  const other = { id: 8, url: "chrome://newtab/", title: "New Tab", active: false, windowId: 2 };
+  const { commands } = setup({ tabs: [PAGE, other] });
+  const result = await commands.run({ type: "command", id: "t", command: "list_tabs", params: {} });
+  assert.equal(result.ok, true);
+  assert.equal(result.result_type, "array");
+  assert.deepEqual(result.result, [
+    { id: 7, url: PAGE.url, title: "Page", active: true, window_id: 1 },
+    { id: 8, url: "chrome://newtab/", title: "New Tab", active: false, window_id: 2 },
+  ]);
+});
+
+test("an unknown command gives unknown_command", async (t) => {
+  t.mock.method(console, "warn", () => {});
+  const { commands } = setup();
+  const result = await commands.run({ type: "command", id: "u", command: "format_disk", params: {} });
+  assert.deepEqual(result.error.code, "unknown_command");
+  assert.equal(result.id, "u");
+  assert.equal(console.warn.mock.callCount(), 1);
+});
+
+test("an unexpected exception gives extension_error with its message", async (t) => {
+  t.mock.method(console, "error", () => {});
+  const { chrome, commands } = setup();
+  chrome.tabs.query = async () => {
+    throw new Error("boom");
+  };
+  const result = await commands.run(execute());
+  assert.deepEqual(result, { type: "result", id: "r1", ok: false, error: { code: "extension_error", message: "boom" } });
+});
+
+test("a timeout while injecting cancels the second send", async () => {
+  const { chrome, commands } = setup({
+    onSend: () => {
+      throw new Error(NO_RECEIVER);
+    },
+  });
+  const inject = chrome.scripting.executeScript;
+  chrome.scripting.executeScript = (details) => new Promise((resolve) => setTimeout(() => resolve(inject(details)), 40));
+  const result = await commands.run(execute({ timeout_ms: 10 }));
+  assert.equal(result.error.code, "execution_timeout");
+  await new Promise((r) => setTimeout(r, 120));
+  assert.equal(chrome.calls.sendMessage.length, 1);
+});
+
+test("commands sent together to a fresh tab share one injection", async () => {
+  let injected = false;
+  const { chrome, commands } = setup({
+    onSend: () => {
+      if (!injected) throw new Error(NO_RECEIVER);
+      return answer42;
+    },
+  });
+  const inject = chrome.scripting.executeScript;
+  chrome.scripting.executeScript = async (details) => {
+    await new Promise((r) => setTimeout(r, 10));
+    const done = await inject(details);
+    if (details.world === "ISOLATED") injected = true;
+    return done;
+  };
+  const results = await Promise.all([commands.run(execute({}, "a")), commands.run(execute({}, "b"))]);
+  assert.deepEqual(results.map((r) => r.ok), [true, true]);
+  assert.equal(chrome.calls.executeScript.length, 2); // one MAIN, one ISOLATED
+  assert.equal(chrome.calls.sendMessage.length, 4);
+});

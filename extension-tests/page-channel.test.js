@@ -1,0 +1,191 @@
+// The content script ⇄ page world channel (docs/protocol.md §3): content.js in one realm (the
+// isolated world) and the lib files + inject.js in another (the main world), sharing one document.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import vm from "node:vm";
+
+const read = (path) => readFileSync(new URL(`../extension/${path}`, import.meta.url), "utf8");
+const CONTENT = read("content.js");
+const MAIN_FILES = ["lib/serialize.js", "lib/executor.js", "inject.js"].map((path) => [path, read(path)]);
+const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+function fakeChrome() {
+  const listeners = new Set();
+  const onMessage = { addListener: (fn) => listeners.add(fn), removeListener: (fn) => listeners.delete(fn) };
+  // Like chrome.tabs.sendMessage: every listener hears it, the first sendResponse is the answer,
+  // and what crosses is JSON.
+  const send = (message) =>
+    new Promise((resolve) => {
+      const respond = (answer) => resolve(JSON.parse(JSON.stringify(answer)));
+      for (const listener of listeners) {
+        const keptOpen = listener(message, { id: "extension" }, respond);
+        assert.equal(keptOpen, true, "onMessage listeners must return true");
+      }
+    });
+  return { runtime: { id: "extension", onMessage }, listeners, send };
+}
+
+// One page: a shared document, an isolated realm and a main realm, loaded in either order.
+function makePage() {
+  const document = new EventTarget();
+  document.title = "Test page";
+  const nonces = [];
+  const warnings = [];
+  const chrome = fakeChrome();
+  const crypto = {
+    getRandomValues(bytes) {
+      globalThis.crypto.getRandomValues(bytes);
+      nonces.push(hex(bytes)); // test-only view of the secret, to aim forgeries just beside it
+      return bytes;
+    },
+  };
+  const isolated = vm.createContext({
+    document, CustomEvent, crypto, chrome, location: { href: "http://localhost/test" },
+    console: { warn: (...args) => warnings.push(args.join(" ")) },
+  });
+  const main = vm.createContext({ document, EventTarget, Event, CustomEvent, console, setTimeout, clearTimeout });
+  return {
+    document, chrome, nonces, warnings, main,
+    loadContent: () => vm.runInContext(CONTENT, isolated, { filename: "content.js" }),
+    loadMain: () => MAIN_FILES.forEach(([path, code]) => vm.runInContext(code, main, { filename: path })),
+    execute: (script, extra = {}) =>
+      chrome.send({ type: "execute", id: "r1", script, timeout_ms: 1000, await_promise: true, ...extra }),
+  };
+}
+
+function pairedPage(order = "content first") {
+  const page = makePage();
+  if (order === "content first") {
+    page.loadContent();
+    page.loadMain();
+  } else {
+    page.loadMain();
+    page.loadContent();
+  }
+  return page;
+}
+
+const WHERE = { url: "http://localhost/test", title: "Test page" };
+
+for (const order of ["content first", "main first"]) {
+  test(`pairs and round-trips a request when the ${order.split(" ")[0]} world loads first`, async () => {
+    const page = pairedPage(order);
+    assert.deepEqual(await page.execute("2 + 2"), { ok: true, result: 4, result_type: "number", ...WHERE });
+    assert.deepEqual(await page.execute("({name: 'test', value: 42})"), {
+      ok: true, result: { name: "test", value: 42 }, result_type: "object", ...WHERE,
+    });
+  });
+}
+
+test("errors, promises and serialized values come back in the answer", async () => {
+  const page = pairedPage();
+  const thrown = await page.execute("throw new Error('test error')");
+  assert.equal(thrown.ok, false);
+  assert.equal(thrown.error.code, "execution_error");
+  assert.equal(thrown.error.message, "test error");
+  assert.match(thrown.error.stack, /Error: test error/);
+  assert.deepEqual(await page.execute("undefined"), { ok: true, result: null, result_type: "undefined", ...WHERE });
+  assert.deepEqual(await page.execute("Promise.resolve(42)", { await_promise: false }), {
+    ok: true, result: "[object Promise]", result_type: "promise", ...WHERE,
+  });
+  assert.deepEqual(await page.execute("const a = {}; a.self = a; return a;"), {
+    ok: true, result: { self: "[Circular]" }, result_type: "object", ...WHERE,
+  });
+  assert.equal((await page.execute("Promise.reject(new Error('fail'))")).error.code, "promise_rejected");
+});
+
+test("the libraries are taken off the page's globals", () => {
+  const page = pairedPage();
+  assert.equal(vm.runInContext("typeof __tabpilotSerialize + typeof __tabpilotExecutor", page.main), "undefinedundefined");
+});
+
+test("without a paired page world the answer says to reload the tab", async () => {
+  const page = makePage();
+  page.loadContent();
+  const answer = await page.execute("1");
+  assert.equal(answer.ok, false);
+  assert.equal(answer.error.code, "extension_error");
+  assert.match(answer.error.message, /reload the tab/);
+});
+
+test("a request nobody hears (listeners lost to document.open) fails at once", async () => {
+  const page = makePage();
+  // Play inject.js for the handshake only, then go away, as document.open() would make it.
+  page.document.addEventListener("tabpilot:channel", (event) => {
+    page.document.dispatchEvent(new CustomEvent(`tabpilot:ready:${event.detail}`));
+  }, { once: true });
+  page.loadContent();
+  const answer = await page.execute("1");
+  assert.equal(answer.error.code, "extension_error");
+  assert.match(answer.error.message, /reload the tab/);
+});
+
+test("an unknown message type is logged and answered", async () => {
+  const page = pairedPage();
+  const answer = await page.chrome.send({ type: "bogus" });
+  assert.deepEqual(answer, { ok: false, error: { code: "extension_error", message: "unknown message type bogus" }, ...WHERE });
+  assert.match(page.warnings.join("\n"), /unknown message type/);
+});
+
+test("a page listening on the well-known names after pairing learns nothing", async () => {
+  const page = pairedPage();
+  const [nonce] = page.nonces;
+  const heard = [];
+  for (const name of ["tabpilot:channel", "tabpilot:main-ready", "tabpilot:req", "tabpilot:res", "tabpilot:ready"]) {
+    page.document.addEventListener(name, (event) => heard.push(`${event.type} ${event.detail}`));
+  }
+  // The page asks for the handshake again and offers its own secret.
+  page.document.dispatchEvent(new CustomEvent("tabpilot:main-ready", { detail: "" }));
+  page.document.dispatchEvent(new CustomEvent("tabpilot:channel", { detail: "f".repeat(32) }));
+  assert.deepEqual(await page.execute("'still private'"), { ok: true, result: "still private", result_type: "string", ...WHERE });
+  await tick();
+  assert.deepEqual(heard, ["tabpilot:main-ready ", `tabpilot:channel ${"f".repeat(32)}`]);
+  assert.ok(!heard.join(" ").includes(nonce));
+});
+
+test("a forged answer on a wrong event name is not accepted", async () => {
+  const page = pairedPage();
+  const [nonce] = page.nonces;
+  let answer;
+  page.execute("new Promise((resolve) => { globalThis.release = resolve; })").then((a) => (answer = a));
+  await tick();
+  const forged = JSON.stringify({ id: "1", ok: true, result: "forged", result_type: "string" });
+  const near = [...nonce.slice(0, -1), nonce.at(-1) === "0" ? "1" : "0"].join("");
+  for (const name of ["tabpilot:res", "tabpilot:res:", `tabpilot:res:${near}`, `tabpilot:res:${nonce.toUpperCase()}`]) {
+    page.document.dispatchEvent(new CustomEvent(name, { detail: forged }));
+  }
+  await tick();
+  assert.equal(answer, undefined);
+  vm.runInContext("release('real')", page.main);
+  await tick();
+  assert.deepEqual(answer, { ok: true, result: "real", result_type: "string", ...WHERE });
+});
+
+test("re-injecting both sides into a paired tab leaves exactly one runner", async () => {
+  const page = pairedPage();
+  page.loadMain(); // the service worker injects the page-world files, then content.js
+  page.loadContent();
+  assert.equal(page.chrome.listeners.size, 1);
+  const counter = "globalThis.runs = (globalThis.runs || 0) + 1";
+  assert.equal((await page.execute(counter)).result, 1);
+  assert.equal((await page.execute(counter)).result, 2);
+});
+
+test("a second inject.js stands down while the first still waits for its partner", async () => {
+  const page = makePage();
+  page.loadMain();
+  page.loadMain();
+  page.loadContent();
+  const counter = "globalThis.runs = (globalThis.runs || 0) + 1";
+  assert.equal((await page.execute(counter)).result, 1);
+  assert.equal((await page.execute(counter)).result, 2);
+});
+
+test("many requests in flight each get their own answer", async () => {
+  const page = pairedPage();
+  const scripts = Array.from({ length: 50 }, (_, i) => `await new Promise((r) => setTimeout(r, ${50 - i})); return ${i};`);
+  const answers = await Promise.all(scripts.map((script) => page.execute(script)));
+  assert.deepEqual(answers.map((a) => a.result), scripts.map((_, i) => i));
+});

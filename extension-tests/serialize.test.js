@@ -1,0 +1,215 @@
+// The safe serializer, loaded exactly as the page loads it: a classic script in a fresh realm.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import vm from "node:vm";
+
+const SOURCE = readFileSync(new URL("../extension/lib/serialize.js", import.meta.url), "utf8");
+
+function load(globals = {}) {
+  const context = vm.createContext({ ...globals });
+  vm.runInContext(SOURCE, context, { filename: "serialize.js" });
+  return { context, serialize: context.__tabpilotSerialize.serialize };
+}
+
+const { context, serialize } = load();
+// What crosses the wire: JSON text, parsed in this realm so deepEqual compares plain data.
+const wire = (value) => JSON.parse(JSON.stringify(serialize(value)));
+const inRealm = (code) => vm.runInContext(code, context);
+
+function nested(levels) {
+  let value = { leaf: true };
+  for (let i = 0; i < levels; i++) value = { a: value };
+  return value;
+}
+
+function fakeElement(tagName, id = "", classes = []) {
+  return { nodeType: 1, nodeName: tagName, tagName, id, classList: classes };
+}
+
+const throwingGetter = {
+  ok: 1,
+  get bad() {
+    throw new Error("nope");
+  },
+  get odd() {
+    throw "plain string";
+  },
+};
+
+const circular = { name: "root", child: { up: null } };
+circular.child.up = circular;
+circular.self = circular;
+const shared = { x: 1 };
+
+const fakeWindow = { document: { nodeType: 9, nodeName: "#document" }, location: {} };
+fakeWindow.window = fakeWindow;
+fakeWindow.self = fakeWindow;
+
+const CASES = [
+  // [name, value, result, result_type]
+  ["undefined", undefined, null, "undefined"],
+  ["null", null, null, "null"],
+  ["true", true, true, "boolean"],
+  ["number", 42, 42, "number"],
+  ["float", 1.5, 1.5, "number"],
+  ["string", "hello world", "hello world", "string"],
+  ["empty string", "", "", "string"],
+  ["NaN", NaN, "NaN", "number"],
+  ["Infinity", Infinity, "Infinity", "number"],
+  ["-Infinity", -Infinity, "-Infinity", "number"],
+  ["-0", -0, "-0", "number"],
+  ["0", 0, 0, "number"],
+  ["bigint", 12n, "12n", "bigint"],
+  ["huge bigint", 2n ** 70n, "1180591620717411303424n", "bigint"],
+  ["symbol", Symbol("tag"), "Symbol(tag)", "symbol"],
+  ["symbol without description", Symbol(), "Symbol()", "symbol"],
+  ["named function", function greet() {}, "[Function: greet]", "function"],
+  ["arrow in a variable", (() => { const f = () => 1; return f; })(), "[Function: f]", "function"],
+  ["anonymous function", (() => () => 1)(), "[Function: anonymous]", "function"],
+  ["class", class Widget {}, "[Function: Widget]", "function"],
+  ["date", new Date("2024-01-02T03:04:05.678Z"), "2024-01-02T03:04:05.678Z", "date"],
+  ["invalid date", new Date(NaN), "Invalid Date", "date"],
+  ["regexp", /ab+c/gi, "/ab+c/gi", "regexp"],
+  ["regexp from this realm", inRealm("/x\\/y/m"), "/x\\/y/m", "regexp"],
+  ["element", fakeElement("DIV", "id", ["class1", "class2"]), "[DIV#id.class1.class2]", "node"],
+  ["element without id or class", fakeElement("SPAN"), "[SPAN]", "node"],
+  ["text node", { nodeType: 3, nodeName: "#text" }, "[#text]", "node"],
+  ["document", { nodeType: 9, nodeName: "#document" }, "[#document]", "node"],
+  ["window", fakeWindow, "[Window]", "window"],
+  ["promise", Promise.resolve(1), "[object Promise]", "promise"],
+  ["promise from this realm", inRealm("Promise.resolve(1)"), "[object Promise]", "promise"],
+  ["map", new Map([["a", 1], [2, { b: NaN }]]), [["a", 1], [2, { b: "NaN" }]], "map"],
+  ["set", new Set([1, "two", 3n]), [1, "two", "3n"], "set"],
+  ["Uint8Array", new Uint8Array([1, 2, 255]), [1, 2, 255], "typedarray"],
+  ["Float64Array", new Float64Array([0.5, NaN, -0]), [0.5, "NaN", "-0"], "typedarray"],
+  ["BigInt64Array", new BigInt64Array([1n, -2n]), ["1n", "-2n"], "typedarray"],
+  ["ArrayBuffer", new ArrayBuffer(16), "[ArrayBuffer(16)]", "object"],
+  ["array", [1, "a", null, undefined, [2]], [1, "a", null, null, [2]], "array"],
+  ["sparse array", [1, , 3], [1, null, 3], "array"],
+  ["object", { name: "test", value: 42 }, { name: "test", value: 42 }, "object"],
+  ["nested specials", { u: undefined, n: NaN, d: new Date(0), f() {} },
+    { u: null, n: "NaN", d: "1970-01-01T00:00:00.000Z", f: "[Function: f]" }, "object"],
+  ["inherited enumerable keys", Object.create({ inherited: 1 }, { own: { value: 2, enumerable: true } }),
+    { own: 2, inherited: 1 }, "object"],
+  ["null prototype object", Object.assign(Object.create(null), { a: 1 }), { a: 1 }, "object"],
+  ["getter that throws", throwingGetter, { ok: 1, bad: "[Thrown: nope]", odd: "[Thrown: plain string]" }, "object"],
+  ["circular", circular, { name: "root", child: { up: "[Circular]" }, self: "[Circular]" }, "object"],
+  ["value seen twice is repeated", [shared, shared], [{ x: 1 }, { x: 1 }], "array"],
+  ["window inside an object", { w: fakeWindow }, { w: "[Window]" }, "object"],
+  ["key named __proto__", JSON.parse('{"__proto__": 1}'), { ["__proto__"]: 1 }, "object"],
+  ["revoked proxy", (() => { const p = Proxy.revocable({}, {}); p.revoke(); return p.proxy; })(),
+    "[Thrown: Cannot perform 'IsArray' on a proxy that has been revoked]", "object"],
+];
+
+for (const [name, value, result, resultType] of CASES) {
+  test(`serializes ${name}`, () => {
+    assert.deepEqual(wire(value), { result, result_type: resultType });
+  });
+}
+
+test("an Error becomes {error, name, stack}", () => {
+  const err = new TypeError("bad thing");
+  assert.deepEqual(wire(err), { result: { error: "bad thing", name: "TypeError", stack: err.stack }, result_type: "error" });
+  const local = inRealm("new Error('here')");
+  assert.equal(wire(local).result.error, "here");
+  assert.equal(wire({ e: new Error("inner") }).result.e.error, "inner");
+});
+
+test("depth: containers nested deeper than 10 levels become placeholders", () => {
+  let level = wire(nested(15)).result;
+  for (let depth = 0; depth < 10; depth++) level = level.a; // level is now the object at depth 10
+  assert.deepEqual(level, { a: "[Object]" });
+  let list = [];
+  for (let i = 0; i < 15; i++) list = [list];
+  let item = wire(list).result;
+  for (let depth = 0; depth < 10; depth++) item = item[0];
+  assert.deepEqual(item, ["[Array]"]);
+  // exactly 10 levels below the top still shows its leaves
+  assert.deepEqual(JSON.stringify(wire(nested(10)).result).match(/"leaf":true/g).length, 1);
+});
+
+test("arrays, Sets, Maps and typed arrays keep 100 items and say how many more", () => {
+  const items = Array.from({ length: 250 }, (_, i) => i);
+  const expected = [...items.slice(0, 100), "... 150 more items"];
+  assert.deepEqual(wire(items).result, expected);
+  assert.deepEqual(wire(new Set(items)).result, expected);
+  assert.deepEqual(wire(new Int32Array(items)).result, expected);
+  const map = wire(new Map(items.map((i) => [i, String(i)]))).result;
+  assert.equal(map.length, 101);
+  assert.deepEqual(map[99], [99, "99"]);
+  assert.equal(map[100], "... 150 more items");
+  assert.deepEqual(wire(items.slice(0, 100)).result, items.slice(0, 100)); // exactly 100: no note
+});
+
+test("objects keep 50 keys and say how many more", () => {
+  const big = Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`k${i}`, i]));
+  const result = wire(big).result;
+  const keys = Object.keys(result);
+  assert.equal(keys.length, 51);
+  assert.deepEqual(keys.slice(0, 50), Object.keys(big).slice(0, 50));
+  assert.equal(result["..."], "30 more keys");
+  const fifty = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, i]));
+  assert.deepEqual(wire(fifty).result, fifty);
+});
+
+test("at most 10,000 values are visited, then [Truncated]", () => {
+  // 1 outer + 100 × (1 inner + 100 items) = 10,101 visits: the 100th inner array is the 10,001st.
+  const grid = Array.from({ length: 100 }, () => Array.from({ length: 100 }, (_, i) => i));
+  const result = wire(grid).result;
+  assert.equal(result[98][99], 99);
+  assert.equal(result[99], "[Truncated]");
+});
+
+test("a huge window-like graph answers quickly and stays bounded", () => {
+  const nodes = Array.from({ length: 2000 }, (_, i) => ({ id: i }));
+  for (const node of nodes) {
+    for (let k = 0; k < 300; k++) node[`p${k}`] = nodes[(node.id * 7 + k) % nodes.length];
+    node.list = nodes;
+  }
+  const root = { document: { nodeType: 9, nodeName: "#document" }, nodes };
+  const started = performance.now();
+  const text = JSON.stringify(serialize(root));
+  assert.ok(performance.now() - started < 2000, "serializing a huge graph must not hang");
+  assert.ok(text.length < 2_000_000);
+  assert.match(text, /\[Truncated\]/);
+});
+
+test("a DOM node is found with instanceof Node when the realm has Node", () => {
+  class Node {}
+  class Element extends Node {
+    constructor() {
+      super();
+      Object.defineProperties(this, {
+        nodeType: { get: () => 1 }, nodeName: { get: () => "SECTION" }, id: { get: () => "main" },
+        classList: { get: () => ["wide"] },
+      });
+    }
+  }
+  const { serialize: withNode } = load({ Node });
+  assert.deepEqual({ ...withNode(new Element()) }, { result: "[SECTION#main.wide]", result_type: "node" });
+});
+
+test("a page replacing built-ins after load neither breaks nor fools it", () => {
+  const { context: page, serialize: guarded } = load();
+  vm.runInContext(
+    `Object.defineProperty(Array.prototype, "toJSON", { value: () => "hijacked", configurable: true });
+     Object.defineProperty(Object.prototype, "toJSON", { value: () => "hijacked", configurable: true });
+     Map.prototype.entries = () => { throw new Error("tampered"); };
+     Date.prototype.toISOString = () => "tampered";
+     Array.isArray = () => false;`,
+    page,
+  );
+  const value = vm.runInContext(`({ list: [1, 2], when: new Date(0), map: new Map([[1, 2]]) })`, page);
+  const out = vm.runInContext("(v) => JSON.stringify(v)", page)(guarded(value));
+  vm.runInContext("delete Object.prototype.toJSON; delete Array.prototype.toJSON", page);
+  assert.deepEqual(JSON.parse(out), {
+    result: { list: [1, 2], when: "1970-01-01T00:00:00.000Z", map: [[1, 2]] },
+    result_type: "object",
+  });
+});
+
+test("a plain object that claims a Map tag stays an object", () => {
+  const fake = { [Symbol.toStringTag]: "Map", a: 1 };
+  assert.deepEqual(wire(fake), { result: { a: 1 }, result_type: "object" });
+});

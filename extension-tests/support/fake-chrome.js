@@ -1,0 +1,161 @@
+// Stubs of the chrome.* APIs, a fake WebSocket and fake timers, for the background modules' tests.
+
+function event() {
+  const listeners = [];
+  return {
+    listeners,
+    addListener: (fn) => listeners.push(fn),
+    emit: (...args) => listeners.map((fn) => fn(...args)),
+  };
+}
+
+export const NO_RECEIVER = "Could not establish connection. Receiving end does not exist.";
+
+// tabs: [{id, url, title, active, windowId}]; onSend(tabId, message, options, attempt) answers
+// the content script's reply (a value, a promise, or throws).
+export function fakeChrome({ storage = {}, tabs = [], onSend = () => undefined, managed = null, lastFocused = true } = {}) {
+  const store = { ...storage };
+  const calls = { sendMessage: [], executeScript: [], storageSet: [], badge: [], alarms: [] };
+  const onChanged = event();
+  let sends = 0;
+  const chrome = {
+    calls,
+    store,
+    storage: {
+      onChanged,
+      local: {
+        async get(keys) {
+          const wanted = Array.isArray(keys) ? keys : [keys];
+          return Object.fromEntries(wanted.filter((k) => k in store).map((k) => [k, store[k]]));
+        },
+        async setAccessLevel(details) {
+          calls.accessLevel = details.accessLevel;
+        },
+        async set(items) {
+          calls.storageSet.push(items);
+          const changes = {};
+          for (const [k, v] of Object.entries(items)) {
+            changes[k] = { oldValue: store[k], newValue: v };
+            store[k] = v;
+          }
+          onChanged.emit(changes, "local");
+        },
+      },
+    },
+    tabs: {
+      async get(id) {
+        const tab = tabs.find((t) => t.id === id);
+        if (!tab) throw new Error(`No tab with id: ${id}.`);
+        return tab;
+      },
+      async query(q) {
+        if (q.lastFocusedWindow && !lastFocused) return [];
+        return tabs.filter((t) => q.active === undefined || t.active === q.active);
+      },
+      async sendMessage(tabId, message, options) {
+        calls.sendMessage.push({ tabId, message, options });
+        return onSend(tabId, message, options, ++sends);
+      },
+    },
+    scripting: {
+      async executeScript(details) {
+        calls.executeScript.push(details);
+        const tab = tabs.find((t) => t.id === details.target.tabId);
+        if (tab?.refuseInjection) throw new Error(`Cannot access contents of url "${tab.url}".`);
+        return [{ frameId: 0, result: undefined }];
+      },
+    },
+    runtime: {
+      onMessage: event(),
+      getManifest: () => ({ version: "0.1.0" }),
+      getURL: (path) => `chrome-extension://mmgjobhjaeaocmcbdnjglfiobpnpkdpf/${path}`,
+    },
+    action: {
+      async setBadgeText(d) {
+        calls.badge.push(d.text);
+      },
+      async setBadgeBackgroundColor() {},
+      async setTitle() {},
+    },
+    alarms: {
+      onAlarm: event(),
+      async create(name, info) {
+        calls.alarms.push({ name, info });
+      },
+    },
+  };
+  // fetch of the extension's own files: only managed.json, present when `managed` is given.
+  const fetch = async (url) => {
+    if (url.endsWith("/managed.json") && managed !== null) {
+      return { ok: true, json: async () => managed };
+    }
+    throw new TypeError("Failed to fetch");
+  };
+  return { chrome, fetch };
+}
+
+export class FakeWebSocket {
+  static instances = [];
+  static last() {
+    return FakeWebSocket.instances.at(-1);
+  }
+  constructor(url) {
+    this.url = url;
+    this.sent = [];
+    this.closedWith = null;
+    FakeWebSocket.instances.push(this);
+  }
+  send(text) {
+    this.sent.push(JSON.parse(text));
+  }
+  close(code) {
+    this.closedWith = code;
+  }
+  // What the daemon side does:
+  open() {
+    this.onopen?.({});
+  }
+  receive(frame) {
+    this.onmessage?.({ data: typeof frame === "string" ? frame : JSON.stringify(frame) });
+  }
+  drop(code = 1006) {
+    this.onerror?.({});
+    this.onclose?.({ code });
+  }
+  frames(type) {
+    return this.sent.filter((f) => f.type === type);
+  }
+}
+
+// Timers that only run when the test says so, recording the delays asked for. Real timers stay
+// available for the command timeouts, which are short.
+export function manualTimers() {
+  const pending = new Map();
+  let next = 1;
+  const timers = {
+    delays: [],
+    intervals: [],
+    setTimeout(fn, ms) {
+      timers.delays.push(ms);
+      pending.set(next, fn);
+      return next++;
+    },
+    clearTimeout: (id) => pending.delete(id),
+    setInterval(fn, ms) {
+      timers.intervals.push(ms);
+      return { fn, ms };
+    },
+    clearInterval() {},
+    runAll() {
+      const fns = [...pending.values()];
+      pending.clear();
+      fns.forEach((fn) => fn());
+    },
+    pendingCount: () => pending.size,
+  };
+  return timers;
+}
+
+export const realTimers = { setTimeout, clearTimeout, setInterval, clearInterval };
+
+export const tick = () => new Promise((resolve) => setImmediate(resolve));

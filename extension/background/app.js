@@ -1,0 +1,101 @@
+// Wires the background together: the switch, the daemon link, command routing and the popup's
+// status questions. Everything Chrome- or network-shaped is injected, so node --test can run it.
+import { createCommands } from "./commands.js";
+import { createConnection } from "./connection.js";
+import { loadManaged } from "./managed.js";
+import { createPilot } from "./pilot.js";
+
+export const PROTOCOL_VERSION = 1;
+export const DEFAULT_PORT = 7878;
+const ALARM = "tabpilot-reconnect";
+
+export function parsePort(value) {
+  const port = Number(value);
+  return Number.isInteger(port) && port >= 1 && port <= 65535 ? port : DEFAULT_PORT;
+}
+
+export function createBackground({ chrome, WebSocket, fetch, timers, userAgent = "" }) {
+  const managed = loadManaged({ chrome, fetch });
+  const pilot = createPilot({ chrome, managed });
+  const commands = createCommands({ chrome, pilot, timers });
+  let daemonVersion = null;
+
+  // Frames from the daemon, by type (protocol.md §1). Nothing here writes the pilot switch.
+  const frameHandlers = {
+    hello(frame) {
+      daemonVersion = typeof frame.daemon_version === "string" ? frame.daemon_version : null;
+      connection.healthy();
+    },
+    keepalive() {},
+    command(frame, reply) {
+      commands.run(frame).then(reply);
+    },
+  };
+
+  const connection = createConnection({
+    WebSocket,
+    timers,
+    onOpen(send) {
+      send({
+        type: "hello",
+        protocol_version: PROTOCOL_VERSION,
+        extension_version: chrome.runtime.getManifest().version,
+        pilot_enabled: pilot.isEnabled(),
+        user_agent: userAgent,
+      });
+    },
+    onFrame(frame, reply) {
+      const handler = Object.hasOwn(frameHandlers, frame?.type) ? frameHandlers[frame.type] : null;
+      if (!handler) {
+        console.warn("tabpilot: ignoring a frame of unknown type", frame?.type);
+        return;
+      }
+      handler(frame, reply);
+    },
+    onClose() {
+      daemonVersion = null;
+    },
+  });
+
+  // Messages from the popup, by type. Async answers return true and always answer
+  // (https://developer.chrome.com/docs/extensions/develop/concepts/messaging#simple).
+  const messageHandlers = {
+    get_status: () =>
+      pilot.ready.then(() => ({ ...connection.status(), pilot_enabled: pilot.isEnabled(), daemon_version: daemonVersion })),
+  };
+
+  // All listeners are added in the worker's first turn, or Chrome will not wake it for them.
+  chrome.runtime.onMessage.addListener((message, _sender, sendResponse) => {
+    const handler = Object.hasOwn(messageHandlers, message?.type) ? messageHandlers[message.type] : null;
+    if (!handler) {
+      console.warn("tabpilot: ignoring a runtime message of unknown type", message?.type);
+      sendResponse({ error: `unknown message type ${JSON.stringify(message?.type)}` });
+      return false;
+    }
+    handler(message).then(sendResponse, (err) => sendResponse({ error: String(err?.message ?? err) }));
+    return true;
+  });
+
+  chrome.storage.onChanged.addListener((changes, area) => {
+    if (area === "local" && "daemonPort" in changes) connection.setPort(parsePort(changes.daemonPort.newValue));
+  });
+
+  pilot.onChange((enabled) => connection.send({ type: "pilot", enabled }));
+
+  // Chrome stops an idle worker after 30 s, timers included; a 30 s alarm (the minimum since
+  // Chrome 120) wakes it, and waking reruns this file, which connects.
+  chrome.alarms.onAlarm.addListener((alarm) => {
+    if (alarm.name === ALARM) connection.ensureConnected();
+  });
+  Promise.resolve(chrome.alarms.create(ALARM, { periodInMinutes: 0.5 })).catch((err) =>
+    console.warn("tabpilot: could not create the reconnect alarm", err),
+  );
+
+  // The hello carries the switch, so connect once it is loaded.
+  // A port the person chose in the popup wins over the managed profile's.
+  const ready = Promise.all([pilot.ready, managed, chrome.storage.local.get("daemonPort")]).then(
+    ([, { daemonPort }, stored]) => connection.start(parsePort(stored.daemonPort ?? daemonPort)),
+  );
+
+  return { ready, pilot, connection, commands };
+}

@@ -1,0 +1,113 @@
+// Command routing: one `command` frame in, exactly one `result` frame out (protocol.md §1).
+import { CommandError, errorPayload } from "./errors.js";
+import { assertScriptable, deliver, listTabs, resolveTab, tabInfo } from "./tabs.js";
+
+const DEFAULT_TIMEOUT_MS = 5000;
+
+const PILOT_OFF =
+  "AI Web Pilot is off. The person at this browser must turn it on in the tabpilot extension popup " +
+  "(toolbar icon) before scripts can run in their tabs.";
+
+export function createCommands({ chrome, pilot, timers }) {
+  const handlers = {
+    execute_javascript: executeJavascript,
+    list_tabs: async () => ({ result: await listTabs(chrome), result_type: "array", tab: null }),
+  };
+
+  // Never rejects: every path ends in one result frame for frame.id.
+  async function run(frame) {
+    const id = frame?.id ?? null;
+    try {
+      const handler = Object.hasOwn(handlers, frame?.command) ? handlers[frame.command] : null;
+      if (!handler) {
+        console.warn("tabpilot: unknown command", frame?.command);
+        throw new CommandError(
+          "unknown_command",
+          `Unknown command ${JSON.stringify(frame?.command)}; this extension knows ${Object.keys(handlers).join(", ")}.`,
+        );
+      }
+      // The stored switch is the authority, whatever the daemon last heard; every AI access
+      // passes here, listing tabs included.
+      await pilot.ready;
+      if (!pilot.isEnabled()) throw new CommandError("pilot_disabled", PILOT_OFF);
+      return { type: "result", id, ok: true, ...(await handler(frame.params ?? {}, id)) };
+    } catch (err) {
+      if (!(err instanceof CommandError)) console.error("tabpilot: command failed", err);
+      const result = { type: "result", id, ok: false, error: errorPayload(err) };
+      if (err?.tab) result.tab = err.tab;
+      return result;
+    }
+  }
+
+  async function executeJavascript(params, id) {
+    const timeoutMs = Number.isFinite(params.timeout_ms) ? params.timeout_ms : DEFAULT_TIMEOUT_MS;
+    const tab = await resolveTab(chrome, params.tab_id);
+    assertScriptable(tab);
+    const message = {
+      type: "execute",
+      id,
+      script: params.script,
+      timeout_ms: timeoutMs,
+      await_promise: params.await_promise !== false,
+    };
+    let expired = false;
+    const answer = await withTimeout(
+      deliver(chrome, tab, message, () => expired),
+      timeoutMs,
+      () => {
+        expired = true;
+        return new CommandError(
+          "execution_timeout",
+          `The script did not finish within ${timeoutMs} ms. Raise timeout_ms, or check that the page ` +
+            "is not stuck: a tab stuck in a loop recovers when it is reloaded or closed.",
+          { tab: tabInfo(tab) },
+        );
+      },
+    );
+    if (!answer || typeof answer !== "object") {
+      throw new CommandError("extension_error", "The tab's content script gave no answer: the page navigated or closed. Retry once it has loaded.", {
+        tab: tabInfo(tab),
+      });
+    }
+    const where = await answerTab(tab, answer);
+    if (answer.ok !== true) {
+      const error = answer.error ?? {};
+      throw new CommandError(error.code || "extension_error", error.message ?? "the page reported a failure", {
+        tab: where,
+        stack: error.stack,
+      });
+    }
+    return { result: answer.result ?? null, result_type: answer.result_type ?? "undefined", tab: where };
+  }
+
+  // The url and title the content script saw, which follow in-page navigation; else ask Chrome.
+  async function answerTab(tab, answer) {
+    if (typeof answer.url === "string") return { id: tab.id, url: answer.url, title: answer.title ?? "" };
+    try {
+      return tabInfo(await chrome.tabs.get(tab.id));
+    } catch {
+      return tabInfo(tab);
+    }
+  }
+
+  // The worker's own timer is the only clock that still runs when the page is stuck in
+  // `while (true) {}`: the content script shares the page's main thread. After expiry a late answer
+  // settles a promise nobody reads any more, so it is dropped.
+  function withTimeout(promise, ms, onExpire) {
+    return new Promise((resolve, reject) => {
+      const timer = timers.setTimeout(() => reject(onExpire()), ms);
+      promise.then(
+        (value) => {
+          timers.clearTimeout(timer);
+          resolve(value);
+        },
+        (err) => {
+          timers.clearTimeout(timer);
+          reject(err);
+        },
+      );
+    });
+  }
+
+  return { run };
+}

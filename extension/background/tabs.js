@@ -1,0 +1,95 @@
+// Finding the target tab and getting a message to its content script (protocol.md §2).
+import { CommandError } from "./errors.js";
+
+// Chrome lets extensions script http(s) pages, and file pages when the user allows file access.
+// chrome://, chrome-extension://, about:, view-source:, devtools:// and the like are off limits.
+const SCRIPTABLE_URL = /^(https?|file):/i;
+const NO_RECEIVER = "Receiving end does not exist";
+const PAGE_WORLD_FILES = ["lib/serialize.js", "lib/executor.js", "inject.js"];
+
+export function tabInfo(tab) {
+  // url is "" while a tab's first navigation is pending; pendingUrl then says where it goes.
+  return { id: tab.id, url: tab.url || tab.pendingUrl || "", title: tab.title || "" };
+}
+
+function notScriptable(tab, why) {
+  const { url } = tabInfo(tab);
+  return new CommandError(
+    "tab_not_scriptable",
+    `Cannot run scripts in tab ${tab.id} (${url || "no url"})${why ? `: ${why}` : ""}. ` +
+      "Open a web page (http, https or file) in it, or pass tab_id of a tab that shows one.",
+    { tab: tabInfo(tab) },
+  );
+}
+
+export async function resolveTab(chrome, tabId) {
+  if (tabId !== undefined && tabId !== null) {
+    try {
+      if (!Number.isInteger(tabId)) throw new TypeError("not an integer");
+      return await chrome.tabs.get(tabId);
+    } catch {
+      throw new CommandError("tab_not_found", `No tab with id ${JSON.stringify(tabId)}; GET /tabs lists the open tabs.`);
+    }
+  }
+  let [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
+  // A headless or never-focused browser may have no "last focused" window; any normal window's
+  // active tab is then the best guess.
+  if (!tab) [tab] = await chrome.tabs.query({ active: true, windowType: "normal" });
+  if (!tab) {
+    throw new CommandError("no_target_tab", "No active tab to run the script in: open a web page in Chrome, or pass tab_id.");
+  }
+  return tab;
+}
+
+export function assertScriptable(tab) {
+  if (!SCRIPTABLE_URL.test(tabInfo(tab).url)) throw notScriptable(tab);
+}
+
+// Sends `message` to the tab's top frame and returns the content script's answer.
+// Only a send that Chrome refused with "Receiving end does not exist" is repeated: that message was
+// never delivered (a tab opened before the extension was installed or reloaded, whose declared
+// content scripts never ran), so injecting and sending once more cannot run a script twice.
+// `cancelled()` is true once the caller has given up; then the second send is not made.
+export async function deliver(chrome, tab, message, cancelled = () => false) {
+  try {
+    return await chrome.tabs.sendMessage(tab.id, message, { frameId: 0 });
+  } catch (err) {
+    if (!String(err?.message).includes(NO_RECEIVER)) throw err;
+  }
+  await inject(chrome, tab);
+  if (cancelled()) return undefined;
+  return chrome.tabs.sendMessage(tab.id, message, { frameId: 0 });
+}
+
+// Injections under way, by tab id. Commands sent together to a fresh tab all hear "Receiving end
+// does not exist"; they share one injection, or the tab would get two content scripts and every
+// later script would run twice.
+const injecting = new Map();
+
+function inject(chrome, tab) {
+  let pending = injecting.get(tab.id);
+  if (!pending) {
+    pending = injectFiles(chrome, tab).finally(() => injecting.delete(tab.id));
+    injecting.set(tab.id, pending);
+  }
+  return pending;
+}
+
+async function injectFiles(chrome, tab) {
+  const target = { tabId: tab.id, frameIds: [0] };
+  try {
+    // The page-world side first, so that it is listening when content.js opens the channel
+    // (protocol.md §3 pairs either way; this order pairs at once).
+    await chrome.scripting.executeScript({ target, files: PAGE_WORLD_FILES, world: "MAIN", injectImmediately: true });
+    await chrome.scripting.executeScript({ target, files: ["content.js"], world: "ISOLATED", injectImmediately: true });
+  } catch (err) {
+    // e.g. "Cannot access contents of url", "The extensions gallery cannot be scripted",
+    // a file:// page without "Allow access to file URLs", or an error page.
+    throw notScriptable(tab, String(err?.message ?? err));
+  }
+}
+
+export async function listTabs(chrome) {
+  const tabs = await chrome.tabs.query({});
+  return tabs.map((tab) => ({ ...tabInfo(tab), active: tab.active === true, window_id: tab.windowId }));
+}

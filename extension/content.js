@@ -1,0 +1,102 @@
+// Isolated-world relay between the service worker and inject.js (docs/protocol.md §2 and §3).
+// The page world is reached through DOM events whose names carry a per-load secret; only strings
+// cross between the worlds.
+(() => {
+  "use strict";
+
+  // The service worker injects this file again into tabs it cannot reach, which can include a tab
+  // whose earlier copy is orphaned (extension reloaded) or still starting. The newest copy takes
+  // over and the previous one stops taking commands, so that exactly one copy answers each message.
+  const FLAG = "__tabpilotContent";
+  try {
+    globalThis[FLAG]?.retire();
+  } catch {}
+
+  const RELOAD_HINT = "the page world of this tab is not connected to tabpilot; reload the tab and try again";
+  const doc = document;
+  const bytes = new Uint8Array(16); // 128 bits
+  crypto.getRandomValues(bytes);
+  const nonce = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+
+  let paired = false;
+  let sequence = 0;
+  const pending = new Map(); // our own request id -> sendResponse; the page never sees daemon ids
+
+  const fire = (type, detail, cancelable = false) => doc.dispatchEvent(new CustomEvent(type, { detail, cancelable }));
+  const where = () => ({ url: location.href, title: doc.title });
+  const failed = (code, message) => ({ ok: false, error: { code, message }, ...where() });
+
+  // Answered until paired: covers the order where inject.js runs after us.
+  const onMainReady = () => {
+    if (!paired) fire("tabpilot:channel", nonce);
+  };
+  const onReady = () => {
+    paired = true;
+    doc.removeEventListener("tabpilot:main-ready", onMainReady);
+    doc.removeEventListener("tabpilot:ready:" + nonce, onReady);
+  };
+
+  const onResult = (event) => {
+    let answer;
+    try {
+      answer = JSON.parse(event.detail);
+    } catch {
+      return;
+    }
+    const respond = answer && pending.get(answer.id);
+    if (!respond) return;
+    pending.delete(answer.id);
+    if (answer.ok === true) {
+      respond({ ok: true, result: answer.result ?? null, result_type: answer.result_type, ...where() });
+    } else if (typeof answer.error?.code === "string") {
+      respond({ ok: false, error: answer.error, ...where() });
+    } else {
+      respond(failed("extension_error", "the page world sent a malformed answer; reload the tab and try again"));
+    }
+  };
+
+  const execute = (message, sendResponse) => {
+    if (!paired) {
+      sendResponse(failed("extension_error", RELOAD_HINT));
+      return;
+    }
+    const id = String(++sequence);
+    pending.set(id, sendResponse);
+    const request = JSON.stringify({
+      id,
+      script: message.script,
+      timeout_ms: message.timeout_ms,
+      await_promise: message.await_promise !== false,
+    });
+    // inject.js cancels the event as its receipt; an uncancelled one went unheard (document.open()
+    // drops the page's listeners), and waiting for an answer would only end in a timeout.
+    const heard = !fire("tabpilot:req:" + nonce, request, true);
+    if (!heard && pending.delete(id)) sendResponse(failed("extension_error", RELOAD_HINT));
+  };
+
+  const onMessage = (message, _sender, sendResponse) => {
+    const type = message?.type;
+    switch (type) {
+      case "execute":
+        execute(message, sendResponse);
+        break;
+      default:
+        console.warn("tabpilot: unknown message type", type);
+        sendResponse(failed("extension_error", `unknown message type ${type}`));
+    }
+    return true; // the answer may come later; Chrome keeps the channel open for it
+  };
+
+  const retire = () => {
+    doc.removeEventListener("tabpilot:main-ready", onMainReady);
+    chrome.runtime.onMessage.removeListener(onMessage);
+    // The answer listener stays, so that requests already in the page still get their answer.
+  };
+
+  globalThis[FLAG] = Object.freeze({ retire });
+  doc.addEventListener("tabpilot:main-ready", onMainReady);
+  doc.addEventListener("tabpilot:ready:" + nonce, onReady);
+  doc.addEventListener("tabpilot:res:" + nonce, onResult);
+  chrome.runtime.onMessage.addListener(onMessage);
+  fire("tabpilot:channel", nonce);
+})();

@@ -1,0 +1,147 @@
+// Page-world end of the channel (docs/protocol.md §3): pairs with content.js through a secret event
+// name, runs each request with the executor and answers with the serialized value.
+// Runs in the MAIN world at document_start, after lib/serialize.js and lib/executor.js.
+(() => {
+  "use strict";
+
+  const g = globalThis;
+  const serializer = g.__tabpilotSerialize;
+  const executor = g.__tabpilotExecutor;
+  // Take the libraries off the page's globals before any page script can see or wrap them.
+  delete g.__tabpilotSerialize;
+  delete g.__tabpilotExecutor;
+  if (!serializer || !executor) {
+    console.error("tabpilot: lib/serialize.js and lib/executor.js must load before inject.js");
+    return;
+  }
+
+  // A second copy (the service worker re-injecting the page-world files) stands down while an
+  // unpaired copy is waiting: two paired copies would run every script twice. A paired copy is
+  // left alone, since its content script may be gone and a new one needs a partner.
+  const FLAG = "__tabpilotInject";
+  const existing = g[FLAG];
+  try {
+    if (existing && typeof existing.isPaired === "function" && !existing.isPaired()) return;
+  } catch {}
+
+  // Own copies of everything the channel touches, taken before page scripts run (protocol.md §3).
+  const { apply } = Reflect;
+  const { create, defineProperty, freeze, getOwnPropertyDescriptor } = Object;
+  const doc = g.document;
+  const addListener = EventTarget.prototype.addEventListener;
+  const removeListener = EventTarget.prototype.removeEventListener;
+  const dispatch = EventTarget.prototype.dispatchEvent;
+  const CustomEventCtor = CustomEvent;
+  const detailGetter = getOwnPropertyDescriptor(CustomEvent.prototype, "detail").get;
+  const preventDefault = Event.prototype.preventDefault;
+  const jsonParse = JSON.parse;
+  const jsonStringify = JSON.stringify;
+  const promiseThen = Promise.prototype.then;
+  const settledPromise = Promise.resolve();
+  const { serialize } = serializer;
+  const { execute } = executor;
+
+  let nonce = null;
+
+  const fire = (type, detail) => {
+    const init = create(null); // no inherited `bubbles` or `detail` getters from the page
+    init.detail = detail;
+    apply(dispatch, doc, [new CustomEventCtor(type, init)]);
+  };
+
+  const describe = (err) => {
+    try {
+      return typeof err?.message === "string" ? err.message : String(err);
+    } catch {
+      return "unknown error";
+    }
+  };
+
+  const errorAnswer = (id, message) => {
+    const error = create(null);
+    error.code = "extension_error";
+    error.message = message;
+    const answer = create(null);
+    answer.id = id;
+    answer.ok = false;
+    answer.error = error;
+    return answer;
+  };
+
+  // Always answers: a result that cannot be encoded becomes an error, never silence.
+  const send = (answer) => {
+    let json;
+    try {
+      json = jsonStringify(answer);
+    } catch (err) {
+      json = jsonStringify(errorAnswer(answer.id, "the result could not be encoded as JSON: " + describe(err)));
+    }
+    fire("tabpilot:res:" + nonce, json);
+  };
+
+  const run = (request) => {
+    const options = create(null);
+    options.awaitPromise = request.await_promise !== false;
+    options.timeoutMs = request.timeout_ms;
+    const onFailure = (err) => send(errorAnswer(request.id, "tabpilot could not run the script: " + describe(err)));
+    const onOutcome = (outcome) => {
+      try {
+        answerWith(outcome);
+      } catch (err) {
+        onFailure(err);
+      }
+    };
+    const answerWith = (outcome) => {
+      const answer = create(null);
+      answer.id = request.id;
+      answer.ok = outcome.ok;
+      if (outcome.ok) {
+        const { result, result_type } = serialize(outcome.value);
+        answer.result = result;
+        answer.result_type = result_type;
+      } else {
+        answer.error = outcome.error;
+      }
+      send(answer);
+    };
+    try {
+      apply(promiseThen, execute(request.script, options), [onOutcome, onFailure]);
+    } catch (err) {
+      onFailure(err);
+    }
+  };
+
+  const onRequest = (event) => {
+    let request;
+    try {
+      request = jsonParse(apply(detailGetter, event, []));
+    } catch {
+      return;
+    }
+    if (request === null || typeof request !== "object" || typeof request.id !== "string") return;
+    // Cancelling the event is the receipt: content.js sees dispatchEvent() return false, and
+    // knows the page world heard the request (after document.open() nobody does).
+    apply(preventDefault, event, []);
+    // Run outside the dispatch, so that window.event (which names the secret) is unset by then.
+    apply(promiseThen, settledPromise, [() => run(request)]);
+  };
+
+  const onChannel = (event) => {
+    if (nonce !== null) return;
+    const offered = apply(detailGetter, event, []);
+    if (typeof offered !== "string" || offered.length !== 32) return;
+    nonce = offered;
+    apply(removeListener, doc, ["tabpilot:channel", onChannel]);
+    apply(addListener, doc, ["tabpilot:req:" + nonce, onRequest]);
+    fire("tabpilot:ready:" + nonce, "");
+  };
+
+  defineProperty(g, FLAG, {
+    value: freeze({ isPaired: () => nonce !== null }),
+    configurable: true,
+    enumerable: false,
+    writable: false,
+  });
+  apply(addListener, doc, ["tabpilot:channel", onChannel]);
+  fire("tabpilot:main-ready", "");
+})();

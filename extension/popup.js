@@ -1,0 +1,73 @@
+// The popup: the AI Web Pilot switch, the daemon's reachability and its port.
+// The switch and the port live in chrome.storage.local; the service worker reacts to their changes.
+
+const REFRESH_MS = 1000;
+
+const toggle = document.getElementById("pilot-toggle");
+const status = document.getElementById("connection-status");
+const portForm = document.getElementById("port-form");
+const portInput = document.getElementById("daemon-port");
+
+async function load() {
+  const { pilotEnabled, daemonPort } = await chrome.storage.local.get(["pilotEnabled", "daemonPort"]);
+  toggle.checked = pilotEnabled === true;
+  // With no port chosen here, the worker's own (7878, or the managed profile's) fills it in below.
+  if (daemonPort !== undefined) portInput.value = daemonPort;
+}
+
+toggle.addEventListener("change", () => {
+  chrome.storage.local.set({ pilotEnabled: toggle.checked });
+});
+
+portForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const port = Number(portInput.value);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    portInput.setCustomValidity("A port is a whole number from 1 to 65535.");
+    portInput.reportValidity();
+    return;
+  }
+  portInput.setCustomValidity("");
+  chrome.storage.local.set({ daemonPort: port });
+  refresh();
+});
+portInput.addEventListener("input", () => portInput.setCustomValidity(""));
+
+// The service worker writes the switch's first value (off, or on in the daemon's managed browser)
+// after it starts, maybe while the popup is open.
+chrome.storage.onChanged.addListener((changes, area) => {
+  if (area === "local" && "pilotEnabled" in changes) toggle.checked = changes.pilotEnabled.newValue === true;
+});
+
+function show(text, connected) {
+  if (status.textContent !== text) status.textContent = text;
+  status.className = connected ? "connected" : "disconnected";
+}
+
+async function refresh() {
+  let answer;
+  try {
+    // Sending a message wakes the service worker if Chrome has stopped it.
+    answer = await chrome.runtime.sendMessage({ type: "get_status" });
+  } catch (err) {
+    show(`The extension's background is not answering (${err.message}).`, false);
+    return;
+  }
+  if (!answer || answer.error) {
+    show(`The extension's background is not answering${answer?.error ? ` (${answer.error})` : ""}.`, false);
+    return;
+  }
+  if (portInput.value === "" && document.activeElement !== portInput && answer.port) portInput.value = answer.port;
+  const port = answer.port ?? portInput.value;
+  if (answer.connected) {
+    show(`Connected to tabpilot ${answer.daemon_version ?? ""} on port ${port}`.replace("  ", " "), true);
+  } else {
+    const reason = answer.last_error;
+    if (reason && reason !== "daemon not reachable") show(`Not connected to the daemon on port ${port}: ${reason}`, false);
+    else show(`Daemon not reachable on port ${port} — start it with \`tabpilot serve\``, false);
+  }
+}
+
+load();
+refresh();
+setInterval(refresh, REFRESH_MS);

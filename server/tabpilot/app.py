@@ -1,0 +1,316 @@
+"""The daemon's HTTP API and the extension's WebSocket, with one handler that turns errors into
+the envelope.
+
+``create_app(settings)`` builds the ASGI app; ``serve(settings)`` runs it with uvicorn on
+127.0.0.1, and nowhere else.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import socket
+import time
+from collections.abc import AsyncIterator, Sequence
+from typing import Any, Protocol
+
+import uvicorn
+from fastapi import FastAPI, Request, WebSocket
+from fastapi.exceptions import RequestValidationError
+from pydantic import ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import HTMLResponse, Response
+
+from tabpilot.bridge import Bridge
+from tabpilot.config import LOOPBACK_HOST, Settings
+from tabpilot.envelope import FailureEnvelope, SuccessEnvelope, render_error, render_success
+from tabpilot.errors import (
+    InternalError,
+    InvalidRequest,
+    MethodNotAllowed,
+    NotFound,
+    TabpilotError,
+    error_classes,
+)
+from tabpilot.protocol import PROTOCOL_VERSION, ExecuteParams
+from tabpilot.security import SecurityMiddleware, new_request_id
+
+log = logging.getLogger(__name__)
+
+_FIELDS = "script, timeout_ms, await_promise, tab_id"
+
+LANDING_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>tabpilot</title></head>
+<body style="font-family: system-ui, sans-serif; max-width: 40em; margin: 3em auto">
+<h1>tabpilot daemon is running</h1>
+<p>Agents, scripts and curl run JavaScript in this browser through the daemon.
+See the API at <a href="/docs">/docs</a>.</p>
+<pre>curl -s 127.0.0.1:{port}/execute_javascript -H 'content-type: application/json' \\
+  -d '{{"script": "document.title"}}'</pre>
+</body></html>
+"""
+
+
+# The body is read by read_params (any content type), so FastAPI is told its schema here.
+_EXECUTE_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {"application/json": {"schema": ExecuteParams.model_json_schema()}},
+    }
+}
+
+
+class _Browser(Protocol):
+    """What the app needs of tabpilot.browser.ManagedBrowser."""
+
+    async def start(self) -> None: ...
+    async def stop(self) -> None: ...
+    def info(self) -> dict[str, Any]: ...
+
+
+def _error_table() -> str:
+    rows = "\n".join(f"| `{c.code}` | {c.status} | {c.meaning} |" for c in error_classes())
+    return (
+        "Run JavaScript in a real Chrome tab through the tabpilot extension.\n\n"
+        "Every answer is one JSON envelope: `{success: true, request_id, result, result_type, "
+        "tab, duration_ms}` or `{success: false, request_id, error: {code, message, stack?}}`, "
+        "and every response carries its request id in `X-Request-ID`. A script that ran and "
+        "threw still answers HTTP 200, with `success: false`.\n\n"
+        "| code | HTTP | meaning |\n|---|---|---|\n" + rows
+    )
+
+
+def _responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses=`` for the failure statuses a route can answer, with their codes."""
+    out: dict[int | str, dict[str, Any]] = {}
+    for status in statuses:
+        codes = ", ".join(f"`{c.code}`" for c in error_classes() if c.status == status)
+        out[status] = {"model": FailureEnvelope, "description": codes}
+    return out
+
+
+def _request_id(request: Request | WebSocket) -> str:
+    state = request.scope.get("state") or {}
+    return str(state.get("request_id") or new_request_id())
+
+
+def _describe(errors: Sequence[Any]) -> str:
+    """One readable sentence for what FastAPI would answer as a bare 422."""
+    parts: list[str] = []
+    for err in errors:
+        where = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
+        kind = err.get("type", "")
+        if kind == "json_invalid":
+            parts.append("the body is not valid JSON")
+        elif kind == "missing" and not where:
+            parts.append("the body is missing")
+        elif kind == "missing":
+            parts.append(f"`{where}` is required")
+        elif kind == "extra_forbidden":
+            parts.append(f"`{where}` is not a field (the fields are {_FIELDS})")
+        elif not where:
+            parts.append("the body must be a JSON object sent with Content-Type: application/json")
+        else:
+            parts.append(f"`{where}`: {err.get('msg', 'invalid')}")
+    return (
+        f"Invalid request: {'; '.join(parts) or 'bad body'}. "
+        'Send JSON such as {"script": "2 + 2", "timeout_ms": 5000}; see /docs.'
+    )
+
+
+async def read_params(request: Request) -> ExecuteParams:
+    """The body of POST /execute_javascript.
+
+    Parsed as JSON whatever its Content-Type, so that a bare ``curl -d '{...}'`` (sent as a form)
+    works too. That is safe: browsers are kept out by the Origin check, not by the content type.
+    """
+    body = await request.body()
+    if not body.strip():
+        raise InvalidRequest(_describe([{"type": "missing", "loc": ()}]))
+    try:
+        return ExecuteParams.model_validate_json(body)
+    except ValidationError as exc:
+        raise InvalidRequest(_describe(exc.errors())) from None
+
+
+def to_api_error(exc: Exception) -> TabpilotError:
+    """The API error that answers ``exc``: the one translation of errors at the HTTP edge."""
+    if isinstance(exc, TabpilotError):
+        return exc
+    if isinstance(exc, RequestValidationError):
+        return InvalidRequest(_describe(exc.errors()))
+    if isinstance(exc, StarletteHTTPException):
+        if exc.status_code == 404:
+            return NotFound()
+        if exc.status_code == 405:
+            return MethodNotAllowed()
+        code = "invalid_request" if exc.status_code < 500 else "internal_error"
+        return TabpilotError(code, str(exc.detail), exc.status_code)
+    return InternalError()
+
+
+async def handle_error(request: Request, exc: Exception) -> Response:
+    """The one exception handler: every error becomes the failure envelope."""
+    error = to_api_error(exc)
+    if isinstance(error, InternalError) and error is not exc:
+        log.error("internal error on %s", request.url.path, exc_info=exc)
+    return render_error(_request_id(request), error)
+
+
+def create_app(settings: Settings) -> FastAPI:
+    """The daemon's ASGI app; its bridge is ``app.state.bridge``."""
+    bridge = Bridge(settings)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        browser: _Browser | None = None
+        if settings.managed_browser:
+            from tabpilot.browser import ManagedBrowser  # type: ignore[import-not-found,unused-ignore]
+
+            browser = ManagedBrowser(settings)
+            # serve() binds the socket before the lifespan runs, so the port already accepts
+            # connections (they queue until uvicorn serves) when Chromium's extension dials in.
+            try:
+                await browser.start()
+            except Exception as exc:
+                log.error("tabpilot: the managed browser did not start: %s", exc)
+                await browser.stop()
+                raise
+            app.state.browser = browser
+        try:
+            yield
+        finally:
+            await bridge.close()
+            if browser is not None:
+                await browser.stop()
+
+    app = FastAPI(
+        title="tabpilot",
+        version=settings.version,
+        description=_error_table(),
+        lifespan=lifespan,
+        redoc_url=None,
+    )
+    app.state.settings = settings
+    app.state.bridge = bridge
+    app.state.browser = None
+    app.add_middleware(SecurityMiddleware)
+    for exc_class in (TabpilotError, RequestValidationError, StarletteHTTPException, Exception):
+        app.add_exception_handler(exc_class, handle_error)
+
+    @app.post(
+        "/execute_javascript",
+        response_model=SuccessEnvelope,
+        openapi_extra=_EXECUTE_BODY,
+        responses={
+            200: {
+                "description": "The script ran. If it threw, `success` is false with "
+                "`execution_error`, `syntax_error` or `promise_rejected`."
+            },
+            **_responses(400, 403, 404, 409, 502, 503, 504),
+        },
+    )
+    async def execute_javascript(request: Request) -> Response:
+        """Run `script` in a tab (the active tab of the last focused window by default)."""
+        started = time.perf_counter()
+        request_id = _request_id(request)
+        params = await read_params(request)
+        answer = await bridge.execute(params, request_id)
+        return render_success(
+            request_id,
+            answer.result,
+            result_type=answer.result_type,
+            tab=answer.tab,
+            duration_ms=(time.perf_counter() - started) * 1000,
+        )
+
+    @app.get("/status", response_model=SuccessEnvelope)
+    async def status(request: Request) -> Response:
+        """Daemon and protocol versions, the extension and its pilot switch, commands in flight."""
+        browser: _Browser | None = app.state.browser
+        result = {
+            "daemon_version": settings.version,
+            "protocol_version": PROTOCOL_VERSION,
+            "extension": bridge.extension_info(),
+            "in_flight": bridge.in_flight,
+            "browser": browser.info() if browser is not None else None,
+        }
+        return render_success(_request_id(request), result)
+
+    @app.get("/tabs", response_model=SuccessEnvelope, responses=_responses(403, 502, 503, 504))
+    async def tabs(request: Request) -> Response:
+        """The open tabs: id, url, title, active, window_id."""
+        started = time.perf_counter()
+        request_id = _request_id(request)
+        answer = await bridge.list_tabs(request_id)
+        return render_success(
+            request_id,
+            answer.result,
+            result_type=answer.result_type,
+            duration_ms=(time.perf_counter() - started) * 1000,
+        )
+
+    @app.get("/health", response_model=SuccessEnvelope)
+    async def health(request: Request) -> Response:
+        """Liveness: answers as long as the daemon runs."""
+        return render_success(_request_id(request), {"status": "ok"})
+
+    @app.get("/", include_in_schema=False)
+    async def landing() -> HTMLResponse:
+        # A normal web page: the managed browser opens it as its first tab, and scripts may run
+        # in it.
+        return HTMLResponse(LANDING_PAGE.format(port=settings.port))
+
+    @app.websocket("/ws")
+    async def extension_socket(websocket: WebSocket) -> None:
+        await bridge.serve_connection(websocket)
+
+    return app
+
+
+def bind_socket(settings: Settings) -> socket.socket:
+    """A listening socket on settings.host:port (port 0 picks a free one).
+
+    Refuses any host but 127.0.0.1: the daemon runs scripts in the user's browser, so it must
+    never be reachable from the network.
+    """
+    if settings.host != LOOPBACK_HOST:
+        raise SystemExit(
+            f"tabpilot: refusing to listen on {settings.host!r}. The daemon drives your browser, "
+            f"so it binds {LOOPBACK_HOST} only."
+        )
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((settings.host, settings.port))
+    except OSError as exc:
+        sock.close()
+        raise SystemExit(
+            f"tabpilot: cannot listen on {settings.host}:{settings.port} ({exc.strerror}). Is "
+            "another daemon running? Choose another port with --port or TABPILOT_PORT."
+        ) from exc
+    sock.listen(2048)
+    return sock
+
+
+def make_server(
+    settings: Settings, app: FastAPI | None = None, *, log_level: str = "info"
+) -> uvicorn.Server:
+    """A uvicorn server for the daemon, configured the one way tabpilot runs it."""
+    config = uvicorn.Config(
+        app or create_app(settings),
+        ws_max_size=settings.ws_max_size,
+        lifespan="on",
+        proxy_headers=False,
+        server_header=False,
+        timeout_graceful_shutdown=5,
+        log_level=log_level,
+    )
+    return uvicorn.Server(config)
+
+
+def serve(settings: Settings) -> None:
+    """Run the daemon until interrupted. Binds 127.0.0.1 only (SystemExit otherwise)."""
+    sock = bind_socket(settings)
+    # Listening before the lifespan runs, so a managed browser started from it finds the port.
+    make_server(settings).run(sockets=[sock])

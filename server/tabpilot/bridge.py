@@ -1,0 +1,337 @@
+"""The extension link: one live WebSocket, the commands in flight on it, and their timeouts.
+
+A command is written to exactly one connection and never re-sent: when that connection closes,
+every command still waiting on it fails with ``extension_disconnected``. The callers wait on
+futures that the receive loop resolves, so nothing in the path of a command sleeps or polls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from starlette.websockets import WebSocket
+
+from tabpilot.config import Settings
+from tabpilot.errors import (
+    ExecutionTimeout,
+    ExtensionDisconnected,
+    ExtensionError,
+    ExtensionNotConnected,
+    InternalError,
+    PilotDisabled,
+    from_extension,
+)
+from tabpilot.protocol import (
+    CLOSE_HELLO_EXPECTED,
+    CLOSE_PROTOCOL_MISMATCH,
+    CLOSE_REPLACED,
+    PROTOCOL_VERSION,
+    CommandFrame,
+    CommandName,
+    DaemonHello,
+    ExecuteParams,
+    ExtensionHello,
+    KeepaliveFrame,
+    PilotFrame,
+    ResultFrame,
+    parse_extension_frame,
+)
+from tabpilot.security import EXTENSION_ORIGIN_PREFIX
+
+log = logging.getLogger(__name__)
+
+#: A socket that opens and says nothing is not an extension; don't hold it forever.
+HELLO_TIMEOUT_S = 10.0
+#: list_tabs is a quick chrome.tabs.query; the daemon's own grace still applies on top.
+LIST_TABS_TIMEOUT_S = 5.0
+#: Close code for the daemon shutting down ("going away", RFC 6455 §7.4.1).
+CLOSE_GOING_AWAY = 1001
+
+
+@dataclass(eq=False)
+class _Link:
+    """One extension connection that said a valid hello."""
+
+    ws: WebSocket
+    hello: ExtensionHello
+    extension_id: str | None
+    pilot_enabled: bool
+    connected_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    # One writer at a time per socket; it also keeps the daemon's hello first on the wire.
+    send_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    pending: set[str] = field(default_factory=set)
+    closed: bool = False
+
+
+class Bridge:
+    """Hands commands to the connected extension and routes each result to its caller by id."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+        self._link: _Link | None = None
+        self._last: _Link | None = None  # kept for /status after a disconnect
+        # Set while a link is live: callers waiting out the connect grace wake on it.
+        self._linked = asyncio.Event()
+        self._pending: dict[str, tuple[asyncio.Future[ResultFrame], _Link]] = {}
+
+    # -- state --------------------------------------------------------------------------------
+
+    @property
+    def connected(self) -> bool:
+        """Whether an extension is connected now."""
+        return self._link is not None
+
+    @property
+    def in_flight(self) -> int:
+        """How many commands are waiting for their result."""
+        return len(self._pending)
+
+    def extension_info(self) -> dict[str, Any]:
+        """The extension as /status shows it; the last one seen when none is connected."""
+        link = self._link or self._last
+        if link is None:
+            return {
+                "connected": False,
+                "version": None,
+                "id": None,
+                "pilot_enabled": None,
+                "connected_at": None,
+            }
+        return {
+            "connected": link is self._link,
+            "version": link.hello.extension_version,
+            "id": link.extension_id,
+            "pilot_enabled": link.pilot_enabled,
+            "connected_at": link.connected_at.isoformat(),
+        }
+
+    # -- commands -----------------------------------------------------------------------------
+
+    async def execute(self, params: ExecuteParams, request_id: str) -> ResultFrame:
+        """Run a script in a tab; returns the ok result or raises the matching TabpilotError."""
+        timeout_s = params.timeout_ms / 1000 + self._settings.timeout_grace_s
+        return await self.call("execute_javascript", params.model_dump(), request_id, timeout_s)
+
+    async def list_tabs(self, request_id: str) -> ResultFrame:
+        """The open tabs, as the extension lists them."""
+        timeout_s = LIST_TABS_TIMEOUT_S + self._settings.timeout_grace_s
+        return await self.call("list_tabs", {}, request_id, timeout_s)
+
+    async def call(
+        self, command: CommandName, params: dict[str, Any], request_id: str, timeout_s: float
+    ) -> ResultFrame:
+        """Send one command once and wait for its result.
+
+        Raises ExtensionNotConnected after the connect grace, PilotDisabled when the extension
+        last reported the switch off, ExtensionDisconnected when the connection closes first,
+        ExecutionTimeout after ``timeout_s``, and the extension's own error when ``ok`` is false.
+        """
+        link = await self._wait_for_link()
+        if not link.pilot_enabled:
+            raise PilotDisabled()
+        if request_id in self._pending:
+            raise InternalError(f"Request id {request_id!r} is already in flight.")
+        future: asyncio.Future[ResultFrame] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = (future, link)
+        link.pending.add(request_id)
+        try:
+            async with asyncio.timeout(timeout_s):
+                await self._send(link, CommandFrame(id=request_id, command=command, params=params))
+                answer = await future
+        except TimeoutError:
+            raise ExecutionTimeout(
+                f"No answer from the extension within {timeout_s:g} s (timeout_ms plus the "
+                "daemon's grace). Raise timeout_ms, or check that the page is not stuck."
+            ) from None
+        finally:
+            self._pending.pop(request_id, None)
+            link.pending.discard(request_id)
+            if future.done() and not future.cancelled():
+                future.exception()  # mark retrieved: no "never retrieved" noise on cancel
+        if not answer.ok:
+            assert answer.error is not None  # ResultFrame validates this
+            raise from_extension(answer.error.code, answer.error.message, answer.error.stack)
+        return answer
+
+    async def _wait_for_link(self) -> _Link:
+        # A browser may be starting or Chrome may be waking the service worker: wait out the
+        # grace on the event the hello sets, never by polling.
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._settings.connect_grace_s
+        while self._link is None:
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise ExtensionNotConnected()
+            try:
+                async with asyncio.timeout(remaining):
+                    await self._linked.wait()
+            except TimeoutError:
+                raise ExtensionNotConnected() from None
+        return self._link
+
+    async def _send(self, link: _Link, frame: BaseModel) -> None:
+        text = frame.model_dump_json()
+        async with link.send_lock:
+            if link.closed:
+                # Its commands were failed already; writing now could run one after its caller
+                # was told it did not.
+                return
+            try:
+                await link.ws.send_text(text)
+            except Exception as exc:  # any failure to write means the connection is gone
+                log.info("write to extension failed (%s); dropping the connection", exc)
+                self._detach(link, "The connection to the extension broke.")
+
+    # -- the connection -----------------------------------------------------------------------
+
+    async def serve_connection(self, ws: WebSocket) -> None:
+        """Run one extension WebSocket until it closes (the /ws endpoint)."""
+        await ws.accept()
+        hello = await self._read_hello(ws)
+        if hello is None:
+            return
+        origin = ws.headers.get("origin", "")
+        link = _Link(
+            ws=ws,
+            hello=hello,
+            extension_id=origin[len(EXTENSION_ORIGIN_PREFIX) :].rstrip("/") or None,
+            pilot_enabled=hello.pilot_enabled,
+        )
+        old: _Link | None = None
+        try:
+            async with link.send_lock:
+                old, self._link, self._last = self._link, link, link
+                self._linked.set()
+                if old is not None:
+                    self._detach(old, "A newer extension connection replaced this one.")
+                hello_frame = DaemonHello(daemon_version=self._settings.version)
+                await ws.send_text(hello_frame.model_dump_json())
+            log.info(
+                "extension %s %s connected (pilot %s)",
+                link.extension_id,
+                hello.extension_version,
+                "on" if hello.pilot_enabled else "off",
+            )
+            if old is not None:
+                await _close(old.ws, CLOSE_REPLACED, "replaced")
+            await self._receive_loop(link)
+        finally:
+            self._detach(link, "The extension disconnected.")
+
+    async def _read_hello(self, ws: WebSocket) -> ExtensionHello | None:
+        try:
+            async with asyncio.timeout(HELLO_TIMEOUT_S):
+                message = await ws.receive()
+        except TimeoutError:
+            await _close(ws, CLOSE_HELLO_EXPECTED, "hello_expected: no hello in time")
+            return None
+        if message["type"] == "websocket.disconnect":
+            return None
+        data = _loads(message.get("text") or message.get("bytes"))
+        if not isinstance(data, dict) or data.get("type") != "hello":
+            await _close(ws, CLOSE_HELLO_EXPECTED, "hello_expected: the first frame must be hello")
+            return None
+        version = data.get("protocol_version")
+        if version != PROTOCOL_VERSION:
+            reason = f"protocol_mismatch: daemon speaks {PROTOCOL_VERSION}, extension {version!r}"
+            await _close(ws, CLOSE_PROTOCOL_MISMATCH, reason)
+            return None
+        try:
+            return ExtensionHello.model_validate(data)
+        except ValidationError as exc:
+            reason = f"hello_expected: invalid hello ({exc.error_count()} errors)"
+            await _close(ws, CLOSE_HELLO_EXPECTED, reason)
+            return None
+
+    async def _receive_loop(self, link: _Link) -> None:
+        while True:
+            message = await link.ws.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            data = message.get("text") or message.get("bytes")
+            if data is None:
+                continue
+            try:
+                frame = parse_extension_frame(data)
+            except ValidationError as exc:
+                self._on_malformed(link, data, exc)
+                continue
+            match frame:
+                case ResultFrame():
+                    self._on_result(link, frame)
+                case PilotFrame():
+                    link.pilot_enabled = frame.enabled
+                    log.info("pilot switched %s", "on" if frame.enabled else "off")
+                case KeepaliveFrame():
+                    await self._send(link, KeepaliveFrame())
+                case ExtensionHello():
+                    log.warning("ignoring a second hello on the same connection")
+
+    def _on_result(self, link: _Link, frame: ResultFrame) -> None:
+        entry = self._pending.get(frame.id)
+        if entry is None or entry[1] is not link or entry[0].done():
+            log.warning("ignoring a result for an unknown or answered id %r", frame.id)
+            return
+        entry[0].set_result(frame)
+
+    def _on_malformed(self, link: _Link, data: str | bytes, exc: ValidationError) -> None:
+        raw = _loads(data)
+        kind = raw.get("type") if isinstance(raw, dict) else None
+        log.warning("ignoring a malformed frame of type %r: %s", kind, exc.errors()[:1])
+        # A result we cannot read still answers its command: failing it now beats a timeout.
+        request_id = raw.get("id") if isinstance(raw, dict) and kind == "result" else None
+        entry = self._pending.get(request_id) if isinstance(request_id, str) else None
+        if entry is not None and entry[1] is link and not entry[0].done():
+            entry[0].set_exception(
+                ExtensionError(
+                    "The extension sent a result the daemon cannot read. Update tabpilot and "
+                    "its extension to the same version."
+                )
+            )
+
+    def _detach(self, link: _Link, why: str) -> None:
+        """Forget ``link`` and fail its commands. Safe to call twice."""
+        if link.closed:
+            return
+        link.closed = True
+        if self._link is link:
+            self._link = None
+            self._linked.clear()
+        for request_id in list(link.pending):
+            entry = self._pending.get(request_id)
+            if entry is not None and not entry[0].done():
+                entry[0].set_exception(
+                    ExtensionDisconnected(f"{why} {ExtensionDisconnected.default_message}")
+                )
+        link.pending.clear()
+        log.info("extension link closed: %s", why)
+
+    async def close(self) -> None:
+        """Shut down: fail every command in flight and close the extension's socket."""
+        link = self._link
+        if link is not None:
+            self._detach(link, "The daemon is shutting down.")
+            await _close(link.ws, CLOSE_GOING_AWAY, "daemon shutting down")
+
+
+def _loads(data: str | bytes | None) -> Any:
+    if data is None:
+        return None
+    try:
+        return json.loads(data)
+    except ValueError:
+        return None
+
+
+async def _close(ws: WebSocket, code: int, reason: str) -> None:
+    # Close reasons are limited to 123 bytes by RFC 6455.
+    try:
+        await ws.close(code, reason.encode()[:123].decode(errors="ignore"))
+    except Exception as exc:  # already closed or the peer vanished: nothing left to do
+        log.debug("closing a WebSocket failed: %s", exc)

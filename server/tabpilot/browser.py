@@ -1,0 +1,170 @@
+"""The managed Chromium of `tabpilot serve --browser`.
+
+The daemon launches its own Chromium with a fresh profile and a private copy of the extension. The
+copy carries a `managed.json` that names the daemon's port and makes the AI Web Pilot switch start
+on: the profile belongs to the daemon, not to a person. A person's own Chrome never has that file,
+so there the switch starts off, and nothing the daemon sends over the WebSocket can turn it on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import shutil
+import signal
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from tabpilot.config import Settings
+from tabpilot.errors import TabpilotError
+
+logger = logging.getLogger("tabpilot.browser")
+
+#: Names Debian, Ubuntu, Fedora and Arch give Chromium's binary, in the order tried.
+CHROMIUM_NAMES = ("chromium", "chromium-browser")
+#: Branded Chrome ignores --load-extension since version 137: it cannot be the managed browser.
+BRANDED_CHROME_NAMES = ("google-chrome", "google-chrome-stable", "chrome")
+
+# Without the background-networking flags, Chromium on a closed network floods itself with refused
+# connections to Google's services; none of them matters to a browser an agent drives.
+CHROMIUM_FLAGS = (
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-gpu",
+)
+
+_STOP_TIMEOUT_S = 5.0
+
+
+class BrowserError(TabpilotError):
+    """The managed Chromium could not be found or started."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("browser_unavailable", message, status=503)
+
+
+def extension_source_dir() -> Path:
+    """The unpacked extension shipped with tabpilot (TABPILOT_EXTENSION_DIR overrides it)."""
+    override = os.environ.get("TABPILOT_EXTENSION_DIR")
+    if override:
+        return Path(override)
+    return Path(__file__).resolve().parents[2] / "extension"
+
+
+def find_chromium(explicit: str | None = None) -> str:
+    """A Chromium binary that honours --load-extension, or a BrowserError saying what to do."""
+    if explicit:
+        if shutil.which(explicit):
+            return str(shutil.which(explicit))
+        raise BrowserError(f"TABPILOT_CHROMIUM={explicit} is not an executable file.")
+    for name in CHROMIUM_NAMES:
+        found = shutil.which(name)
+        if found:
+            return found
+    branded = next((name for name in BRANDED_CHROME_NAMES if shutil.which(name)), None)
+    hint = (
+        f" Found {branded}, but branded Google Chrome ignores --load-extension since version 137."
+        if branded
+        else ""
+    )
+    raise BrowserError(
+        "No Chromium found for the managed browser."
+        f"{hint} Install it (Debian/Ubuntu: `sudo apt-get install chromium`) or point "
+        "TABPILOT_CHROMIUM at a Chromium binary."
+    )
+
+
+def _die_with_parent() -> None:
+    # Linux only: the kernel sends SIGTERM to Chromium when the daemon dies, even by SIGKILL, so no
+    # managed browser outlives its daemon.
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        pr_set_pdeathsig = 1
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+
+
+class ManagedBrowser:
+    """A Chromium the daemon starts, owns and stops."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+        self._process: asyncio.subprocess.Process | None = None
+        self._profile: Path | None = None
+        self._binary: str | None = None
+
+    def command(self, binary: str, profile: Path, extension: Path) -> list[str]:
+        """The full command line, for a given binary, profile and extension copy."""
+        args = [binary, *CHROMIUM_FLAGS, f"--user-data-dir={profile}"]
+        args.append(f"--load-extension={extension}")
+        if not self._settings.headed:
+            args.append("--headless=new")
+        if os.geteuid() == 0:
+            # Chromium refuses to run as root with its sandbox on (containers, CI).
+            args.append("--no-sandbox")
+        # A normal web page as the first tab, so that `tabpilot exec` works at once: chrome:// and
+        # about: pages cannot run extension scripts.
+        args.append(f"{self._settings.base_url}/")
+        return args
+
+    def _prepare_profile(self) -> tuple[Path, Path]:
+        self._settings.state_dir.mkdir(parents=True, exist_ok=True)
+        profile = Path(tempfile.mkdtemp(prefix="browser-", dir=self._settings.state_dir))
+        extension = profile / "tabpilot-extension"
+        shutil.copytree(extension_source_dir(), extension)
+        managed = {"pilot_default": True, "daemon_port": self._settings.port}
+        (extension / "managed.json").write_text(json.dumps(managed) + "\n")
+        return profile, extension
+
+    async def start(self) -> None:
+        """Launch Chromium. Returns once the process runs; the extension then connects by itself."""
+        binary = find_chromium(self._settings.chromium_path)
+        if not extension_source_dir().joinpath("manifest.json").is_file():
+            raise BrowserError(f"The tabpilot extension is missing at {extension_source_dir()}.")
+        profile, extension = self._prepare_profile()
+        log_path = profile / "chromium.log"
+        with log_path.open("wb") as log:
+            self._process = await asyncio.create_subprocess_exec(
+                *self.command(binary, profile, extension),
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                start_new_session=True,
+                preexec_fn=_die_with_parent,
+            )
+        self._profile, self._binary = profile, binary
+        logger.info("managed Chromium started (pid %s, log %s)", self._process.pid, log_path)
+
+    async def stop(self) -> None:
+        """Stop Chromium and remove its profile. Safe to call twice."""
+        process, self._process = self._process, None
+        if process is not None and process.returncode is None:
+            try:
+                os.killpg(process.pid, signal.SIGTERM)
+                await asyncio.wait_for(process.wait(), _STOP_TIMEOUT_S)
+            except ProcessLookupError:
+                pass
+            except TimeoutError:
+                os.killpg(process.pid, signal.SIGKILL)
+                await process.wait()
+        if self._profile is not None:
+            shutil.rmtree(self._profile, ignore_errors=True)
+            self._profile = None
+
+    def info(self) -> dict[str, Any]:
+        """What /status reports about the managed browser."""
+        process = self._process
+        return {
+            "managed": True,
+            "binary": self._binary,
+            "headless": not self._settings.headed,
+            "pid": process.pid if process else None,
+            "running": process is not None and process.returncode is None,
+        }

@@ -1,0 +1,238 @@
+"""The `tabpilot` command line: start the daemon, run JavaScript, see what is connected."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import httpx
+
+from tabpilot import __version__
+from tabpilot.config import DEFAULT_PORT, LOOPBACK_HOST, Settings
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+
+# Seconds the CLI waits beyond a script's own timeout: the daemon's connect grace plus its timeout
+# grace, with room to spare, so the daemon's own answer always arrives first.
+_CLIENT_SLACK_S = 10.0
+
+
+class CliError(Exception):
+    """A failure to print as one `Error: …` line."""
+
+
+def format_result(result: Any, result_type: str | None) -> str:
+    """A result as a person reads it: `42`, `hello world`, JSON for objects, `undefined`."""
+    if result_type == "undefined":
+        return "undefined"
+    if isinstance(result, str):
+        return result
+    if isinstance(result, dict | list):
+        return json.dumps(result, indent=2, ensure_ascii=False)
+    return json.dumps(result)
+
+
+def _port(args: argparse.Namespace) -> int:
+    return int(args.port) if args.port is not None else Settings.from_env().port
+
+
+def _request(args: argparse.Namespace, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
+    url = f"http://{LOOPBACK_HOST}:{_port(args)}{path}"
+    try:
+        response = httpx.request(method, url, **kwargs)
+    except httpx.ConnectError:
+        raise CliError(
+            f"the tabpilot daemon is not running on {LOOPBACK_HOST}:{_port(args)}. "
+            "Start it with `tabpilot serve --browser` (or `tabpilot serve` for your own Chrome)."
+        ) from None
+    except httpx.TimeoutException:
+        raise CliError(f"the daemon did not answer {path} in time.") from None
+    try:
+        body: dict[str, Any] = response.json()
+    except ValueError:
+        raise CliError(f"the daemon answered {path} with HTTP {response.status_code}.") from None
+    if not body.get("success"):
+        error = body.get("error") or {}
+        raise CliError(error.get("message") or f"HTTP {response.status_code}")
+    return body
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Run the daemon in the foreground until Ctrl-C."""
+    from tabpilot.app import serve
+
+    settings = Settings.from_env(
+        port=args.port,
+        connect_grace_s=args.connect_grace,
+        managed_browser=args.browser or args.headed,
+        headed=args.headed,
+    )
+    serve(settings)
+    return EXIT_OK
+
+
+def cmd_exec(args: argparse.Namespace) -> int:
+    """Run one script and print its result."""
+    script = sys.stdin.read() if args.script == "-" else args.script
+    payload: dict[str, Any] = {
+        "script": script,
+        "timeout_ms": args.timeout_ms,
+        "await_promise": not args.no_await,
+    }
+    if args.tab is not None:
+        payload["tab_id"] = args.tab
+    try:
+        body = _request(
+            args,
+            "POST",
+            "/execute_javascript",
+            json=payload,
+            timeout=args.timeout_ms / 1000 + _CLIENT_SLACK_S,
+        )
+    except CliError as error:
+        if args.json:
+            print(json.dumps({"success": False, "error": {"message": str(error)}}))
+        raise
+    if args.json:
+        print(json.dumps(body, ensure_ascii=False))
+    else:
+        print(format_result(body["result"], body.get("result_type")))
+    return EXIT_OK
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    """Say in one glance what is connected and whether the pilot is on."""
+    status = _request(args, "GET", "/status", timeout=5)["result"]
+    if args.json:
+        print(json.dumps(status, indent=2))
+        return EXIT_OK
+    extension = status.get("extension") or {}
+    pilot = extension.get("pilot_enabled")
+    lines = [
+        ("daemon", f"tabpilot {status.get('daemon_version')} on {LOOPBACK_HOST}:{_port(args)}"),
+        (
+            "extension",
+            f"connected (version {extension.get('version')}, id {extension.get('id')})"
+            if extension.get("connected")
+            else "not connected: open Chrome with the tabpilot extension, "
+            "or run `tabpilot serve --browser`",
+        ),
+        (
+            "pilot",
+            "unknown"
+            if pilot is None
+            else ("ON" if pilot else "OFF (turn on AI Web Pilot in the extension popup)"),
+        ),
+        ("in flight", str(status.get("in_flight", 0))),
+    ]
+    browser = status.get("browser")
+    if browser:
+        mode = "headless" if browser.get("headless") else "headed"
+        state = "running" if browser.get("running") else "stopped"
+        lines.append(("browser", f"managed {mode} Chromium, {state} (pid {browser.get('pid')})"))
+    width = max(len(label) for label, _ in lines)
+    for label, value in lines:
+        print(f"{label.ljust(width)}  {value}")
+    return EXIT_OK
+
+
+def cmd_tabs(args: argparse.Namespace) -> int:
+    """List the browser's tabs: id, active mark, title and url."""
+    tabs = _request(args, "GET", "/tabs", timeout=10)["result"]
+    if args.json:
+        print(json.dumps(tabs, indent=2, ensure_ascii=False))
+        return EXIT_OK
+    for tab in tabs:
+        mark = "*" if tab.get("active") else " "
+        print(f"{mark} {tab.get('id'):>6}  {tab.get('title') or '(untitled)'}  {tab.get('url')}")
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every command; the README's CLI reference is generated from it."""
+    parser = argparse.ArgumentParser(
+        prog="tabpilot",
+        description="Run JavaScript in a real Chrome tab, gated by the AI Web Pilot switch.",
+    )
+    parser.add_argument("--version", action="version", version=f"tabpilot {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    port_help = f"daemon port (default: $TABPILOT_PORT or {DEFAULT_PORT})"
+
+    serve = commands.add_parser(
+        "serve",
+        help="run the daemon on 127.0.0.1",
+        description="Run the daemon on 127.0.0.1 until Ctrl-C. It never binds another address.",
+    )
+    serve.add_argument("--port", type=int, help=port_help)
+    serve.add_argument(
+        "--browser",
+        action="store_true",
+        help="also launch a managed headless Chromium with the extension (the pilot starts on)",
+    )
+    serve.add_argument(
+        "--headed", action="store_true", help="like --browser, with a visible window"
+    )
+    serve.add_argument(
+        "--connect-grace",
+        type=float,
+        metavar="SECONDS",
+        help="how long a command waits for the extension to connect (default: 3)",
+    )
+    serve.set_defaults(func=cmd_serve)
+
+    run = commands.add_parser(
+        "exec",
+        help="run JavaScript in a tab and print the result",
+        description="Run JavaScript in a tab and print the result. Exits 1 on any failure.",
+    )
+    run.add_argument(
+        "script", metavar="SCRIPT", help="an expression or a body with return; - reads stdin"
+    )
+    run.add_argument("--tab", type=int, metavar="ID", help="tab id (default: the active tab)")
+    run.add_argument(
+        "--timeout-ms",
+        type=int,
+        default=5000,
+        metavar="N",
+        help="give up after N ms (default: 5000)",
+    )
+    run.add_argument(
+        "--no-await", action="store_true", help="return a promise as is instead of awaiting it"
+    )
+    run.add_argument("--json", action="store_true", help="print the whole response envelope")
+    run.add_argument("--port", type=int, help=port_help)
+    run.set_defaults(func=cmd_exec)
+
+    status = commands.add_parser(
+        "status",
+        help="show what is connected and whether the pilot is on",
+        description="Show the daemon, the extension, the AI Web Pilot switch and the browser.",
+    )
+    status.add_argument("--json", action="store_true", help="print the status as JSON")
+    status.add_argument("--port", type=int, help=port_help)
+    status.set_defaults(func=cmd_status)
+
+    tabs = commands.add_parser(
+        "tabs", help="list the browser's tabs", description="List the browser's tabs."
+    )
+    tabs.add_argument("--json", action="store_true", help="print the tabs as JSON")
+    tabs.add_argument("--port", type=int, help=port_help)
+    tabs.set_defaults(func=cmd_tabs)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `tabpilot` console command."""
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args.func(args)
+    except CliError as error:
+        print(f"Error: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        return EXIT_FAILED
+    return code

@@ -1,0 +1,74 @@
+"""One settings object for the daemon, the CLI and the managed browser."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from tabpilot import __version__
+
+#: The only address the daemon will bind. Anything else is refused at start-up.
+LOOPBACK_HOST = "127.0.0.1"
+DEFAULT_PORT = 7878
+
+
+def _env_float(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    return float(raw) if raw else default
+
+
+def _env_port() -> int:
+    raw = os.environ.get("TABPILOT_PORT")
+    return int(raw) if raw else DEFAULT_PORT
+
+
+def _default_state_dir() -> Path:
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "tabpilot"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Settings of one daemon. Built from the environment by :meth:`from_env`."""
+
+    host: str = LOOPBACK_HOST
+    port: int = DEFAULT_PORT
+    #: How long a command waits for an extension to connect before `extension_not_connected`:
+    #: a browser may be starting, or Chrome may be waking the extension's service worker.
+    connect_grace_s: float = 3.0
+    #: Added to a command's own timeout_ms before the daemon gives up on the extension. The
+    #: extension answers `execution_timeout` itself at timeout_ms; this only covers a dead worker.
+    timeout_grace_s: float = 1.0
+    #: Largest WebSocket frame accepted from the extension (a result), in bytes.
+    ws_max_size: int = 64 * 1024 * 1024
+    state_dir: Path = field(default_factory=_default_state_dir)
+    #: Launch and own a headless Chromium with the extension (`tabpilot serve --browser`).
+    managed_browser: bool = False
+    headed: bool = False
+    #: Path of a Chromium binary; found on PATH when None.
+    chromium_path: str | None = None
+
+    @classmethod
+    def from_env(cls, **overrides: object) -> Settings:
+        """Settings from TABPILOT_* environment variables, then `overrides` (None means unset)."""
+        settings = cls(
+            port=_env_port(),
+            connect_grace_s=_env_float("TABPILOT_CONNECT_GRACE", cls.connect_grace_s),
+            state_dir=Path(os.environ.get("TABPILOT_STATE_DIR") or _default_state_dir()),
+            chromium_path=os.environ.get("TABPILOT_CHROMIUM") or None,
+        )
+        given = {key: value for key, value in overrides.items() if value is not None}
+        return replace(settings, **given)  # type: ignore[arg-type]
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://{self.host}:{self.port}/ws"
+
+    @property
+    def version(self) -> str:
+        return __version__

@@ -1,0 +1,107 @@
+"""The one place the JSON envelope of every HTTP answer is built.
+
+success: ``{"success": true, "request_id", "result", "result_type", "tab", "duration_ms"}``
+failure: ``{"success": false, "request_id", "error": {"code", "message", "stack"?}}``
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+from starlette.responses import Response
+
+from tabpilot.errors import TabpilotError
+from tabpilot.protocol import TabInfo
+
+REQUEST_ID_HEADER = "X-Request-ID"
+
+
+class SuccessEnvelope(BaseModel):
+    """What a successful call answers. Every key is always present."""
+
+    success: Literal[True] = True
+    request_id: str
+    result: Any = Field(description="The JSON-safe value the script returned.")
+    result_type: str | None = Field(description="JavaScript type of the result; null if none.")
+    tab: TabInfo | None = Field(description="The tab the script ran in; null if none.")
+    duration_ms: float = Field(description="Time spent in the daemon, in milliseconds.")
+
+
+class ErrorBody(BaseModel):
+    """The ``error`` of a failure envelope; ``stack`` only when the script had one."""
+
+    code: str
+    message: str
+    stack: str | None = None
+
+
+class FailureEnvelope(BaseModel):
+    """What a failed call answers, whatever the HTTP status."""
+
+    success: Literal[False] = False
+    request_id: str
+    error: ErrorBody
+
+
+def success_body(
+    request_id: str,
+    result: Any,
+    *,
+    result_type: str | None = None,
+    tab: TabInfo | dict[str, Any] | None = None,
+    duration_ms: float = 0.0,
+) -> dict[str, Any]:
+    """The success envelope as a plain dict."""
+    return {
+        "success": True,
+        "request_id": request_id,
+        "result": result,
+        "result_type": result_type,
+        "tab": tab.model_dump() if isinstance(tab, TabInfo) else tab,
+        "duration_ms": round(duration_ms, 3),
+    }
+
+
+def failure_body(request_id: str, error: TabpilotError) -> dict[str, Any]:
+    """The failure envelope of ``error`` as a plain dict."""
+    detail: dict[str, Any] = {"code": error.code, "message": error.message}
+    if error.stack is not None:
+        detail["stack"] = error.stack
+    return {"success": False, "request_id": request_id, "error": detail}
+
+
+def dumps(body: Any) -> bytes:
+    """Compact UTF-8 JSON. Results can be large, so this skips FastAPI's jsonable_encoder."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def render(body: dict[str, Any], status: int = 200) -> Response:
+    """A JSON response of ``body`` carrying its request id in the X-Request-ID header."""
+    return Response(
+        dumps(body),
+        status_code=status,
+        media_type="application/json",
+        headers={REQUEST_ID_HEADER: str(body["request_id"])},
+    )
+
+
+def render_success(
+    request_id: str,
+    result: Any,
+    *,
+    result_type: str | None = None,
+    tab: TabInfo | dict[str, Any] | None = None,
+    duration_ms: float = 0.0,
+) -> Response:
+    """HTTP 200 with the success envelope."""
+    body = success_body(
+        request_id, result, result_type=result_type, tab=tab, duration_ms=duration_ms
+    )
+    return render(body, 200)
+
+
+def render_error(request_id: str, error: TabpilotError) -> Response:
+    """The failure envelope of ``error`` with the error's own HTTP status."""
+    return render(failure_body(request_id, error), error.status)

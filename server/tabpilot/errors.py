@@ -1,0 +1,264 @@
+"""Every error of the tabpilot API: one class per code, each with its HTTP status.
+
+The hierarchy::
+
+    TabpilotError                      code, message, status, stack
+     ├── RequestRefused                the caller must change something (4xx)
+     │    ├── InvalidRequest           400 invalid_request
+     │    ├── ForbiddenHost            403 forbidden_host
+     │    ├── ForbiddenOrigin          403 forbidden_origin
+     │    ├── PilotDisabled            403 pilot_disabled
+     │    ├── TabNotFound              404 tab_not_found
+     │    ├── NoTargetTab              404 no_target_tab
+     │    ├── NotFound                 404 not_found
+     │    ├── MethodNotAllowed         405 method_not_allowed
+     │    ├── TabNotScriptable         409 tab_not_scriptable
+     │    └── CspBlocked               409 csp_blocked
+     ├── BridgeFailure                 the bridge could not get an answer (5xx)
+     │    ├── InternalError            500 internal_error
+     │    ├── ExtensionError           502 extension_error
+     │    ├── ExtensionDisconnected    502 extension_disconnected
+     │    ├── UnknownCommand           502 unknown_command
+     │    ├── ExtensionNotConnected    503 extension_not_connected
+     │    └── ExecutionTimeout         504 execution_timeout
+     └── ScriptFailed                  the script ran and failed: HTTP 200, success false
+          ├── ExecutionError           200 execution_error
+          ├── JavaScriptSyntaxError    200 syntax_error
+          └── PromiseRejected          200 promise_rejected
+
+Each class carries its ``code``, ``status``, a one-line ``meaning`` (the API table in the OpenAPI
+description is built from these) and a ``default_message`` that says what to do next.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+_BY_CODE: dict[str, type[TabpilotError]] = {}
+
+
+class TabpilotError(Exception):
+    """Root of every tabpilot API error."""
+
+    code: ClassVar[str] = "internal_error"
+    status: ClassVar[int] = 500
+    meaning: ClassVar[str] = ""
+    default_message: ClassVar[str] = ""
+
+    def __init__(self, code: str, message: str, status: int, stack: str | None = None) -> None:
+        super().__init__(message)
+        # Instance attributes shadow the class defaults, so a bare TabpilotError can carry any
+        # code while the subclasses below fill them in from their class.
+        self.code = code  # type: ignore[misc]
+        self.message = message
+        self.status = status  # type: ignore[misc]
+        self.stack = stack
+
+    def __init_subclass__(cls) -> None:
+        super().__init_subclass__()
+        if cls.meaning:  # only the leaves, which carry a meaning, are API codes
+            _BY_CODE[cls.code] = cls
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(code={self.code!r}, message={self.message!r})"
+
+
+class _Coded(TabpilotError):
+    """A leaf of the tree: code and status come from the class."""
+
+    def __init__(self, message: str | None = None, *, stack: str | None = None) -> None:
+        super().__init__(self.code, message or self.default_message, self.status, stack)
+
+
+class RequestRefused(_Coded):
+    """The caller must change something (4xx)."""
+
+
+class BridgeFailure(_Coded):
+    """The daemon could not get an answer from the extension (5xx)."""
+
+
+class ScriptFailed(_Coded):
+    """The script ran and threw, failed to compile or rejected: HTTP 200 with success false."""
+
+    status = 200
+
+
+# -- 4xx ----------------------------------------------------------------------------------------
+
+
+class InvalidRequest(RequestRefused):
+    code, status = "invalid_request", 400
+    meaning = "The request body is not valid JSON or breaks the schema."
+    default_message = (
+        'Invalid request. Send a JSON object such as {"script": "2 + 2"} with '
+        "Content-Type: application/json; see /docs."
+    )
+
+
+class ForbiddenHost(RequestRefused):
+    code, status = "forbidden_host", 403
+    meaning = "The Host header is not 127.0.0.1, localhost or [::1] (DNS rebinding guard)."
+    default_message = (
+        "Host header refused: the daemon only answers to 127.0.0.1, localhost or [::1]. "
+        "Call it as http://127.0.0.1:<port>/."
+    )
+
+
+class ForbiddenOrigin(RequestRefused):
+    code, status = "forbidden_origin", 403
+    meaning = "The request came from a web page (an http/https Origin); only local tools may call."
+    default_message = (
+        "Requests from web pages are refused so that no website can drive your browser. "
+        "Call the daemon from curl, a script, the tabpilot CLI or MCP."
+    )
+
+
+class PilotDisabled(RequestRefused):
+    code, status = "pilot_disabled", 403
+    meaning = "The AI Web Pilot switch in the extension popup is off."
+    default_message = (
+        "The AI Web Pilot switch is off. Turn it on in the tabpilot extension popup, then retry."
+    )
+
+
+class TabNotFound(RequestRefused):
+    code, status = "tab_not_found", 404
+    meaning = "No tab has the given tab_id."
+    default_message = "No tab has that id. List the open tabs with GET /tabs and pick an id."
+
+
+class NoTargetTab(RequestRefused):
+    code, status = "no_target_tab", 404
+    meaning = "No tab_id was given and there is no active tab to run in."
+    default_message = (
+        "There is no active tab to run in. Open a tab in Chrome, or pass a tab_id from GET /tabs."
+    )
+
+
+class NotFound(RequestRefused):
+    code, status = "not_found", 404
+    meaning = "Unknown route."
+    default_message = "No such route. See /docs for the API."
+
+
+class MethodNotAllowed(RequestRefused):
+    code, status = "method_not_allowed", 405
+    meaning = "The route exists but not with this HTTP method."
+    default_message = "This route does not take that HTTP method. See /docs for the API."
+
+
+class TabNotScriptable(RequestRefused):
+    code, status = "tab_not_scriptable", 409
+    meaning = "The tab shows a page extensions may not script (chrome://, the Web Store, ...)."
+    default_message = (
+        "Chrome does not let extensions script this tab (chrome:// pages, the Web Store, "
+        "other extensions). Navigate it to a normal web page or pick another tab."
+    )
+
+
+class CspBlocked(RequestRefused):
+    code, status = "csp_blocked", 409
+    meaning = "The page's Content-Security-Policy forbids evaluating code."
+    default_message = (
+        "The page's Content-Security-Policy forbids 'unsafe-eval', so scripts cannot run in it. "
+        "Pick another tab."
+    )
+
+
+# -- 5xx ----------------------------------------------------------------------------------------
+
+
+class InternalError(BridgeFailure):
+    code, status = "internal_error", 500
+    meaning = "A bug in the daemon."
+    default_message = "The daemon hit an internal error. Check its log, and report the bug."
+
+
+class ExtensionError(BridgeFailure):
+    code, status = "extension_error", 502
+    meaning = "The extension failed for a reason of its own, or answered something unreadable."
+    default_message = "The extension could not run the command. Reload the tab and retry."
+
+
+class ExtensionDisconnected(BridgeFailure):
+    code, status = "extension_disconnected", 502
+    meaning = "The extension went away with the command in flight; it was not re-sent."
+    default_message = (
+        "The extension disconnected while the command was in flight. It was not re-sent, so it "
+        "ran at most once; check the page before retrying."
+    )
+
+
+class UnknownCommand(BridgeFailure):
+    code, status = "unknown_command", 502
+    meaning = "The extension does not know the command (an older extension)."
+    default_message = "The extension does not know this command. Update the tabpilot extension."
+
+
+class ExtensionNotConnected(BridgeFailure):
+    code, status = "extension_not_connected", 503
+    meaning = "No extension connected within the connect grace."
+    default_message = (
+        "No tabpilot extension is connected. Open Chrome with the tabpilot extension, or start "
+        "the daemon with `tabpilot serve --browser`."
+    )
+
+
+class ExecutionTimeout(BridgeFailure):
+    code, status = "execution_timeout", 504
+    meaning = "No answer within timeout_ms (plus a short grace on the daemon side)."
+    default_message = (
+        "The script did not finish within timeout_ms. Raise timeout_ms, or check that the page "
+        "is not stuck."
+    )
+
+
+# -- 200: the script ran ------------------------------------------------------------------------
+
+
+class ExecutionError(ScriptFailed):
+    code = "execution_error"
+    meaning = "The script threw; message and stack are the script's."
+    default_message = "The script threw an error."
+
+
+class JavaScriptSyntaxError(ScriptFailed):
+    code = "syntax_error"
+    meaning = "The script is not valid JavaScript."
+    default_message = "The script is not valid JavaScript. Fix its syntax and retry."
+
+
+class PromiseRejected(ScriptFailed):
+    code = "promise_rejected"
+    meaning = "The script's returned promise rejected."
+    default_message = "The promise the script returned was rejected."
+
+
+def error_classes() -> list[type[TabpilotError]]:
+    """Every API error class, in the order of the table above."""
+    return list(_BY_CODE.values())
+
+
+def error_for_code(code: str) -> type[TabpilotError] | None:
+    """The class of an API error code, or None for a code tabpilot does not know."""
+    return _BY_CODE.get(code)
+
+
+def from_extension(code: str, message: str = "", stack: str | None = None) -> TabpilotError:
+    """Translate an error the extension reported into the API error to answer with.
+
+    The extension's message is passed on verbatim: a script's own errors must read ``test error``,
+    not ours, and for the other codes the extension knows the specifics (the tab, the url, the
+    timeout) and says what to do next itself. Without a message, the class's default says it. An
+    unknown code is an :class:`ExtensionError` (502), since the daemon cannot tell what it means.
+    """
+    cls = _BY_CODE.get(code)
+    if cls is None or not issubclass(cls, _Coded):
+        detail = f": {message}" if message else ""
+        return ExtensionError(
+            f"The extension answered with an unknown error code {code!r}{detail}. "
+            "Update tabpilot and its extension to the same version.",
+            stack=stack,
+        )
+    return cls(message or cls.default_message, stack=stack)

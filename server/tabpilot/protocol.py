@@ -1,0 +1,175 @@
+"""The wire between the daemon and the extension: docs/protocol.md §1, as pydantic models.
+
+Every frame is one JSON text object tagged with a ``type`` literal. Frames the extension sends are
+parsed with :data:`EXTENSION_FRAME` (a discriminated union), so a frame of an unknown ``type`` is a
+validation error that the bridge logs and ignores instead of dropping the connection.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+
+#: Bumped on any change that an older extension could misread. The extension sends its own in
+#: ``hello``; a mismatch closes the socket with :data:`CLOSE_PROTOCOL_MISMATCH`.
+PROTOCOL_VERSION = 1
+
+#: WebSocket close codes of the daemon (docs/protocol.md, "Close codes").
+CLOSE_PROTOCOL_MISMATCH = 4001
+CLOSE_REPLACED = 4002
+CLOSE_HELLO_EXPECTED = 4003
+
+CommandName = Literal["execute_javascript", "list_tabs"]
+
+
+class _Frame(BaseModel):
+    # Extra fields are tolerated so that a newer extension can add optional data without a
+    # protocol bump.
+    model_config = ConfigDict(extra="ignore")
+
+
+# ---------------------------------------------------------------------------------------------
+# Shared shapes
+
+
+class TabInfo(BaseModel):
+    """The tab a script ran in."""
+
+    id: int
+    url: str = ""
+    title: str = ""
+
+
+class TabSummary(BaseModel):
+    """One entry of the ``list_tabs`` result."""
+
+    id: int
+    url: str = ""
+    title: str = ""
+    active: bool = False
+    window_id: int
+
+
+class ErrorInfo(BaseModel):
+    """An error as the extension reports it."""
+
+    code: str
+    message: str = ""
+    stack: str | None = None
+
+
+# ---------------------------------------------------------------------------------------------
+# Command params, also the HTTP request body of POST /execute_javascript
+
+
+class ExecuteParams(BaseModel):
+    """Run ``script`` in a tab: the body of ``POST /execute_javascript`` and the command params."""
+
+    # Strict, and unknown fields refused: a typo such as ``timeout`` for ``timeout_ms`` should
+    # be a 400 the caller sees, not a silently ignored field.
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+    script: str = Field(
+        min_length=1,
+        description="JavaScript: an expression (`2 + 2`), or statements with `return`.",
+        examples=["document.title"],
+    )
+    timeout_ms: int = Field(
+        default=5000, ge=1, le=120_000, description="Give up after this many milliseconds."
+    )
+    await_promise: bool = Field(default=True, description="Await a returned promise.")
+    tab_id: int | None = Field(
+        default=None, description="Target tab; null: the active tab of the last focused window."
+    )
+
+
+class ListTabsParams(BaseModel):
+    """``list_tabs`` takes no parameters."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+# ---------------------------------------------------------------------------------------------
+# Extension -> daemon
+
+
+class ExtensionHello(_Frame):
+    """First frame after the socket opens."""
+
+    type: Literal["hello"] = "hello"
+    protocol_version: int
+    extension_version: str
+    pilot_enabled: bool
+    user_agent: str | None = None
+
+
+class ResultFrame(_Frame):
+    """The one answer to a command."""
+
+    type: Literal["result"] = "result"
+    id: str
+    ok: bool
+    result: Any = None
+    result_type: str | None = None
+    tab: TabInfo | None = None
+    error: ErrorInfo | None = None
+
+    @model_validator(mode="after")
+    def _error_when_not_ok(self) -> ResultFrame:
+        if not self.ok and self.error is None:
+            raise ValueError("a result with ok=false must carry an error")
+        return self
+
+
+class PilotFrame(_Frame):
+    """The human flipped the AI Web Pilot switch."""
+
+    type: Literal["pilot"] = "pilot"
+    enabled: bool
+
+
+class KeepaliveFrame(_Frame):
+    """Sent by either side; the extension's keeps its service worker alive."""
+
+    type: Literal["keepalive"] = "keepalive"
+
+
+ExtensionFrame = Annotated[
+    ExtensionHello | ResultFrame | PilotFrame | KeepaliveFrame, Field(discriminator="type")
+]
+
+#: Parses one extension -> daemon frame from JSON text (``EXTENSION_FRAME.validate_json(text)``).
+EXTENSION_FRAME: TypeAdapter[ExtensionFrame] = TypeAdapter(ExtensionFrame)
+
+
+def parse_extension_frame(text: str | bytes) -> ExtensionFrame:
+    """Parse one frame from the extension; raises :class:`pydantic.ValidationError`."""
+    return EXTENSION_FRAME.validate_json(text)
+
+
+# ---------------------------------------------------------------------------------------------
+# Daemon -> extension
+
+
+class DaemonHello(_Frame):
+    """The daemon's answer to the extension's ``hello``."""
+
+    type: Literal["hello"] = "hello"
+    protocol_version: int = PROTOCOL_VERSION
+    daemon_version: str
+
+
+class CommandFrame(_Frame):
+    """One command; the extension answers it with exactly one :class:`ResultFrame`."""
+
+    type: Literal["command"] = "command"
+    id: str
+    command: CommandName
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+DaemonFrame = Annotated[DaemonHello | CommandFrame | KeepaliveFrame, Field(discriminator="type")]
+
+#: Parses one daemon -> extension frame (used by tests and tools that play the extension).
+DAEMON_FRAME: TypeAdapter[DaemonFrame] = TypeAdapter(DaemonFrame)

@@ -1,0 +1,102 @@
+"""End-to-end fixtures: a real daemon, Debian's Chromium and the real extension, driven by selenium.
+
+The browser is configured the way a new user does it: open the extension's popup, set the daemon's
+port, turn on AI Web Pilot.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from selenium import webdriver
+
+from tests.e2e.harness import Daemon, launch_chromium, set_pilot, spawn_daemon, use_popup, wait_for
+
+PAGES: dict[str, tuple[dict[str, str], str]] = {
+    "/index.html": (
+        {},
+        '<!doctype html><title>tabpilot test page</title><div id="test">Content</div>',
+    ),
+    # A strict policy: no inline scripts and no eval, so the Function constructor is refused.
+    "/csp.html": (
+        {"Content-Security-Policy": "script-src 'self'"},
+        "<!doctype html><title>strict csp</title><p>strict</p>",
+    ),
+    "/other.html": ({}, "<!doctype html><title>other tab</title><p>other</p>"),
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "/e2e/" in str(item.fspath):
+            item.add_marker(pytest.mark.e2e)
+
+
+class _PageHandler(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        headers, body = PAGES.get(self.path.split("?")[0], ({}, "<!doctype html><p>page</p>"))
+        data = body.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="session")
+def pages() -> Iterator[str]:
+    """Base URL of the test pages, served from 127.0.0.1 (also reachable as localhost)."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _PageHandler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def daemon() -> Iterator[Daemon]:
+    with spawn_daemon() as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def browser(daemon: Daemon, pages: str) -> Iterator[webdriver.Chrome]:
+    """Chromium with the unpacked extension, pointed at the daemon, AI Web Pilot on."""
+    profile = Path(tempfile.mkdtemp(prefix="tabpilot-chromium-"))
+    driver = launch_chromium(profile)
+    try:
+        driver.get(f"{pages}/index.html")
+        use_popup(driver, port=daemon.port)
+        wait_for(lambda: daemon.status()["extension"]["connected"], 15, "the extension to connect")
+        set_pilot(driver, daemon, True)
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture
+def page(browser: webdriver.Chrome, daemon: Daemon, pages: str) -> dict[str, Any]:
+    """The test page, loaded fresh in the active tab; returns its entry from GET /tabs."""
+    url = f"{pages}/index.html"
+    browser.get(url)
+
+    def find() -> dict[str, Any] | None:
+        tabs = daemon.get("/tabs").json()["result"]
+        return next((tab for tab in tabs if tab["url"] == url and tab["active"]), None)
+
+    tab: dict[str, Any] = wait_for(find, 10, "the test page in /tabs")
+    return tab

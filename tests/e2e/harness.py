@@ -1,0 +1,158 @@
+"""Helpers for the end-to-end tests: spawn a real daemon, drive Chromium and the popup."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+REPO = Path(__file__).resolve().parents[2]
+EXTENSION_DIR = REPO / "extension"
+#: Fixed by the manifest's "key".
+EXTENSION_ID = "mmgjobhjaeaocmcbdnjglfiobpnpkdpf"
+POPUP_URL = f"chrome-extension://{EXTENSION_ID}/popup.html"
+
+CHROMIUM_ARGS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def wait_for(predicate: Callable[[], Any], timeout: float, what: str) -> Any:
+    """Poll `predicate` until it returns something truthy; fail with `what` after `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            value = predicate()
+        except (httpx.HTTPError, OSError):
+            value = None
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(0.05)
+
+
+@dataclass
+class Daemon:
+    port: int
+    process: subprocess.Popen[bytes]
+    state_dir: Path
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def get(self, path: str) -> httpx.Response:
+        return httpx.get(self.url + path, timeout=10)
+
+    def execute(self, script: str, timeout: float = 30, **params: Any) -> httpx.Response:
+        return httpx.post(
+            self.url + "/execute_javascript", json={"script": script, **params}, timeout=timeout
+        )
+
+    def status(self) -> dict[str, Any]:
+        result: dict[str, Any] = self.get("/status").json()["result"]
+        return result
+
+
+@contextmanager
+def spawn_daemon(*args: str, env: dict[str, str] | None = None) -> Iterator[Daemon]:
+    """Run `tabpilot serve` as a real process on a free port until the block ends."""
+    port = free_port()
+    state_dir = Path(tempfile.mkdtemp(prefix="tabpilot-e2e-"))
+    full_env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("TABPILOT_")},
+        "TABPILOT_STATE_DIR": str(state_dir),
+        **(env or {}),
+    }
+    log = (state_dir / "daemon.log").open("wb")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tabpilot", "serve", "--port", str(port), *args],
+        env=full_env,
+        stdout=subprocess.DEVNULL,
+        stderr=log,
+    )
+    daemon = Daemon(port, process, state_dir)
+    try:
+        wait_for(lambda: daemon.get("/health").status_code == 200, 20, "the daemon to serve")
+        yield daemon
+    finally:
+        process.terminate()
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+        shutil.rmtree(state_dir, ignore_errors=True)
+
+
+def launch_chromium(profile: Path) -> webdriver.Chrome:
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for arg in (*CHROMIUM_ARGS, f"--user-data-dir={profile}", f"--load-extension={EXTENSION_DIR}"):
+        options.add_argument(arg)
+    # ChromeDriver otherwise passes --disable-extensions.
+    options.add_experimental_option("excludeSwitches", ["disable-extensions"])
+    service = Service(shutil.which("chromedriver") or "/usr/bin/chromedriver")
+    return webdriver.Chrome(options=options, service=service)
+
+
+def use_popup(
+    driver: webdriver.Chrome, *, port: int | None = None, pilot: bool | None = None
+) -> None:
+    """Open the extension popup in a tab, act as a person would, then go back to the tab before."""
+    previous = driver.current_window_handle
+    driver.switch_to.new_window("tab")
+    try:
+        driver.get(POPUP_URL)
+        if port is not None:
+            field = driver.find_element(By.ID, "daemon-port")
+            field.clear()
+            field.send_keys(str(port), Keys.ENTER)
+            field.send_keys(Keys.TAB)
+        if pilot is not None:
+            toggle = driver.find_element(By.ID, "pilot-toggle")
+            if toggle.is_selected() != pilot:
+                toggle.click()
+            wait_for(lambda: toggle.is_selected() == pilot, 5, "the switch to move")
+    finally:
+        driver.close()
+        driver.switch_to.window(previous)
+
+
+def set_pilot(driver: webdriver.Chrome, daemon: Daemon, enabled: bool) -> None:
+    use_popup(driver, pilot=enabled)
+    wait_for(
+        lambda: daemon.status()["extension"]["pilot_enabled"] is enabled,
+        10,
+        f"the daemon to see the pilot {'on' if enabled else 'off'}",
+    )

@@ -1,0 +1,336 @@
+"""The extension link, through a real daemon and a fake extension on a real WebSocket."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from collections.abc import AsyncIterator, Iterator
+
+import httpx
+import pytest
+
+from tabpilot.protocol import CLOSE_HELLO_EXPECTED, CLOSE_PROTOCOL_MISMATCH, CLOSE_REPLACED
+from tests.support import Command, Daemon, Reply, connected, fail, never, ok, run_daemon
+
+
+@pytest.fixture
+def daemon() -> Iterator[Daemon]:
+    with run_daemon(connect_grace_s=0.5, timeout_grace_s=0.3) as running:
+        yield running
+
+
+@pytest.fixture
+async def client(daemon: Daemon) -> AsyncIterator[httpx.AsyncClient]:
+    async with daemon.client(limits=httpx.Limits(max_connections=200)) as c:
+        yield c
+
+
+async def run(client: httpx.AsyncClient, script: str, **params: object) -> httpx.Response:
+    return await client.post("/execute_javascript", json={"script": script, **params})
+
+
+async def status(client: httpx.AsyncClient) -> dict[str, object]:
+    result: dict[str, object] = (await client.get("/status")).json()["result"]
+    return result
+
+
+def error_code(response: httpx.Response) -> str:
+    code: str = response.json()["error"]["code"]
+    return code
+
+
+async def test_command_reaches_the_extension_with_its_request_id(
+    daemon: Daemon, client: httpx.AsyncClient
+) -> None:
+    async with connected(daemon) as fake:
+        response = await run(client, "2 + 2", timeout_ms=1000, await_promise=False, tab_id=3)
+    body = response.json()
+    assert response.status_code == 200
+    assert body["result"] == "2 + 2"
+    [command] = fake.commands
+    assert command.id == body["request_id"] == response.headers["x-request-id"]
+    assert command.command == "execute_javascript"
+    assert command.params == {
+        "script": "2 + 2",
+        "timeout_ms": 1000,
+        "await_promise": False,
+        "tab_id": 3,
+    }
+
+
+async def test_sequential_commands_arrive_in_order(
+    daemon: Daemon, client: httpx.AsyncClient
+) -> None:
+    async with connected(daemon) as fake:
+        answers = [(await run(client, f"n{i}")).json() for i in range(10)]
+    assert [a["result"] for a in answers] == [f"n{i}" for i in range(10)]
+    assert [c.id for c in fake.commands] == [a["request_id"] for a in answers]
+
+
+async def test_slow_command_does_not_hold_up_a_fast_one(
+    daemon: Daemon, client: httpx.AsyncClient
+) -> None:
+    async def handler(command: Command) -> Reply:
+        if command.params["script"] == "slow":
+            await asyncio.sleep(0.5)
+        return ok(command.params["script"])
+
+    async with connected(daemon, handler):
+        slow = asyncio.create_task(run(client, "slow"))
+        await asyncio.sleep(0.05)
+        started = time.monotonic()
+        fast = await run(client, "fast")
+        assert time.monotonic() - started < 0.4
+        assert fast.json()["result"] == "fast"
+        assert not slow.done()
+        assert (await slow).json()["result"] == "slow"
+
+
+async def test_100_concurrent_callers_each_get_their_own_answer(daemon: Daemon) -> None:
+    count = 100
+    arrived: list[Command] = []
+    all_in = asyncio.Event()
+    release: dict[str, asyncio.Event] = {}
+
+    async def handler(command: Command) -> Reply:
+        release[command.id] = asyncio.Event()
+        arrived.append(command)
+        if len(arrived) == count:
+            all_in.set()
+        await release[command.id].wait()
+        return ok({"echo": command.params["script"]}, "object")
+
+    async def one_caller(i: int) -> httpx.Response:
+        # One client per caller: 100 separate connections, as 100 separate agents would be.
+        async with daemon.client() as c:
+            return await run(c, f"caller-{i}", timeout_ms=20_000)
+
+    async with connected(daemon, handler) as fake:
+        callers = [asyncio.create_task(one_caller(i)) for i in range(count)]
+        await asyncio.wait_for(all_in.wait(), 20)
+        order = list(release)
+        random.Random(7).shuffle(order)  # answer in an order unrelated to arrival
+        for request_id in order:
+            release[request_id].set()
+            await asyncio.sleep(0)
+        responses = await asyncio.wait_for(asyncio.gather(*callers), 30)
+    assert len(fake.commands) == count
+    for i, response in enumerate(responses):
+        body = response.json()
+        assert response.status_code == 200
+        assert body["result"] == {"echo": f"caller-{i}"}
+        assert body["request_id"] == response.headers["x-request-id"]
+    ids = [r.json()["request_id"] for r in responses]
+    assert len(set(ids)) == count
+    assert set(ids) == fake.seen_ids
+
+
+async def test_grace_waits_for_an_extension_that_connects(daemon: Daemon) -> None:
+    async with daemon.client() as client:
+        pending = asyncio.create_task(run(client, "late"))
+        await asyncio.sleep(0.2)
+        assert not pending.done()
+        async with connected(daemon):
+            response = await asyncio.wait_for(pending, 5)
+    assert response.status_code == 200
+    assert response.json()["result"] == "late"
+
+
+async def test_no_extension_after_the_grace_is_503(client: httpx.AsyncClient) -> None:
+    started = time.monotonic()
+    response = await run(client, "1")
+    elapsed = time.monotonic() - started
+    assert response.status_code == 503
+    assert error_code(response) == "extension_not_connected"
+    assert 0.45 <= elapsed < 3.0  # the grace is 0.5 s here
+
+
+async def test_disconnect_mid_command_is_502_and_never_resent(
+    daemon: Daemon, client: httpx.AsyncClient
+) -> None:
+    first = await daemon.extension(never).connect()
+    pending = asyncio.create_task(run(client, "once", timeout_ms=10_000))
+    command = await first.next_command()
+    await first.close()
+    response = await asyncio.wait_for(pending, 5)
+    assert response.status_code == 502
+    assert error_code(response) == "extension_disconnected"
+    assert response.json()["request_id"] == command.id
+
+    async with connected(daemon) as second:
+        after = await run(client, "next")
+        assert after.status_code == 200
+    assert command.id not in second.seen_ids
+    assert [c.params["script"] for c in second.commands] == ["next"]
+
+
+async def test_second_extension_replaces_the_first(
+    daemon: Daemon, client: httpx.AsyncClient
+) -> None:
+    first = await daemon.extension(never).connect()
+    pending = asyncio.create_task(run(client, "on-first", timeout_ms=10_000))
+    command = await first.next_command()
+    async with connected(daemon) as second:
+        code, reason = await first.wait_closed()
+        assert (code, reason) == (CLOSE_REPLACED, "replaced")
+        response = await asyncio.wait_for(pending, 5)
+        assert response.status_code == 502
+        assert error_code(response) == "extension_disconnected"
+        after = await run(client, "on-second")
+        assert after.json()["result"] == "on-second"
+        assert command.id not in second.seen_ids
+        extension = (await status(client))["extension"]
+        assert isinstance(extension, dict) and extension["connected"] is True
+    await first.close()
+
+
+async def test_pilot_off_in_hello_fails_fast_without_sending(
+    daemon: Daemon, client: httpx.AsyncClient
+) -> None:
+    async with connected(daemon, pilot_enabled=False) as fake:
+        started = time.monotonic()
+        response = await run(client, "1")
+        assert time.monotonic() - started < 0.4  # well under the grace and the timeout
+        assert response.status_code == 403
+        assert error_code(response) == "pilot_disabled"
+        assert (await status(client))["extension"]["pilot_enabled"] is False  # type: ignore[index]
+
+        await fake.set_pilot(True)
+        await asyncio.sleep(0.05)
+        assert (await run(client, "now")).json()["result"] == "now"
+
+        await fake.set_pilot(False)
+        await asyncio.sleep(0.05)
+        assert (await run(client, "again")).status_code == 403
+    assert [c.params["script"] for c in fake.commands] == ["now"]
+
+
+async def test_extension_refusing_with_pilot_disabled_is_403(
+    daemon: Daemon, client: httpx.AsyncClient
+) -> None:
+    async def handler(command: Command) -> Reply:
+        return fail("pilot_disabled", "The switch is off")
+
+    async with connected(daemon, handler):
+        response = await run(client, "1")
+    assert response.status_code == 403
+    assert error_code(response) == "pilot_disabled"
+
+
+async def test_daemon_timeout_is_504_in_bounded_time(
+    daemon: Daemon, client: httpx.AsyncClient
+) -> None:
+    async with connected(daemon, never):
+        started = time.monotonic()
+        response = await run(client, "while(true){}", timeout_ms=200)
+        elapsed = time.monotonic() - started
+        assert response.status_code == 504
+        assert error_code(response) == "execution_timeout"
+        assert 0.45 <= elapsed < 3.0  # 200 ms + 300 ms grace
+        assert (await status(client))["in_flight"] == 0
+        assert (await client.get("/health")).status_code == 200
+
+
+async def test_in_flight_is_counted(daemon: Daemon, client: httpx.AsyncClient) -> None:
+    gate = asyncio.Event()
+
+    async def handler(command: Command) -> Reply:
+        await gate.wait()
+        return ok(1)
+
+    async with connected(daemon, handler) as fake:
+        tasks = [asyncio.create_task(run(client, str(i))) for i in range(3)]
+        for _ in tasks:
+            await fake.next_command()
+        assert (await status(client))["in_flight"] == 3
+        gate.set()
+        await asyncio.gather(*tasks)
+        assert (await status(client))["in_flight"] == 0
+
+
+async def test_unknown_ids_and_malformed_frames_are_ignored(
+    daemon: Daemon, client: httpx.AsyncClient
+) -> None:
+    async with connected(daemon) as fake:
+        for frame in [
+            {"type": "result", "id": "nobody-asked", "ok": True, "result": 1},
+            {"type": "mystery", "x": 1},
+            {"no": "type"},
+            "not json at all",
+            "[1, 2]",
+            {"type": "pilot"},
+            {"type": "hello", "protocol_version": 1, "extension_version": "x", "pilot_enabled": 1},
+        ]:
+            await fake.send(frame if isinstance(frame, str) else json.dumps(frame))
+        await fake.ws.send(b"\x00binary")
+        response = await run(client, "still here")
+        assert response.json()["result"] == "still here"
+        answered = response.json()["request_id"]
+        # A second answer for an id already answered is ignored too.
+        await fake.send({"type": "result", "id": answered, "ok": True, "result": "dup"})
+        assert (await run(client, "and again")).json()["result"] == "and again"
+    assert (await status(client))["in_flight"] == 0
+
+
+async def test_unreadable_result_for_a_pending_command_is_502(
+    daemon: Daemon, client: httpx.AsyncClient
+) -> None:
+    async with connected(daemon, never) as fake:
+        pending = asyncio.create_task(run(client, "1", timeout_ms=10_000))
+        command = await fake.next_command()
+        await fake.send({"type": "result", "id": command.id, "ok": False})  # no error given
+        response = await asyncio.wait_for(pending, 5)
+    assert response.status_code == 502
+    assert error_code(response) == "extension_error"
+
+
+async def test_keepalive_is_answered(daemon: Daemon) -> None:
+    async with connected(daemon) as fake:
+        await fake.send({"type": "keepalive"})
+        for _ in range(100):
+            if {"type": "keepalive"} in fake.frames:
+                break
+            await asyncio.sleep(0.01)
+    assert {"type": "keepalive"} in fake.frames
+
+
+async def test_daemon_answers_hello_and_status_shows_the_extension(
+    daemon: Daemon, client: httpx.AsyncClient
+) -> None:
+    async with connected(daemon) as fake:
+        assert fake.daemon_hello == {
+            "type": "hello",
+            "protocol_version": 1,
+            "daemon_version": daemon.settings.version,
+        }
+        extension = (await status(client))["extension"]
+        assert isinstance(extension, dict)
+        assert (extension["connected"], extension["version"], extension["id"]) == (
+            True,
+            "9.9.9",
+            "test",
+        )
+        assert extension["pilot_enabled"] is True and extension["connected_at"]
+    await asyncio.sleep(0.05)
+    extension = (await status(client))["extension"]
+    assert isinstance(extension, dict) and extension["connected"] is False
+
+
+async def test_wrong_protocol_version_is_closed_with_4001(daemon: Daemon) -> None:
+    fake = await daemon.extension(protocol_version=99).connect()
+    code, reason = await fake.wait_closed()
+    assert code == CLOSE_PROTOCOL_MISMATCH
+    assert reason is not None and reason.startswith("protocol_mismatch") and "99" in reason
+
+
+async def test_first_frame_not_hello_is_closed_with_4003(
+    daemon: Daemon, client: httpx.AsyncClient
+) -> None:
+    fake = await daemon.extension(say_hello=False).connect()
+    await fake.send({"type": "keepalive"})
+    code, reason = await fake.wait_closed()
+    assert code == CLOSE_HELLO_EXPECTED
+    assert reason is not None and reason.startswith("hello_expected")
+    assert (await status(client))["extension"]["connected"] is False  # type: ignore[index]

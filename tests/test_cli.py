@@ -1,0 +1,62 @@
+"""The command line: result formatting, exit codes, and a README reference that matches --help."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tabpilot.cli import format_result, main
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize(
+    ("result", "result_type", "printed"),
+    [
+        (42, "number", "42"),
+        (1.5, "number", "1.5"),
+        ("hello world", "string", "hello world"),
+        ("NaN", "number", "NaN"),
+        ({"foo": "bar", "count": 5}, "object", '{\n  "foo": "bar",\n  "count": 5\n}'),
+        ([1, 2, 3], "array", "[\n  1,\n  2,\n  3\n]"),
+        (True, "boolean", "true"),
+        (None, "null", "null"),
+        (None, "undefined", "undefined"),
+        ({"name": "ü"}, "object", '{\n  "name": "ü"\n}'),
+    ],
+)
+def test_format_result(result: Any, result_type: str, printed: str) -> None:
+    assert format_result(result, result_type) == printed
+
+
+def test_no_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main([])
+    assert exit_info.value.code == 2
+    assert "usage: tabpilot" in capsys.readouterr().err
+
+
+def test_exec_without_a_daemon(capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        unused_port = sock.getsockname()[1]
+    assert main(["exec", "1", "--port", str(unused_port)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("Error: the tabpilot daemon is not running on 127.0.0.1:")
+    assert "tabpilot serve --browser" in err
+
+
+def test_readme_cli_reference_matches_help() -> None:
+    generated = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "cli_reference.py")],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    readme = (REPO / "README.md").read_text()
+    assert generated in readme, "README's CLI reference is stale: run `make docs`"

@@ -1,0 +1,108 @@
+"""The error table: one code, one status, one message that says what to do next."""
+
+from __future__ import annotations
+
+import pytest
+
+from tabpilot import errors
+from tabpilot.errors import (
+    ExecutionError,
+    ExtensionError,
+    PromiseRejected,
+    ScriptFailed,
+    TabNotFound,
+    TabpilotError,
+    error_classes,
+    error_for_code,
+    from_extension,
+)
+
+TABLE = {
+    "invalid_request": 400,
+    "forbidden_host": 403,
+    "forbidden_origin": 403,
+    "pilot_disabled": 403,
+    "tab_not_found": 404,
+    "no_target_tab": 404,
+    "not_found": 404,
+    "method_not_allowed": 405,
+    "tab_not_scriptable": 409,
+    "csp_blocked": 409,
+    "internal_error": 500,
+    "extension_error": 502,
+    "extension_disconnected": 502,
+    "unknown_command": 502,
+    "extension_not_connected": 503,
+    "execution_timeout": 504,
+    "execution_error": 200,
+    "syntax_error": 200,
+    "promise_rejected": 200,
+}
+
+
+def test_the_table_has_exactly_the_api_codes() -> None:
+    assert {cls.code: cls.status for cls in error_classes()} == TABLE
+
+
+@pytest.mark.parametrize(("code", "status"), TABLE.items())
+def test_each_code_has_its_status_and_a_helpful_message(code: str, status: int) -> None:
+    cls = error_for_code(code)
+    assert cls is not None
+    error = cls()  # type: ignore[call-arg]
+    assert (error.code, error.status) == (code, status)
+    assert isinstance(error, TabpilotError)
+    assert len(error.message) > 20 and cls.meaning
+
+
+def test_script_errors_come_with_http_200() -> None:
+    for code in ("execution_error", "syntax_error", "promise_rejected"):
+        cls = error_for_code(code)
+        assert cls is not None and issubclass(cls, ScriptFailed)
+
+
+def test_not_connected_message_says_what_to_do() -> None:
+    message = errors.ExtensionNotConnected().message
+    assert "tabpilot serve --browser" in message
+
+
+def test_root_takes_code_message_status_stack() -> None:
+    error = TabpilotError("browser_unavailable", "no chromium", 503, stack="s")
+    assert (error.code, error.message, error.status, error.stack) == (
+        "browser_unavailable",
+        "no chromium",
+        503,
+        "s",
+    )
+    assert str(error) == "no chromium"
+
+
+def test_script_errors_from_the_extension_keep_their_message_and_stack() -> None:
+    error = from_extension("execution_error", "test error", "Error: test error\n at x")
+    assert isinstance(error, ExecutionError)
+    assert (error.message, error.stack, error.status) == (
+        "test error",
+        "Error: test error\n at x",
+        200,
+    )
+    assert isinstance(from_extension("promise_rejected", "fail"), PromiseRejected)
+
+
+def test_other_codes_keep_the_extensions_message_verbatim() -> None:
+    message = "No tab with id 99; GET /tabs lists the open tabs."
+    error = from_extension("tab_not_found", message)
+    assert isinstance(error, TabNotFound)
+    assert error.status == 404
+    assert error.message == message
+
+
+def test_a_code_without_a_message_gets_the_default_next_step() -> None:
+    error = from_extension("tab_not_found")
+    assert error.message == TabNotFound.default_message
+
+
+@pytest.mark.parametrize("code", ["brand_new_code", "", "forbidden"])
+def test_unknown_codes_from_the_extension_are_502(code: str) -> None:
+    error = from_extension(code, "what")
+    assert isinstance(error, ExtensionError)
+    assert (error.code, error.status) == ("extension_error", 502)
+    assert repr(code) in error.message
