@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -60,3 +61,31 @@ def test_readme_cli_reference_matches_help() -> None:
     ).stdout
     readme = (REPO / "README.md").read_text()
     assert generated in readme, "README's CLI reference is stale: run `make docs`"
+
+
+def test_serve_browser_without_chromium_says_how_to_install_it(tmp_path: Path) -> None:
+    env = {"PATH": str(tmp_path), "TABPILOT_STATE_DIR": str(tmp_path / "state")}
+    done = subprocess.run(
+        [sys.executable, "-m", "tabpilot", "serve", "--browser", "--port", "0"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert done.stderr.startswith("tabpilot: No Chromium found")
+    assert "apt-get install chromium" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.10", "localhost", "::"])
+def test_serve_refuses_any_address_but_loopback(host: str, tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "tabpilot", "serve", "--host", host, "--port", "0"],
+        capture_output=True,
+        text=True,
+        env={"PATH": os.environ["PATH"], "TABPILOT_STATE_DIR": str(tmp_path)},
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"tabpilot: refusing to listen on {host!r}")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from tabpilot import errors
@@ -106,3 +109,10 @@ def test_unknown_codes_from_the_extension_are_502(code: str) -> None:
     assert isinstance(error, ExtensionError)
     assert (error.code, error.status) == ("extension_error", 502)
     assert repr(code) in error.message
+
+
+def test_readme_error_table_matches_the_codes() -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    rows = re.findall(r"^\| (\d{3}) \| `([a-z_]+)` \|", readme, flags=re.MULTILINE)
+    documented = {(code, int(status)) for status, code in rows}
+    assert documented == {(cls.code, cls.status) for cls in error_classes()}

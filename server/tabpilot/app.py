@@ -12,7 +12,7 @@ import logging
 import socket
 import time
 from collections.abc import AsyncIterator, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import uvicorn
 from fastapi import FastAPI, Request, WebSocket
@@ -22,6 +22,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import HTMLResponse, Response
 
 from tabpilot.bridge import Bridge
+from tabpilot.browser import BrowserError, ManagedBrowser, find_chromium
 from tabpilot.config import LOOPBACK_HOST, Settings
 from tabpilot.envelope import FailureEnvelope, SuccessEnvelope, render_error, render_success
 from tabpilot.errors import (
@@ -58,14 +59,6 @@ _EXECUTE_BODY = {
         "content": {"application/json": {"schema": ExecuteParams.model_json_schema()}},
     }
 }
-
-
-class _Browser(Protocol):
-    """What the app needs of tabpilot.browser.ManagedBrowser."""
-
-    async def start(self) -> None: ...
-    async def stop(self) -> None: ...
-    def info(self) -> dict[str, Any]: ...
 
 
 def _error_table() -> str:
@@ -163,10 +156,8 @@ def create_app(settings: Settings) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        browser: _Browser | None = None
+        browser: ManagedBrowser | None = None
         if settings.managed_browser:
-            from tabpilot.browser import ManagedBrowser  # type: ignore[import-not-found,unused-ignore]
-
             browser = ManagedBrowser(settings)
             # serve() binds the socket before the lifespan runs, so the port already accepts
             # connections (they queue until uvicorn serves) when Chromium's extension dials in.
@@ -227,7 +218,7 @@ def create_app(settings: Settings) -> FastAPI:
     @app.get("/status", response_model=SuccessEnvelope)
     async def status(request: Request) -> Response:
         """Daemon and protocol versions, the extension and its pilot switch, commands in flight."""
-        browser: _Browser | None = app.state.browser
+        browser: ManagedBrowser | None = app.state.browser
         result = {
             "daemon_version": settings.version,
             "protocol_version": PROTOCOL_VERSION,
@@ -311,6 +302,16 @@ def make_server(
 
 def serve(settings: Settings) -> None:
     """Run the daemon until interrupted. Binds 127.0.0.1 only (SystemExit otherwise)."""
+    if settings.managed_browser:
+        # Say it in one line before anything starts, not as a traceback from the lifespan.
+        try:
+            find_chromium(settings.chromium_path)
+        except BrowserError as exc:
+            raise SystemExit(f"tabpilot: {exc.message}") from None
     sock = bind_socket(settings)
     # Listening before the lifespan runs, so a managed browser started from it finds the port.
-    make_server(settings).run(sockets=[sock])
+    server = make_server(settings)
+    server.run(sockets=[sock])
+    if not server.started:
+        # The lifespan failed (no Chromium for --browser, say) and uvicorn logged why.
+        raise SystemExit(1)

@@ -66,6 +66,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from tabpilot.app import serve
 
     settings = Settings.from_env(
+        host=args.host,
         port=args.port,
         connect_grace_s=args.connect_grace,
         managed_browser=args.browser or args.headed,
@@ -168,6 +169,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run the daemon on 127.0.0.1 until Ctrl-C. It never binds another address.",
     )
     serve.add_argument("--port", type=int, help=port_help)
+    serve.add_argument(
+        "--host",
+        default=LOOPBACK_HOST,
+        help="only 127.0.0.1 is accepted: the daemon drives your browser, so it is never "
+        "reachable from the network",
+    )
     serve.add_argument(
         "--browser",
         action="store_true",
