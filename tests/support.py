@@ -53,8 +53,8 @@ class Daemon:
     def client(self, **kwargs: Any) -> httpx.AsyncClient:
         """An HTTP client for this daemon that ignores proxy settings of the environment."""
         kwargs.setdefault("timeout", 30.0)
-        # Without TCP_NODELAY a reused httpx connection waits ~40 ms on every request (Nagle's
-        # algorithm meeting delayed ACKs); curl and browsers set it.
+        # httpx writes a request's headers and body in two sends; TCP_NODELAY lets the body go
+        # at once rather than after Nagle's wait. (The daemon sets it on its own side.)
         transport = httpx.AsyncHTTPTransport(
             socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
             limits=kwargs.pop("limits", httpx.Limits()),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -263,3 +264,27 @@ def test_create_app_needs_no_browser_when_not_managed() -> None:
     app = create_app(Settings(port=0))
     assert app.state.browser is None
     assert app.state.bridge.connected is False
+
+
+async def test_accepted_connections_send_without_nagle_delay() -> None:
+    # Each response and each WebSocket frame is a few small writes; without TCP_NODELAY on the
+    # accepted socket, Nagle's algorithm meets the peer's delayed ACK and every round trip costs
+    # about 40 ms more.
+    sock = bind_socket(Settings(port=0))
+    accepted: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+    class Probe(asyncio.Protocol):
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            conn = transport.get_extra_info("socket")
+            accepted.set_result(conn.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            transport.close()
+
+    server = await asyncio.get_running_loop().create_server(Probe, sock=sock)
+    try:
+        port = sock.getsockname()[1]
+        _, writer = await asyncio.open_connection("127.0.0.1", port)
+        assert await asyncio.wait_for(accepted, 5) != 0
+        writer.close()
+    finally:
+        server.close()
+        await server.wait_closed()

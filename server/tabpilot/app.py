@@ -270,7 +270,10 @@ def bind_socket(settings: Settings) -> socket.socket:
             f"tabpilot: refusing to listen on {settings.host!r}. The daemon drives your browser, "
             f"so it binds {LOOPBACK_HOST} only."
         )
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP, not the default 0: asyncio sets TCP_NODELAY only on accepted sockets whose
+    # proto says TCP. Without it, Nagle holds each response's body and each WebSocket frame until
+    # the peer's delayed ACK, about 40 ms a round trip.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((settings.host, settings.port))
