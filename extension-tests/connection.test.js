@@ -60,7 +60,7 @@ test("the backoff starts afresh once the daemon says hello", () => {
 test("close codes 4001 and 4002 are recorded for the popup and retried at the slow end", () => {
   for (const [code, pattern] of [
     [4001, /protocol mismatch/],
-    [4002, /replaced/],
+    [4002, /busy: another browser/],
   ]) {
     const { timers, connection } = setup();
     connection.start(7878);

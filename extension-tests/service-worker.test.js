@@ -188,7 +188,7 @@ test("a close 4002 shows in get_status, and a port change reconnects", async () 
   const status = await new Promise((resolve) => chrome.runtime.onMessage.emit({ type: "get_status" }, {}, resolve));
   assert.equal(status.connected, false);
   assert.equal(status.daemon_version, null);
-  assert.match(status.last_error, /replaced/);
+  assert.match(status.last_error, /busy: another browser/);
   await chrome.storage.local.set({ daemonPort: 9001 });
   assert.equal(FakeWebSocket.last().url, "ws://127.0.0.1:9001/ws");
 });

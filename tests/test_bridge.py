@@ -11,8 +11,13 @@ from collections.abc import AsyncIterator, Iterator
 import httpx
 import pytest
 
-from tabpilot.protocol import CLOSE_HELLO_EXPECTED, CLOSE_PROTOCOL_MISMATCH, CLOSE_REPLACED
-from tests.support import Command, Daemon, Reply, connected, fail, never, ok, run_daemon
+from tabpilot.protocol import (
+    CLOSE_BUSY,
+    CLOSE_HELLO_EXPECTED,
+    CLOSE_PROTOCOL_MISMATCH,
+    PROTOCOL_VERSION,
+)
+from tests.support import Command, Daemon, Reply, connected, echo, fail, never, ok, run_daemon
 
 
 @pytest.fixture
@@ -166,24 +171,41 @@ async def test_disconnect_mid_command_is_502_and_never_resent(
     assert [c.params["script"] for c in second.commands] == ["next"]
 
 
-async def test_second_extension_replaces_the_first(
+async def test_a_second_extension_waits_while_the_first_holds_the_daemon(
     daemon: Daemon, client: httpx.AsyncClient
 ) -> None:
-    first = await daemon.extension(never).connect()
-    pending = asyncio.create_task(run(client, "on-first", timeout_ms=10_000))
-    command = await first.next_command()
-    async with connected(daemon) as second:
-        code, reason = await first.wait_closed()
-        assert (code, reason) == (CLOSE_REPLACED, "replaced")
+    release = asyncio.Event()
+
+    async def slow(command: Command) -> Reply:
+        await release.wait()
+        return ok("from-first", "string")
+
+    async with connected(daemon, slow) as first:
+        pending = asyncio.create_task(run(client, "on-first", timeout_ms=10_000))
+        await first.next_command()
+        second = await daemon.extension(echo, say_hello=False).connect()
+        await second.send(
+            {
+                "type": "hello",
+                "protocol_version": PROTOCOL_VERSION,
+                "extension_version": "9.9.9",
+                "pilot_enabled": True,
+            }
+        )
+        code, reason = await second.wait_closed()
+        assert code == CLOSE_BUSY
+        assert reason is not None and reason.startswith("busy")
+        # The first extension's command in flight is untouched by the newcomer.
+        release.set()
         response = await asyncio.wait_for(pending, 5)
-        assert response.status_code == 502
-        assert error_code(response) == "extension_disconnected"
-        after = await run(client, "on-second")
-        assert after.json()["result"] == "on-second"
-        assert command.id not in second.seen_ids
-        extension = (await status(client))["extension"]
-        assert isinstance(extension, dict) and extension["connected"] is True
-    await first.close()
+        assert response.json()["result"] == "from-first"
+        assert second.commands == []
+        await second.close()
+    # Once the first has left, the next extension gets in.
+    async with connected(daemon) as third:
+        after = await run(client, "on-third")
+        assert after.json()["result"] == "on-third"
+        assert third.seen_ids == {after.json()["request_id"]}
 
 
 async def test_pilot_off_in_hello_fails_fast_without_sending(

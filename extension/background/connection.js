@@ -11,7 +11,7 @@ export const KEEPALIVE_MS = 20_000;
 
 const CLOSE_REASONS = {
   4001: "protocol mismatch: this extension and the daemon speak different protocol versions; update one of them",
-  4002: "replaced: another tabpilot extension connected to the same daemon and took over",
+  4002: "busy: another browser's tabpilot extension is connected to this daemon; this one connects when it leaves",
   4003: "the daemon expected a hello first",
 };
 
@@ -70,7 +70,8 @@ export function createConnection({ WebSocket, timers, onOpen, onFrame, onClose =
     keepaliveTimer = null;
     if (CLOSE_REASONS[event?.code]) {
       lastError = CLOSE_REASONS[event.code];
-      // A mismatch or a rival connection will not go away in 100 ms: retry at the slow end.
+      // A mismatch or another browser holding the daemon will not go away in 100 ms: retry at
+      // the slow end.
       if (event.code !== 4003) delay = BACKOFF_MAX_MS;
     } else {
       lastError = wasOpen ? "the daemon closed the connection" : "daemon not reachable";

@@ -28,9 +28,9 @@ from tabpilot.errors import (
     from_extension,
 )
 from tabpilot.protocol import (
+    CLOSE_BUSY,
     CLOSE_HELLO_EXPECTED,
     CLOSE_PROTOCOL_MISMATCH,
-    CLOSE_REPLACED,
     PROTOCOL_VERSION,
     CommandFrame,
     CommandName,
@@ -203,13 +203,22 @@ class Bridge:
             extension_id=origin[len(EXTENSION_ORIGIN_PREFIX) :].rstrip("/") or None,
             pilot_enabled=hello.pilot_enabled,
         )
-        old: _Link | None = None
+        holder = self._link
+        if holder is not None:
+            # First come, first served: taking the link from a live extension would fail its
+            # commands in flight, and two browsers pointed at one daemon would take it from each
+            # other for ever. The newcomer retries and gets in once the holder leaves.
+            log.warning(
+                "refused extension %s: extension %s is connected",
+                link.extension_id,
+                holder.extension_id,
+            )
+            await _close(ws, CLOSE_BUSY, "busy: another browser's tabpilot extension is connected")
+            return
         try:
             async with link.send_lock:
-                old, self._link, self._last = self._link, link, link
+                self._link, self._last = link, link
                 self._linked.set()
-                if old is not None:
-                    self._detach(old, "A newer extension connection replaced this one.")
                 hello_frame = DaemonHello(daemon_version=self._settings.version)
                 await ws.send_text(hello_frame.model_dump_json())
             log.info(
@@ -218,8 +227,6 @@ class Bridge:
                 hello.extension_version,
                 "on" if hello.pilot_enabled else "off",
             )
-            if old is not None:
-                await _close(old.ws, CLOSE_REPLACED, "replaced")
             await self._receive_loop(link)
         finally:
             self._detach(link, "The extension disconnected.")

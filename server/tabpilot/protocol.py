@@ -17,7 +17,7 @@ PROTOCOL_VERSION = 1
 
 #: WebSocket close codes of the daemon (docs/protocol.md, "Close codes").
 CLOSE_PROTOCOL_MISMATCH = 4001
-CLOSE_REPLACED = 4002
+CLOSE_BUSY = 4002
 CLOSE_HELLO_EXPECTED = 4003
 
 CommandName = Literal["execute_javascript", "list_tabs"]
