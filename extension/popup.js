@@ -1,5 +1,6 @@
-// The popup: the AI Web Pilot switch, the daemon's reachability and its port.
+// The popup: the AI Web Pilot switch, the daemon's reachability and its port, and what ran lately.
 // The switch and the port live in chrome.storage.local; the service worker reacts to their changes.
+import { createActivityView } from "./popup-activity.js";
 
 const REFRESH_MS = 1000;
 
@@ -7,6 +8,12 @@ const toggle = document.getElementById("pilot-toggle");
 const status = document.getElementById("connection-status");
 const portForm = document.getElementById("port-form");
 const portInput = document.getElementById("daemon-port");
+const activity = createActivityView({
+  chrome,
+  list: document.getElementById("activity-list"),
+  empty: document.getElementById("activity-empty"),
+  clearButton: document.getElementById("activity-clear"),
+});
 
 async function load() {
   const { pilotEnabled, daemonPort } = await chrome.storage.local.get(["pilotEnabled", "daemonPort"]);
@@ -68,6 +75,11 @@ async function refresh() {
   }
 }
 
+function refreshAll() {
+  refresh();
+  activity.refresh();
+}
+
 load();
-refresh();
-setInterval(refresh, REFRESH_MS);
+refreshAll();
+setInterval(refreshAll, REFRESH_MS);

@@ -12,17 +12,41 @@ function event() {
 export const NO_RECEIVER = "Could not establish connection. Receiving end does not exist.";
 
 // tabs: [{id, url, title, active, windowId}]; onSend(tabId, message, options, attempt) answers
-// the content script's reply (a value, a promise, or throws).
-export function fakeChrome({ storage = {}, tabs = [], onSend = () => undefined, managed = null, lastFocused = true } = {}) {
+// the content script's reply (a value, a promise, or throws). session: the initial contents of
+// storage.session; sessionFails: its get and set reject, as when the area is unavailable.
+export function fakeChrome({
+  storage = {},
+  tabs = [],
+  onSend = () => undefined,
+  managed = null,
+  lastFocused = true,
+  session = {},
+  sessionFails = false,
+} = {}) {
   const store = { ...storage };
-  const calls = { sendMessage: [], executeScript: [], storageSet: [], badge: [], alarms: [] };
+  const sessionStore = structuredClone(session);
+  const calls = { sendMessage: [], executeScript: [], storageSet: [], sessionSet: [], badge: [], alarms: [] };
   const onChanged = event();
   let sends = 0;
   const chrome = {
     calls,
     store,
+    sessionStore,
     storage: {
       onChanged,
+      // In memory, like Chrome's; values are copied, as Chrome serializes them.
+      session: {
+        async get(keys) {
+          if (sessionFails) throw new Error("storage.session is unavailable");
+          const wanted = Array.isArray(keys) ? keys : [keys];
+          return structuredClone(Object.fromEntries(wanted.filter((k) => k in sessionStore).map((k) => [k, sessionStore[k]])));
+        },
+        async set(items) {
+          calls.sessionSet.push(structuredClone(items));
+          if (sessionFails) throw new Error("storage.session quota exceeded");
+          Object.assign(sessionStore, structuredClone(items));
+        },
+      },
       local: {
         async get(keys) {
           const wanted = Array.isArray(keys) ? keys : [keys];

@@ -1,5 +1,7 @@
-// Wires the background together: the switch, the daemon link, command routing and the popup's
-// status questions. Everything Chrome- or network-shaped is injected, so node --test can run it.
+// Wires the background together: the switch, the daemon link, command routing, the recent activity
+// and the popup's questions. Everything Chrome- or network-shaped is injected, so node --test can
+// run it.
+import { createActivity } from "./activity.js";
 import { createCommands } from "./commands.js";
 import { createConnection } from "./connection.js";
 import { loadManaged } from "./managed.js";
@@ -14,10 +16,11 @@ export function parsePort(value) {
   return Number.isInteger(port) && port >= 1 && port <= 65535 ? port : DEFAULT_PORT;
 }
 
-export function createBackground({ chrome, WebSocket, fetch, timers, userAgent = "" }) {
+export function createBackground({ chrome, WebSocket, fetch, timers, userAgent = "", now = Date.now }) {
   const managed = loadManaged({ chrome, fetch });
   const pilot = createPilot({ chrome, managed });
   const commands = createCommands({ chrome, pilot, timers });
+  const activity = createActivity({ chrome, now });
   let daemonVersion = null;
 
   // Frames from the daemon, by type (protocol.md §1). Nothing here writes the pilot switch.
@@ -28,7 +31,11 @@ export function createBackground({ chrome, WebSocket, fetch, timers, userAgent =
     },
     keepalive() {},
     command(frame, reply) {
-      commands.run(frame).then(reply);
+      const recorded = activity.begin(frame);
+      commands.run(frame).then((result) => {
+        reply(result);
+        recorded(result); // after the answer, and it never throws
+      });
     },
   };
 
@@ -62,17 +69,28 @@ export function createBackground({ chrome, WebSocket, fetch, timers, userAgent =
   const messageHandlers = {
     get_status: () =>
       pilot.ready.then(() => ({ ...connection.status(), pilot_enabled: pilot.isEnabled(), daemon_version: daemonVersion })),
+    get_activity: (_message, sender) => ownPage(sender).then(() => activity.list()).then((entries) => ({ entries })),
+    clear_activity: (_message, sender) => ownPage(sender).then(() => activity.clear()).then(() => ({ entries: [] })),
   };
 
+  // Content scripts can message this worker too. The activity holds scripts and page titles from
+  // every tab, which storage.session already hides from content scripts; only this extension's own
+  // pages (the popup) may read or clear it. sender.url is set by Chrome, not by the sender.
+  async function ownPage(sender) {
+    if (!String(sender?.url ?? "").startsWith(chrome.runtime.getURL(""))) {
+      throw new Error("only the extension's own pages may ask for this");
+    }
+  }
+
   // All listeners are added in the worker's first turn, or Chrome will not wake it for them.
-  chrome.runtime.onMessage.addListener((message, _sender, sendResponse) => {
+  chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
     const handler = Object.hasOwn(messageHandlers, message?.type) ? messageHandlers[message.type] : null;
     if (!handler) {
       console.warn("tabpilot: ignoring a runtime message of unknown type", message?.type);
       sendResponse({ error: `unknown message type ${JSON.stringify(message?.type)}` });
       return false;
     }
-    handler(message).then(sendResponse, (err) => sendResponse({ error: String(err?.message ?? err) }));
+    handler(message, sender).then(sendResponse, (err) => sendResponse({ error: String(err?.message ?? err) }));
     return true;
   });
 
@@ -97,5 +115,5 @@ export function createBackground({ chrome, WebSocket, fetch, timers, userAgent =
     ([, { daemonPort }, stored]) => connection.start(parsePort(stored.daemonPort ?? daemonPort)),
   );
 
-  return { ready, pilot, connection, commands };
+  return { ready, pilot, connection, commands, activity };
 }

@@ -1,0 +1,76 @@
+// What the AI did, for the human at the popup: one entry per command this extension answered,
+// newest first, the newest MAX_ENTRIES only.
+//
+// The list lives in memory and is mirrored to chrome.storage.session, so that it survives Chrome
+// stopping and restarting this worker. storage.session is held in memory and cleared when the
+// browser closes; it is never written to disk, which matters because scripts may carry private data
+// (tokens, page contents). Its default access level, TRUSTED_CONTEXTS, keeps it from content
+// scripts; it is deliberately left that way
+// (https://developer.chrome.com/docs/extensions/reference/api/storage#property-session).
+
+export const ACTIVITY_KEY = "activity";
+export const MAX_ENTRIES = 20;
+export const SCRIPT_CHARS = 300;
+const RECORDED = new Set(["execute_javascript", "list_tabs"]);
+
+export function createActivity({ chrome, now = Date.now }) {
+  let entries = [];
+
+  const ready = Promise.resolve()
+    .then(() => chrome.storage.session.get(ACTIVITY_KEY))
+    .then((stored) => {
+      const saved = Array.isArray(stored?.[ACTIVITY_KEY]) ? stored[ACTIVITY_KEY].filter(isEntry) : [];
+      // Commands answered while the read was pending are newer than anything saved.
+      entries = [...entries, ...saved].slice(0, MAX_ENTRIES);
+    })
+    .catch((err) => console.warn("tabpilot: could not load the recent activity", err));
+
+  // Called when a command arrives; the returned function takes its result frame once it has been
+  // sent. It never throws, and the storage write happens after, so recording cannot delay or
+  // break an answer to the daemon.
+  function begin(frame) {
+    const started = now();
+    return (result) => {
+      try {
+        if (!RECORDED.has(frame?.command)) return;
+        const script = frame.command === "execute_javascript" ? String(frame.params?.script ?? "").slice(0, SCRIPT_CHARS) : null;
+        entries.unshift({
+          id: String(frame.id ?? ""),
+          time: started,
+          command: frame.command,
+          script,
+          tab: result?.tab ?? null,
+          outcome: result?.ok === true ? "ok" : String(result?.error?.code ?? "extension_error"),
+          duration_ms: Math.max(0, now() - started),
+        });
+        entries.length = Math.min(entries.length, MAX_ENTRIES);
+        save();
+      } catch (err) {
+        console.warn("tabpilot: could not record a command", err);
+      }
+    };
+  }
+
+  // After the load, so that a write never replaces saved entries the load has not merged yet.
+  // Writes go out in order, so the last one holds the latest list.
+  function save() {
+    return ready
+      .then(() => chrome.storage.session.set({ [ACTIVITY_KEY]: entries.slice() }))
+      .catch((err) => console.warn("tabpilot: could not save the recent activity", err));
+  }
+
+  return {
+    ready,
+    begin,
+    list: () => ready.then(() => entries.slice()),
+    async clear() {
+      await ready;
+      entries = [];
+      await save();
+    },
+  };
+}
+
+function isEntry(value) {
+  return value !== null && typeof value === "object" && typeof value.time === "number" && typeof value.command === "string";
+}
