@@ -134,27 +134,3 @@ test("a non-string script is refused without running anything", async () => {
   assert.equal(outcome.ok, false);
   assert.equal(outcome.error.code, "syntax_error");
 });
-
-test("stacks keep the script's frames with its own line numbers and drop tabpilot's", () => {
-  const { cleanStack } = load().context.__tabpilotExecutor;
-  const ext = "chrome-extension://mmgjobhjaeaocmcbdnjglfiobpnpkdpf";
-  const stack = [
-    "Error: test error",
-    `    at inner (eval at compile (${ext}/lib/executor.js:74:31), <anonymous>:4:9)`,
-    `    at eval (eval at compile (${ext}/lib/executor.js:74:31), <anonymous>:3:7)`,
-    `    at ${ext}/lib/executor.js:119:17`,
-    "    at new Promise (<anonymous>)",
-    `    at execute (${ext}/lib/executor.js:107:12)`,
-    "    at https://example.test/app.js:10:3",
-  ].join("\n");
-  assert.equal(
-    cleanStack(stack),
-    [
-      "Error: test error",
-      "    at inner (<script>:2:9)",
-      "    at eval (<script>:1:7)",
-      "    at new Promise (<anonymous>)",
-      "    at https://example.test/app.js:10:3",
-    ].join("\n"),
-  );
-});

@@ -213,3 +213,75 @@ test("a plain object that claims a Map tag stays an object", () => {
   const fake = { [Symbol.toStringTag]: "Map", a: 1 };
   assert.deepEqual(wire(fake), { result: { a: 1 }, result_type: "object" });
 });
+
+test("stacks keep the script's frames with its own line numbers and drop tabpilot's", () => {
+  const { cleanStack } = context.__tabpilotSerialize;
+  const ext = "chrome-extension://mmgjobhjaeaocmcbdnjglfiobpnpkdpf";
+  const stack = [
+    "Error: test error",
+    `    at inner (eval at compile (${ext}/lib/executor.js:74:31), <anonymous>:4:9)`,
+    `    at eval (eval at compile (${ext}/lib/executor.js:74:31), <anonymous>:3:7)`,
+    `    at ${ext}/lib/executor.js:119:17`,
+    "    at new Promise (<anonymous>)",
+    `    at execute (${ext}/lib/executor.js:107:12)`,
+    "    at https://example.test/app.js:10:3",
+  ].join("\n");
+  assert.equal(
+    cleanStack(stack),
+    [
+      "Error: test error",
+      "    at inner (<script>:2:9)",
+      "    at eval (<script>:1:7)",
+      "    at new Promise (<anonymous>)",
+      "    at https://example.test/app.js:10:3",
+    ].join("\n"),
+  );
+});
+
+test("a returned Error's stack is cleaned the same way", () => {
+  const ext = "chrome-extension://mmgjobhjaeaocmcbdnjglfiobpnpkdpf";
+  const error = new Error("returned");
+  error.stack = `Error: returned\n    at eval (eval at compile (${ext}/lib/executor.js:74:31), <anonymous>:3:7)\n    at ${ext}/inject.js:1:1`;
+  assert.deepEqual(wire(error).result, { error: "returned", name: "Error", stack: "Error: returned\n    at eval (<script>:1:7)" });
+});
+
+test("a host object's inherited methods are left out, its fields and own functions kept", () => {
+  // Web IDL puts attributes (accessors) and operations (methods) on the prototype, enumerable.
+  const proto = {};
+  Object.defineProperty(proto, "length", { get: () => 2, enumerable: true });
+  Object.defineProperty(proto, "getItem", { value: function getItem() {}, enumerable: true });
+  let getterCalls = 0;
+  Object.defineProperty(proto, "expensive", {
+    get: () => {
+      getterCalls++;
+      return "field";
+    },
+    enumerable: true,
+  });
+  const storage = Object.create(proto);
+  storage.theme = "dark";
+  storage.own = function own() {};
+  assert.deepEqual(wire(storage).result, { theme: "dark", own: "[Function: own]", length: 2, expensive: "field" });
+  assert.equal(getterCalls, 1, "deciding what to skip must not call getters");
+});
+
+test("DOM lists (NodeList, HTMLCollection) become lists", () => {
+  const realm = load({});
+  const NodeList = vm.runInContext(
+    `(() => {
+      class NodeList { constructor(items) { this.items = items; }
+        get length() { return this.items.length; } item(i) { return this.items[i]; } }
+      Object.defineProperty(NodeList.prototype, Symbol.toStringTag, { value: "NodeList" });
+      return NodeList;
+    })()`,
+    vm.createContext({}),
+  );
+  // Load again with NodeList present, as in a page.
+  const page = load({ NodeList });
+  const list = new NodeList([fakeElement("H1"), fakeElement("P", "intro")]);
+  list[0] = list.items[0];
+  list[1] = list.items[1];
+  const out = JSON.parse(JSON.stringify(page.serialize(list)));
+  assert.deepEqual(out, { result: ["[H1]", "[P#intro]"], result_type: "array" });
+  assert.equal(realm.serialize(list).result_type, "object", "without NodeList in the realm it is an object");
+});

@@ -22,26 +22,8 @@
   const clearTimer = g.clearTimeout;
   const jsonStringify = JSON.stringify;
   const StringCtor = String;
-  const { split, replace, indexOf } = String.prototype;
-  const { join } = Array.prototype;
-
-  // The frames of tabpilot's own files tell a caller nothing, and Chrome names the script's own
-  // frames `eval at compile (chrome-extension://…/executor.js:…), <anonymous>:LINE:COL`, counting
-  // the two lines the Function constructor puts before the body. Keep the script's frames, as
-  // `<script>:LINE:COL` with the script's own line numbers, and drop the rest of ours.
-  const EVAL_FRAME = /\(eval at compile \([^)]*\), <anonymous>:(\d+):(\d+)\)/;
-  const cleanStack = (stack) => {
-    const lines = apply(split, stack, ["\n"]);
-    const kept = [];
-    for (let i = 0; i < lines.length; i++) {
-      const line = apply(replace, lines[i], [
-        EVAL_FRAME,
-        (_, row, col) => `(<script>:${Math.max(1, row - 2)}:${col})`,
-      ]);
-      if (apply(indexOf, line, ["chrome-extension://"]) === -1) kept[kept.length] = line;
-    }
-    return apply(join, kept, ["\n"]);
-  };
+  // Shared with the serializer, which loads first (manifest order), so returned errors read the same.
+  const { cleanStack } = g.__tabpilotSerialize;
 
   // Results are prototype-less: resolving a promise with an object reads its `then`, and a page
   // could have put one on Object.prototype.
@@ -125,27 +107,21 @@
       options && typeof options.timeoutMs === "number" && options.timeoutMs > 0
         ? options.timeoutMs
         : DEFAULT_TIMEOUT_MS;
+    // The script runs here, outside any Promise constructor, so its stack holds no frame of ours.
+    const done = (outcome) => new PromiseCtor((resolve) => resolve(outcome));
+    if (typeof script !== "string") return done(failure("syntax_error", null, "the script must be a string"));
+    const compiled = compile(script, awaitPromise);
+    if (compiled.failure) return done(compiled.failure);
+    let value;
+    try {
+      value = apply(compiled.fn, undefined, []);
+    } catch (err) {
+      return done(failure("execution_error", err));
+    }
+    if (!awaitPromise || value === null || (typeof value !== "object" && typeof value !== "function")) {
+      return done(success(value));
+    }
     return new PromiseCtor((resolve) => {
-      if (typeof script !== "string") {
-        resolve(failure("syntax_error", null, "the script must be a string"));
-        return;
-      }
-      const compiled = compile(script, awaitPromise);
-      if (compiled.failure) {
-        resolve(compiled.failure);
-        return;
-      }
-      let value;
-      try {
-        value = apply(compiled.fn, undefined, []);
-      } catch (err) {
-        resolve(failure("execution_error", err));
-        return;
-      }
-      if (!awaitPromise || value === null || (typeof value !== "object" && typeof value !== "function")) {
-        resolve(success(value));
-        return;
-      }
       // An async form's promise rejects when the script throws or an `await` rejects inside it;
       // a plain form's promise is one the script returned.
       const rejectionCode = compiled.isAsync ? "execution_error" : "promise_rejected";
@@ -175,5 +151,5 @@
     });
   };
 
-  g.__tabpilotExecutor = Object.freeze({ execute, cleanStack });
+  g.__tabpilotExecutor = Object.freeze({ execute });
 })();

@@ -11,7 +11,7 @@
   // and work across realms (iframes, vm contexts), unlike instanceof.
   const g = globalThis;
   const { apply } = Reflect;
-  const { create, getOwnPropertyDescriptor, getPrototypeOf, setPrototypeOf, is } = Object;
+  const { create, getOwnPropertyDescriptor, getPrototypeOf, setPrototypeOf, is, hasOwn } = Object;
   const isArray = Array.isArray;
   const getter = (proto, name) => getOwnPropertyDescriptor(proto, name).get;
   const objectToString = Object.prototype.toString;
@@ -40,6 +40,13 @@
     "Int32Array", "Uint32Array", "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array"]) {
     typedArrayTags[`[object ${name}]`] = true;
   }
+  // The DOM's live lists (querySelectorAll, children, getElementsBy…) are lists to a caller.
+  const domListLengths = [];
+  for (const name of ["NodeList", "HTMLCollection"]) {
+    if (typeof g[name] === "function") domListLengths[domListLengths.length] = getter(g[name].prototype, "length");
+  }
+  const { split, replace, indexOf } = String.prototype;
+  const { join } = Array.prototype;
   const NodeCtor = typeof g.Node === "function" ? g.Node : null;
   const WindowCtor = typeof g.Window === "function" ? g.Window : null;
 
@@ -64,6 +71,24 @@
     } catch {
       return "[unprintable]";
     }
+  };
+
+  // The frames of tabpilot's own files tell a caller nothing, and Chrome names the script's own
+  // frames `eval at compile (chrome-extension://…/executor.js:…), <anonymous>:LINE:COL`, counting
+  // the two lines the Function constructor puts before the body. Keep the script's frames, as
+  // `<script>:LINE:COL` with the script's own line numbers, and drop the rest of ours.
+  const EVAL_FRAME = /\(eval at compile \([^)]*\), <anonymous>:(\d+):(\d+)\)/;
+  const cleanStack = (stack) => {
+    const lines = apply(split, stack, ["\n"]);
+    const kept = [];
+    for (let i = 0; i < lines.length; i++) {
+      const line = apply(replace, lines[i], [
+        EVAL_FRAME,
+        (_, row, col) => `(<script>:${Math.max(1, row - 2)}:${col})`,
+      ]);
+      if (apply(indexOf, line, ["chrome-extension://"]) === -1) kept[kept.length] = line;
+    }
+    return apply(join, kept, ["\n"]);
   };
 
   const thrown = (err) => {
@@ -129,6 +154,7 @@
         return "error";
     }
     if (typedArrayTags[tag] === true && branded(typedLength, value)) return "typedarray";
+    for (let i = 0; i < domListLengths.length; i++) if (branded(domListLengths[i], value)) return "array";
     if (value instanceof ErrorCtor) return "error"; // DOMException and friends carry their own tag
     if (value instanceof PromiseCtor) return "promise";
     return "object";
@@ -154,7 +180,8 @@
     const out = newRecord();
     out.error = text(read(err, "message"));
     out.name = text(read(err, "name"));
-    out.stack = text(read(err, "stack"));
+    const stack = read(err, "stack");
+    out.stack = typeof stack === "string" ? cleanStack(stack) : text(stack);
     return out;
   };
 
@@ -241,12 +268,32 @@
     return walk(value, depth + 1, state);
   };
 
+  // Whether `key` is a method `object` inherits (a function held by a prototype's data property).
+  // Read from descriptors, so no getter runs just to decide.
+  const inheritedMethod = (object, key) => {
+    if (hasOwn(object, key)) return false;
+    for (let proto = getPrototypeOf(object); proto !== null; proto = getPrototypeOf(proto)) {
+      const descriptor = getOwnPropertyDescriptor(proto, key);
+      if (descriptor) return typeof descriptor.value === "function";
+    }
+    return false;
+  };
+
   // for-in gives enumerable own and inherited keys: host objects like navigator keep their fields
-  // on the prototype. Keys past the limit are only counted.
+  // on the prototype. Their inherited methods (localStorage.getItem, …) are left out: they are the
+  // same for every object of the kind and only cost the caller tokens. Keys past the limit are
+  // only counted.
   const objectOut = (object, depth, state) => {
     const out = newRecord();
     let count = 0;
     for (const key in object) {
+      let skip;
+      try {
+        skip = inheritedMethod(object, key);
+      } catch {
+        skip = false; // a Proxy whose traps throw: let child() report it
+      }
+      if (skip) continue;
       if (count < LIMITS.keys) out[key] = child(object, key, depth, state);
       count++;
     }
@@ -303,5 +350,5 @@
     return out;
   };
 
-  g.__tabpilotSerialize = Object.freeze({ serialize, classify, LIMITS });
+  g.__tabpilotSerialize = Object.freeze({ serialize, classify, cleanStack, LIMITS });
 })();

@@ -27,6 +27,9 @@ RESULTS = [
         "object",
     ),
     ("document.getElementById('test')", "[DIV#test]", "node"),
+    ("document.querySelectorAll('div')", ["[DIV#test]"], "array"),
+    ("document.body.children", ["[DIV#test]"], "array"),
+    ("localStorage", {"length": 0}, "object"),
     ("document", "[#document]", "node"),
     ("window", "[Window]", "window"),
     ("NaN", "NaN", "number"),
@@ -76,6 +79,18 @@ def test_thrown_error(daemon: Daemon, page: dict[str, Any]) -> None:
     assert body["error"]["code"] == "execution_error"
     assert body["error"]["message"] == "test error"
     assert "test error" in body["error"]["stack"]
+
+
+def test_returned_error_reads_like_a_thrown_one(daemon: Daemon, page: dict[str, Any]) -> None:
+    body = daemon.execute("return new Error('returned')").json()
+    assert body["result_type"] == "error"
+    assert body["result"]["error"] == "returned"
+    assert body["result"]["stack"].splitlines() == ["Error: returned", "    at eval (<script>:1:8)"]
+
+
+def test_thrown_error_stack_names_the_script_line(daemon: Daemon, page: dict[str, Any]) -> None:
+    body = daemon.execute("const a = 1;\nthrow new Error('on line 2')").json()
+    assert body["error"]["stack"].splitlines() == ["Error: on line 2", "    at eval (<script>:2:7)"]
 
 
 def test_rejected_promise(daemon: Daemon, page: dict[str, Any]) -> None:
