@@ -41,16 +41,6 @@ class TabInfo(BaseModel):
     title: str = ""
 
 
-class TabSummary(BaseModel):
-    """One entry of the ``list_tabs`` result."""
-
-    id: int
-    url: str = ""
-    title: str = ""
-    active: bool = False
-    window_id: int
-
-
 class ErrorInfo(BaseModel):
     """An error as the extension reports it."""
 
@@ -82,12 +72,6 @@ class ExecuteParams(BaseModel):
     tab_id: int | None = Field(
         default=None, description="Target tab; null: the active tab of the last focused window."
     )
-
-
-class ListTabsParams(BaseModel):
-    """``list_tabs`` takes no parameters."""
-
-    model_config = ConfigDict(extra="forbid")
 
 
 # ---------------------------------------------------------------------------------------------
