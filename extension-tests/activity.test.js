@@ -233,3 +233,22 @@ test("a storage.session that throws synchronously does not break the result fram
   const got = await results(ws, 2);
   assert.deepEqual(got, [ok("c1"), ok("c2")]);
 });
+
+test("commands that come while a write is under way cost one more write, not one each", async () => {
+  const { activity, chrome } = await activityWith();
+  let writes = 0;
+  const set = chrome.storage.session.set.bind(chrome.storage.session);
+  // A write that takes a turn of the event loop, as a real one does.
+  chrome.storage.session.set = (items) => {
+    writes++;
+    return new Promise((resolve) => setImmediate(() => resolve(set(items))));
+  };
+  const settle = () => new Promise((r) => setImmediate(r));
+  for (let i = 0; i < 25; i++) activity.begin(execute(`burst-${i}`))(ok(`burst-${i}`));
+  await Promise.resolve(); // the first write is now under way
+  for (let i = 25; i < 50; i++) activity.begin(execute(`burst-${i}`))(ok(`burst-${i}`));
+  for (let i = 0; i < 5; i++) await settle();
+  assert.equal(writes, 2);
+  assert.equal(chrome.sessionStore[ACTIVITY_KEY][0].id, "burst-49");
+  assert.equal(chrome.sessionStore[ACTIVITY_KEY].length, 20);
+});

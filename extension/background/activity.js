@@ -51,12 +51,28 @@ export function createActivity({ chrome, now = Date.now }) {
     };
   }
 
-  // After the load, so that a write never replaces saved entries the load has not merged yet.
-  // Writes go out in order, so the last one holds the latest list.
+  // One write at a time, always of the latest list: under a burst of commands the worker writes
+  // twice (the one under way and one trailing), not once per command. It starts after the load, so
+  // that a write never replaces saved entries the load has not merged yet.
+  let writing = null;
+  let dirty = false;
   function save() {
-    return ready
-      .then(() => chrome.storage.session.set({ [ACTIVITY_KEY]: entries.slice() }))
-      .catch((err) => console.warn("tabpilot: could not save the recent activity", err));
+    dirty = true;
+    writing ??= ready.then(writeLatest);
+    return writing;
+  }
+
+  async function writeLatest() {
+    try {
+      while (dirty) {
+        dirty = false;
+        await chrome.storage.session.set({ [ACTIVITY_KEY]: entries.slice() });
+      }
+    } catch (err) {
+      console.warn("tabpilot: could not save the recent activity", err);
+    } finally {
+      writing = null;
+    }
   }
 
   return {
