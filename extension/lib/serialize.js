@@ -40,10 +40,12 @@
     "Int32Array", "Uint32Array", "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array"]) {
     typedArrayTags[`[object ${name}]`] = true;
   }
-  // The DOM's live lists (querySelectorAll, children, getElementsBy…) are lists to a caller.
-  const domListLengths = [];
+  // The DOM's live lists (querySelectorAll, children, getElementsBy…) are lists to a caller. Keyed
+  // by tag, like the checks below: a brand check throws for every object that fails it, far too
+  // dear to run on each plain object of a large result.
+  const domListLengths = create(null);
   for (const name of ["NodeList", "HTMLCollection"]) {
-    if (typeof g[name] === "function") domListLengths[domListLengths.length] = getter(g[name].prototype, "length");
+    if (typeof g[name] === "function") domListLengths[`[object ${name}]`] = getter(g[name].prototype, "length");
   }
   const { split, replace, indexOf } = String.prototype;
   const { join } = Array.prototype;
@@ -154,7 +156,8 @@
         return "error";
     }
     if (typedArrayTags[tag] === true && branded(typedLength, value)) return "typedarray";
-    for (let i = 0; i < domListLengths.length; i++) if (branded(domListLengths[i], value)) return "array";
+    const domLength = domListLengths[tag];
+    if (domLength !== undefined && branded(domLength, value)) return "array";
     if (value instanceof ErrorCtor) return "error"; // DOMException and friends carry their own tag
     if (value instanceof PromiseCtor) return "promise";
     return "object";
