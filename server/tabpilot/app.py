@@ -316,5 +316,5 @@ def serve(settings: Settings) -> None:
     server = make_server(settings)
     server.run(sockets=[sock])
     if not server.started:
-        # The lifespan failed (no Chromium for --browser, say) and uvicorn logged why.
+        # The lifespan failed (the managed Chromium would not start, say) and uvicorn logged why.
         raise SystemExit(1)
