@@ -17,3 +17,10 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     state_dir = tmp_path / "state"
     monkeypatch.setenv("TABPILOT_STATE_DIR", str(state_dir))
     return state_dir
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Write docs/reliability.md from the figures this run recorded (see tests/figures.py)."""
+    from tests import figures
+
+    figures.write_if_complete(passed=exitstatus == 0)
