@@ -11,7 +11,8 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from tabpilot.app import bind_socket, create_app
+from tabpilot.app import bind_socket, create_app, make_server
+from tabpilot.cli import build_parser
 from tabpilot.config import Settings
 from tests.support import Command, Daemon, Reply, connected, fail, ok, run_daemon
 
@@ -288,3 +289,10 @@ async def test_accepted_connections_send_without_nagle_delay() -> None:
     finally:
         server.close()
         await server.wait_closed()
+
+
+def test_access_log_is_off_unless_asked_for() -> None:
+    assert make_server(Settings(port=0)).config.access_log is False
+    assert make_server(Settings(port=0, access_log=True)).config.access_log is True
+    args = build_parser().parse_args(["serve", "--access-log"])
+    assert args.access_log is True

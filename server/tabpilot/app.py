@@ -299,6 +299,7 @@ def make_server(
         server_header=False,
         timeout_graceful_shutdown=5,
         log_level=log_level,
+        access_log=settings.access_log,
     )
     return uvicorn.Server(config)
 

@@ -71,6 +71,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         connect_grace_s=args.connect_grace,
         managed_browser=args.browser or args.headed,
         headed=args.headed,
+        access_log=args.access_log or None,
     )
     serve(settings)
     return EXIT_OK
@@ -188,6 +189,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         metavar="SECONDS",
         help="how long a command waits for the extension to connect (default: 3)",
+    )
+    serve.add_argument(
+        "--access-log",
+        action="store_true",
+        help="log every HTTP request (off by default: a log line per call costs more than the "
+        "call's own work in the daemon)",
     )
     serve.set_defaults(func=cmd_serve)
 

@@ -46,6 +46,8 @@ class Settings:
     #: Launch and own a headless Chromium with the extension (`tabpilot serve --browser`).
     managed_browser: bool = False
     headed: bool = False
+    #: Log a line per HTTP request (uvicorn's access log), `tabpilot serve --access-log`.
+    access_log: bool = False
     #: Path of a Chromium binary; found on PATH when None.
     chromium_path: str | None = None
 
