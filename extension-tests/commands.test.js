@@ -243,3 +243,43 @@ test("commands sent together to a fresh tab share one injection", async () => {
   assert.equal(chrome.calls.executeScript.length, 2); // one MAIN, one ISOLATED
   assert.equal(chrome.calls.sendMessage.length, 4);
 });
+
+const ping = (params, id = "p1") => ({ type: "command", id, command: "ping", params });
+const pong = { ok: true, result: "pong", result_type: "string", url: PAGE.url, title: "Page" };
+
+test("ping to the worker answers pong without touching a tab", async () => {
+  const { chrome, commands } = setup({ onSend: () => pong });
+  const result = await commands.run(ping({ to: "worker", tab_id: null }));
+  assert.deepEqual(result, { type: "result", id: "p1", ok: true, result: "pong", result_type: "string", tab: null });
+  assert.equal(chrome.calls.sendMessage.length, 0);
+});
+
+for (const to of ["content", "page"]) {
+  test(`ping to the ${to} sends a ping, never a script, to the tab and answers pong`, async () => {
+    const { chrome, commands } = setup({ onSend: () => pong });
+    const result = await commands.run(ping({ to, tab_id: 7 }));
+    assert.deepEqual(result, {
+      type: "result", id: "p1", ok: true, result: "pong", result_type: "string", tab: { id: 7, url: PAGE.url, title: "Page" },
+    });
+    assert.deepEqual(chrome.calls.sendMessage, [{ tabId: 7, message: { type: "ping", id: "p1", to }, options: { frameId: 0 } }]);
+  });
+}
+
+test("ping passes the pilot switch and the same tab checks as a script", async () => {
+  const off = setup({ pilotOn: false, onSend: () => pong });
+  assert.equal((await off.commands.run(ping({ to: "worker" }))).error.code, "pilot_disabled");
+  const { chrome, commands } = setup({ tabs: [{ ...PAGE, url: "chrome://settings/" }], onSend: () => pong });
+  assert.equal((await commands.run(ping({ to: "page" }))).error.code, "tab_not_scriptable");
+  assert.equal((await commands.run(ping({ to: "page", tab_id: 999 }))).error.code, "tab_not_found");
+  assert.equal(chrome.calls.sendMessage.length + off.chrome.calls.sendMessage.length, 0);
+});
+
+test("ping to an unknown target or from a page that fails is an error, never a pong", async () => {
+  const { commands } = setup({ onSend: () => ({ ok: false, error: { code: "extension_error", message: "not paired" } }) });
+  const unknown = await commands.run(ping({ to: "script" }));
+  assert.equal(unknown.error.code, "extension_error");
+  assert.match(unknown.error.message, /worker, content, page/);
+  const failed = await commands.run(ping({ to: "page" }));
+  assert.deepEqual(failed.error, { code: "extension_error", message: "not paired" });
+  assert.equal(failed.tab.id, 7);
+});

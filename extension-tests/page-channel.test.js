@@ -189,3 +189,28 @@ test("many requests in flight each get their own answer", async () => {
   const answers = await Promise.all(scripts.map((script) => page.execute(script)));
   assert.deepEqual(answers.map((a) => a.result), scripts.map((_, i) => i));
 });
+
+test("a ping is answered by the content script, or by the page world, and runs nothing", async () => {
+  const page = pairedPage();
+  page.main.ran = false;
+  // A script smuggled into a ping is not passed on, let alone run.
+  const script = "globalThis.ran = true";
+  for (const to of ["content", "page"]) {
+    assert.deepEqual(await page.chrome.send({ type: "ping", id: "p", to, script }), {
+      ok: true, result: "pong", result_type: "string", ...WHERE,
+    });
+  }
+  await tick();
+  assert.equal(page.main.ran, false);
+  // The channel still runs scripts after pings.
+  assert.deepEqual(await page.execute("2 + 2"), { ok: true, result: 4, result_type: "number", ...WHERE });
+});
+
+test("a ping to the page world of an unpaired tab fails with the reload hint", async () => {
+  const page = makePage();
+  page.loadContent(); // no inject.js: nothing in the page world answers
+  const answer = await page.chrome.send({ type: "ping", id: "p1", to: "page" });
+  assert.equal(answer.ok, false);
+  assert.equal(answer.error.code, "extension_error");
+  assert.match(answer.error.message, /reload the tab/);
+});

@@ -55,23 +55,28 @@
     }
   };
 
-  const execute = (message, sendResponse) => {
+  // Hands one request to the page world; onResult answers it.
+  const toPage = (fields, sendResponse) => {
     if (!paired) {
       sendResponse(failed("extension_error", RELOAD_HINT));
       return;
     }
     const id = String(++sequence);
     pending.set(id, sendResponse);
-    const request = JSON.stringify({
-      id,
-      script: message.script,
-      timeout_ms: message.timeout_ms,
-      await_promise: message.await_promise !== false,
-    });
+    const request = JSON.stringify({ id, ...fields });
     // inject.js cancels the event as its receipt; an uncancelled one went unheard (document.open()
     // drops the page's listeners), and waiting for an answer would only end in a timeout.
     const heard = !fire("tabpilot:req:" + nonce, request, true);
     if (!heard && pending.delete(id)) sendResponse(failed("extension_error", RELOAD_HINT));
+  };
+
+  const execute = (message, sendResponse) =>
+    toPage({ script: message.script, timeout_ms: message.timeout_ms, await_promise: message.await_promise !== false }, sendResponse);
+
+  // A ping runs nothing: it answers here, or crosses to the page world and back.
+  const ping = (message, sendResponse) => {
+    if (message.to === "page") toPage({ ping: true }, sendResponse);
+    else sendResponse({ ok: true, result: "pong", result_type: "string", ...where() });
   };
 
   const onMessage = (message, _sender, sendResponse) => {
@@ -79,6 +84,9 @@
     switch (type) {
       case "execute":
         execute(message, sendResponse);
+        break;
+      case "ping":
+        ping(message, sendResponse);
         break;
       default:
         console.warn("tabpilot: unknown message type", type);

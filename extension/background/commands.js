@@ -3,6 +3,9 @@ import { CommandError, errorPayload } from "./errors.js";
 import { assertScriptable, deliver, listTabs, resolveTab, tabInfo } from "./tabs.js";
 
 const DEFAULT_TIMEOUT_MS = 5000;
+// A ping runs nothing, so it answers in milliseconds unless the page is stuck.
+const PING_TIMEOUT_MS = 5000;
+const PING_TARGETS = new Set(["worker", "content", "page"]);
 
 const PILOT_OFF =
   "AI Web Pilot is off. The person at this browser must turn it on in the tabpilot extension popup " +
@@ -12,6 +15,7 @@ export function createCommands({ chrome, pilot, timers }) {
   const handlers = {
     execute_javascript: executeJavascript,
     list_tabs: async () => ({ result: await listTabs(chrome), result_type: "array", tab: null }),
+    ping,
   };
 
   // Never rejects: every path ends in one result frame for frame.id.
@@ -78,6 +82,31 @@ export function createCommands({ chrome, pilot, timers }) {
       });
     }
     return { result: answer.result ?? null, result_type: answer.result_type ?? "undefined", tab: where };
+  }
+
+  // Times one more hop of the chain per target, running nothing in the page: "worker" answers here,
+  // "content" in the tab's content script, "page" in its page world (protocol.md §1).
+  async function ping(params, id) {
+    const to = params.to;
+    if (!PING_TARGETS.has(to)) {
+      throw new CommandError("extension_error", `Cannot ping ${JSON.stringify(to)}; the targets are ${[...PING_TARGETS].join(", ")}.`);
+    }
+    if (to === "worker") return { result: "pong", result_type: "string", tab: null };
+    const tab = await resolveTab(chrome, params.tab_id);
+    assertScriptable(tab);
+    let expired = false;
+    const answer = await withTimeout(deliver(chrome, tab, { type: "ping", id, to }, () => expired), PING_TIMEOUT_MS, () => {
+      expired = true;
+      return new CommandError("execution_timeout", `The tab did not answer a ping within ${PING_TIMEOUT_MS} ms: the page is busy or stuck.`, {
+        tab: tabInfo(tab),
+      });
+    });
+    if (answer?.ok !== true) {
+      throw new CommandError(answer?.error?.code || "extension_error", answer?.error?.message ?? "The tab's content script gave no answer to a ping.", {
+        tab: tabInfo(tab),
+      });
+    }
+    return { result: answer.result, result_type: "string", tab: await answerTab(tab, answer) };
   }
 
   // The url and title the content script saw, which follow in-page navigation; else ask Chrome.

@@ -12,12 +12,12 @@ import logging
 import socket
 import time
 from collections.abc import AsyncIterator, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import uvicorn
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import HTMLResponse, Response
 
@@ -33,12 +33,18 @@ from tabpilot.errors import (
     TabpilotError,
     error_classes,
 )
-from tabpilot.protocol import PROTOCOL_VERSION, ExecuteParams
+from tabpilot.protocol import PROTOCOL_VERSION, ExecuteParams, PingParams, ResultFrame
 from tabpilot.security import SecurityMiddleware, new_request_id
 
 log = logging.getLogger(__name__)
 
-_FIELDS = "script, timeout_ms, await_promise, tab_id"
+M = TypeVar("M", bound=BaseModel)
+
+#: What an invalid body's error message shows as an example of a good one, per body model.
+_EXAMPLES: dict[type[BaseModel], str] = {
+    ExecuteParams: '{"script": "2 + 2", "timeout_ms": 5000}',
+    PingParams: '{"to": "page"}',
+}
 
 LANDING_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>tabpilot</title></head>
@@ -52,13 +58,10 @@ See the API at <a href="/docs">/docs</a>.</p>
 """
 
 
-# The body is read by read_params (any content type), so FastAPI is told its schema here.
-_EXECUTE_BODY = {
-    "requestBody": {
-        "required": True,
-        "content": {"application/json": {"schema": ExecuteParams.model_json_schema()}},
-    }
-}
+def _body_schema(model: type[BaseModel], *, required: bool) -> dict[str, Any]:
+    # Bodies are read by read_params (any content type), so FastAPI is told their schema here.
+    schema = {"application/json": {"schema": model.model_json_schema()}}
+    return {"requestBody": {"required": required, "content": schema}}
 
 
 def _error_table() -> str:
@@ -87,7 +90,7 @@ def _request_id(request: Request | WebSocket) -> str:
     return str(state.get("request_id") or new_request_id())
 
 
-def _describe(errors: Sequence[Any]) -> str:
+def _describe(errors: Sequence[Any], model: type[BaseModel] = ExecuteParams) -> str:
     """One readable sentence for what FastAPI would answer as a bare 422."""
     parts: list[str] = []
     for err in errors:
@@ -100,30 +103,44 @@ def _describe(errors: Sequence[Any]) -> str:
         elif kind == "missing":
             parts.append(f"`{where}` is required")
         elif kind == "extra_forbidden":
-            parts.append(f"`{where}` is not a field (the fields are {_FIELDS})")
+            fields = ", ".join(model.model_fields)
+            parts.append(f"`{where}` is not a field (the fields are {fields})")
         elif not where:
             parts.append("the body must be a JSON object sent with Content-Type: application/json")
         else:
             parts.append(f"`{where}`: {err.get('msg', 'invalid')}")
     return (
         f"Invalid request: {'; '.join(parts) or 'bad body'}. "
-        'Send JSON such as {"script": "2 + 2", "timeout_ms": 5000}; see /docs.'
+        f"Send JSON such as {_EXAMPLES[model]}; see /docs."
     )
 
 
-async def read_params(request: Request) -> ExecuteParams:
-    """The body of POST /execute_javascript.
+async def read_params(request: Request, model: type[M], *, empty: str | None = None) -> M:
+    """The body of a POST route as ``model``; ``empty`` is what a missing body stands for.
 
     Parsed as JSON whatever its Content-Type, so that a bare ``curl -d '{...}'`` (sent as a form)
     works too. That is safe: browsers are kept out by the Origin check, not by the content type.
     """
     body = await request.body()
     if not body.strip():
-        raise InvalidRequest(_describe([{"type": "missing", "loc": ()}]))
+        if empty is None:
+            raise InvalidRequest(_describe([{"type": "missing", "loc": ()}], model))
+        body = empty.encode()
     try:
-        return ExecuteParams.model_validate_json(body)
+        return model.model_validate_json(body)
     except ValidationError as exc:
-        raise InvalidRequest(_describe(exc.errors())) from None
+        raise InvalidRequest(_describe(exc.errors(), model)) from None
+
+
+def _answer(request_id: str, answer: ResultFrame, started: float) -> Response:
+    """The success envelope of a command's result, timed from ``started``."""
+    return render_success(
+        request_id,
+        answer.result,
+        result_type=answer.result_type,
+        tab=answer.tab,
+        duration_ms=(time.perf_counter() - started) * 1000,
+    )
 
 
 def to_api_error(exc: Exception) -> TabpilotError:
@@ -192,7 +209,7 @@ def create_app(settings: Settings) -> FastAPI:
     @app.post(
         "/execute_javascript",
         response_model=SuccessEnvelope,
-        openapi_extra=_EXECUTE_BODY,
+        openapi_extra=_body_schema(ExecuteParams, required=True),
         responses={
             200: {
                 "description": "The script ran. If it threw, `success` is false with "
@@ -205,15 +222,24 @@ def create_app(settings: Settings) -> FastAPI:
         """Run `script` in a tab (the active tab of the last focused window by default)."""
         started = time.perf_counter()
         request_id = _request_id(request)
-        params = await read_params(request)
-        answer = await bridge.execute(params, request_id)
-        return render_success(
-            request_id,
-            answer.result,
-            result_type=answer.result_type,
-            tab=answer.tab,
-            duration_ms=(time.perf_counter() - started) * 1000,
-        )
+        params = await read_params(request, ExecuteParams)
+        return _answer(request_id, await bridge.execute(params, request_id), started)
+
+    @app.post(
+        "/ping",
+        response_model=SuccessEnvelope,
+        openapi_extra=_body_schema(PingParams, required=False),
+        responses=_responses(400, 403, 404, 409, 502, 503, 504),
+    )
+    async def ping(request: Request) -> Response:
+        """Time the link without running anything: `to` is `worker`, `content` or `page`.
+
+        The result is `"pong"`; `duration_ms` is the round trip from the daemon to that hop.
+        """
+        started = time.perf_counter()
+        request_id = _request_id(request)
+        params = await read_params(request, PingParams, empty="{}")
+        return _answer(request_id, await bridge.ping(params, request_id), started)
 
     @app.get("/status", response_model=SuccessEnvelope)
     async def status(request: Request) -> Response:
@@ -233,13 +259,7 @@ def create_app(settings: Settings) -> FastAPI:
         """The open tabs: id, url, title, active, window_id."""
         started = time.perf_counter()
         request_id = _request_id(request)
-        answer = await bridge.list_tabs(request_id)
-        return render_success(
-            request_id,
-            answer.result,
-            result_type=answer.result_type,
-            duration_ms=(time.perf_counter() - started) * 1000,
-        )
+        return _answer(request_id, await bridge.list_tabs(request_id), started)
 
     @app.get("/health", response_model=SuccessEnvelope)
     async def health(request: Request) -> Response:

@@ -39,6 +39,7 @@ from tabpilot.protocol import (
     ExtensionHello,
     KeepaliveFrame,
     PilotFrame,
+    PingParams,
     ResultFrame,
     parse_extension_frame,
 )
@@ -50,6 +51,8 @@ log = logging.getLogger(__name__)
 HELLO_TIMEOUT_S = 10.0
 #: list_tabs is a quick chrome.tabs.query; the daemon's own grace still applies on top.
 LIST_TABS_TIMEOUT_S = 5.0
+#: A ping runs nothing; the extension gives up on a stuck tab after 5 s itself.
+PING_TIMEOUT_S = 5.0
 #: Close code for the daemon shutting down ("going away", RFC 6455 §7.4.1).
 CLOSE_GOING_AWAY = 1001
 
@@ -122,6 +125,11 @@ class Bridge:
         """The open tabs, as the extension lists them."""
         timeout_s = LIST_TABS_TIMEOUT_S + self._settings.timeout_grace_s
         return await self.call("list_tabs", {}, request_id, timeout_s)
+
+    async def ping(self, params: PingParams, request_id: str) -> ResultFrame:
+        """A round trip to the service worker, the tab's content script or its page world."""
+        timeout_s = PING_TIMEOUT_S + self._settings.timeout_grace_s
+        return await self.call("ping", params.model_dump(), request_id, timeout_s)
 
     async def call(
         self, command: CommandName, params: dict[str, Any], request_id: str, timeout_s: float

@@ -20,7 +20,7 @@ CLOSE_PROTOCOL_MISMATCH = 4001
 CLOSE_BUSY = 4002
 CLOSE_HELLO_EXPECTED = 4003
 
-CommandName = Literal["execute_javascript", "list_tabs"]
+CommandName = Literal["execute_javascript", "list_tabs", "ping"]
 
 
 class _Frame(BaseModel):
@@ -69,6 +69,21 @@ class ExecuteParams(BaseModel):
         default=5000, ge=1, le=120_000, description="Give up after this many milliseconds."
     )
     await_promise: bool = Field(default=True, description="Await a returned promise.")
+    tab_id: int | None = Field(
+        default=None, description="Target tab; null: the active tab of the last focused window."
+    )
+
+
+class PingParams(BaseModel):
+    """Time the chain up to one hop without running anything: the body of ``POST /ping``."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+    to: Literal["worker", "content", "page"] = Field(
+        default="worker",
+        description="Who answers: the extension's service `worker`, the tab's `content` script, "
+        "or the tab's `page` world.",
+    )
     tab_id: int | None = Field(
         default=None, description="Target tab; null: the active tab of the last focused window."
     )

@@ -78,6 +78,9 @@ class Daemon:
             self.url + "/execute_javascript", json={"script": script, **params}, timeout=timeout
         )
 
+    def post_json(self, path: str, body: dict[str, Any], timeout: float = 30) -> httpx.Response:
+        return httpx.post(self.url + path, json=body, timeout=timeout)
+
     def status(self) -> dict[str, Any]:
         result: dict[str, Any] = self.get("/status").json()["result"]
         return result
