@@ -291,6 +291,14 @@ async def test_accepted_connections_send_without_nagle_delay() -> None:
         await server.wait_closed()
 
 
+async def test_the_extension_socket_is_not_compressed(daemon: Daemon) -> None:
+    # The client offers permessage-deflate, as Chrome does; on loopback it would only cost a
+    # compress and a decompress of every frame, large results included.
+    async with connected(daemon) as fake:
+        assert fake.ws.response is not None
+        assert "Sec-WebSocket-Extensions" not in fake.ws.response.headers
+
+
 def test_access_log_is_off_unless_asked_for() -> None:
     assert make_server(Settings(port=0)).config.access_log is False
     assert make_server(Settings(port=0, access_log=True)).config.access_log is True

@@ -314,6 +314,10 @@ def make_server(
     config = uvicorn.Config(
         app or create_app(settings),
         ws_max_size=settings.ws_max_size,
+        # Chrome offers permessage-deflate and uvicorn accepts it by default: on loopback that is
+        # pure cost, a compress in the extension and a decompress here for every frame, 10 MB
+        # results included.
+        ws_per_message_deflate=False,
         lifespan="on",
         proxy_headers=False,
         server_header=False,
