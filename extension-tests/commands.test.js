@@ -33,7 +33,7 @@ test("a script that runs gives ok with result, result_type and the tab", async (
     result_type: "number",
     tab: { id: 7, url: PAGE.url, title: "Page" },
   });
-  assert.deepEqual(chrome.calls.sendMessage, [
+  assert.deepEqual(chrome.calls.delivered, [
     {
       tabId: 7,
       message: { type: "execute", id: "r1", script: "2 + 2", timeout_ms: 1000, await_promise: true },
@@ -68,7 +68,7 @@ test("pilot off refuses with pilot_disabled and never touches a tab", async () =
     assert.match(result.error.message, /AI Web Pilot/);
     assert.match(result.error.message, /popup/);
   }
-  assert.equal(chrome.calls.sendMessage.length, 0);
+  assert.equal(chrome.calls.delivered.length, 0);
 });
 
 test("a tab_id that does not exist gives tab_not_found", async () => {
@@ -98,7 +98,7 @@ for (const url of ["chrome://settings/", "chrome-extension://abc/popup.html", "a
     assert.equal(result.error.code, "tab_not_scriptable");
     if (url) assert.ok(result.error.message.includes(url));
     assert.match(result.error.message, /tab_id/);
-    assert.equal(chrome.calls.sendMessage.length, 0);
+    assert.equal(chrome.calls.delivered.length, 0);
   });
 }
 
@@ -131,7 +131,7 @@ test("'Receiving end does not exist' injects MAIN then ISOLATED, then sends exac
   const result = await commands.run(execute());
   assert.equal(result.ok, true);
   assert.equal(result.result, 42);
-  assert.equal(chrome.calls.sendMessage.length, 2);
+  assert.equal(chrome.calls.delivered.length, 2);
   assert.deepEqual(
     chrome.calls.executeScript.map((d) => ({ world: d.world, files: d.files, target: d.target })),
     [
@@ -149,7 +149,7 @@ test("a second 'Receiving end does not exist' is not retried again", async () =>
   });
   const result = await commands.run(execute());
   assert.equal(result.error.code, "extension_error");
-  assert.equal(chrome.calls.sendMessage.length, 2);
+  assert.equal(chrome.calls.delivered.length, 2);
 });
 
 test("any other send failure is never resent: the message may have been delivered", async () => {
@@ -161,7 +161,7 @@ test("any other send failure is never resent: the message may have been delivere
   const result = await commands.run(execute());
   assert.equal(result.error.code, "extension_error");
   assert.match(result.error.message, /message channel closed/);
-  assert.equal(chrome.calls.sendMessage.length, 1);
+  assert.equal(chrome.calls.delivered.length, 1);
   assert.equal(chrome.calls.executeScript.length, 0);
 });
 
@@ -175,7 +175,7 @@ test("an injection Chrome refuses gives tab_not_scriptable", async () => {
   const result = await commands.run(execute());
   assert.equal(result.error.code, "tab_not_scriptable");
   assert.match(result.error.message, /chromewebstore/);
-  assert.equal(chrome.calls.sendMessage.length, 1);
+  assert.equal(chrome.calls.delivered.length, 1);
 });
 
 test("list_tabs gives id, url, title, active and window_id of every tab", async () => {
@@ -220,7 +220,7 @@ test("a timeout while injecting cancels the second send", async () => {
   const result = await commands.run(execute({ timeout_ms: 10 }));
   assert.equal(result.error.code, "execution_timeout");
   await new Promise((r) => setTimeout(r, 120));
-  assert.equal(chrome.calls.sendMessage.length, 1);
+  assert.equal(chrome.calls.delivered.length, 1);
 });
 
 test("commands sent together to a fresh tab share one injection", async () => {
@@ -241,7 +241,7 @@ test("commands sent together to a fresh tab share one injection", async () => {
   const results = await Promise.all([commands.run(execute({}, "a")), commands.run(execute({}, "b"))]);
   assert.deepEqual(results.map((r) => r.ok), [true, true]);
   assert.equal(chrome.calls.executeScript.length, 2); // one MAIN, one ISOLATED
-  assert.equal(chrome.calls.sendMessage.length, 4);
+  assert.equal(chrome.calls.delivered.length, 4);
 });
 
 const ping = (params, id = "p1") => ({ type: "command", id, command: "ping", params });
@@ -251,7 +251,7 @@ test("ping to the worker answers pong without touching a tab", async () => {
   const { chrome, commands } = setup({ onSend: () => pong });
   const result = await commands.run(ping({ to: "worker", tab_id: null }));
   assert.deepEqual(result, { type: "result", id: "p1", ok: true, result: "pong", result_type: "string", tab: null });
-  assert.equal(chrome.calls.sendMessage.length, 0);
+  assert.equal(chrome.calls.delivered.length, 0);
 });
 
 for (const to of ["content", "page"]) {
@@ -261,7 +261,7 @@ for (const to of ["content", "page"]) {
     assert.deepEqual(result, {
       type: "result", id: "p1", ok: true, result: "pong", result_type: "string", tab: { id: 7, url: PAGE.url, title: "Page" },
     });
-    assert.deepEqual(chrome.calls.sendMessage, [{ tabId: 7, message: { type: "ping", id: "p1", to }, options: { frameId: 0 } }]);
+    assert.deepEqual(chrome.calls.delivered, [{ tabId: 7, message: { type: "ping", id: "p1", to }, options: { frameId: 0 } }]);
   });
 }
 
@@ -271,7 +271,7 @@ test("ping passes the pilot switch and the same tab checks as a script", async (
   const { chrome, commands } = setup({ tabs: [{ ...PAGE, url: "chrome://settings/" }], onSend: () => pong });
   assert.equal((await commands.run(ping({ to: "page" }))).error.code, "tab_not_scriptable");
   assert.equal((await commands.run(ping({ to: "page", tab_id: 999 }))).error.code, "tab_not_found");
-  assert.equal(chrome.calls.sendMessage.length + off.chrome.calls.sendMessage.length, 0);
+  assert.equal(chrome.calls.delivered.length + off.chrome.calls.delivered.length, 0);
 });
 
 test("ping to an unknown target or from a page that fails is an error, never a pong", async () => {
@@ -282,4 +282,28 @@ test("ping to an unknown target or from a page that fails is an error, never a p
   const failed = await commands.run(ping({ to: "page" }));
   assert.deepEqual(failed.error, { code: "extension_error", message: "not paired" });
   assert.equal(failed.tab.id, 7);
+});
+
+test("commands to one tab share one port to its content script", async () => {
+  const { chrome, commands } = setup({ onSend: () => answer42 });
+  for (const id of ["a", "b", "c"]) assert.equal((await commands.run(execute({}, id))).result, 42);
+  assert.deepEqual(chrome.calls.connect, [{ tabId: 7, options: { frameId: 0, name: "tabpilot" } }]);
+  assert.equal(chrome.calls.delivered.length, 3);
+});
+
+test("a page that goes away mid-command fails it once, and the next command opens a new port", async () => {
+  let leave;
+  const { chrome, commands } = setup({
+    onSend: (_tab, _message, _options, attempt) => (attempt === 1 ? new Promise((_, reject) => (leave = reject)) : answer42),
+  });
+  const first = commands.run(execute({}, "gone"));
+  await new Promise((resolve) => setImmediate(resolve));
+  leave(new Error("")); // Chrome closes the port without an error when the page navigates
+  const result = await first;
+  assert.equal(result.error.code, "extension_error");
+  assert.match(result.error.message, /closed the message channel before it answered/);
+  assert.equal((await commands.run(execute({}, "next"))).result, 42);
+  assert.equal(chrome.calls.connect.length, 2);
+  assert.deepEqual(chrome.calls.delivered.map((d) => d.message.id), ["gone", "next"]);
+  assert.equal(chrome.calls.executeScript.length, 0);
 });

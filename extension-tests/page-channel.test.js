@@ -13,18 +13,34 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 function fakeChrome() {
   const listeners = new Set();
-  const onMessage = { addListener: (fn) => listeners.add(fn), removeListener: (fn) => listeners.delete(fn) };
-  // Like chrome.tabs.sendMessage: every listener hears it, the first sendResponse is the answer,
-  // and what crosses is JSON.
-  const send = (message) =>
-    new Promise((resolve) => {
-      const respond = (answer) => resolve(JSON.parse(JSON.stringify(answer)));
-      for (const listener of listeners) {
-        const keptOpen = listener(message, { id: "extension" }, respond);
-        assert.equal(keptOpen, true, "onMessage listeners must return true");
-      }
-    });
-  return { runtime: { id: "extension", onMessage }, listeners, send };
+  const onConnect = { addListener: (fn) => listeners.add(fn), removeListener: (fn) => listeners.delete(fn) };
+  // Like chrome.tabs.connect: every onConnect listener gets the port, and what crosses is JSON.
+  const connect = (name = "tabpilot") => {
+    const fromWorker = new Set();
+    const answers = new Map();
+    const port = {
+      name,
+      onMessage: { addListener: (fn) => fromWorker.add(fn), removeListener: (fn) => fromWorker.delete(fn) },
+      onDisconnect: { addListener() {}, removeListener() {} },
+      postMessage(reply) {
+        const { seq, answer } = JSON.parse(JSON.stringify(reply));
+        answers.get(seq)?.(answer);
+        answers.delete(seq);
+      },
+    };
+    for (const listener of listeners) listener(port);
+    let seq = 0;
+    const post = (message) =>
+      new Promise((resolve) => {
+        answers.set(++seq, resolve);
+        const request = JSON.parse(JSON.stringify({ seq, message }));
+        for (const fn of fromWorker) fn(request);
+      });
+    return { post, heard: () => fromWorker.size };
+  };
+  // One message on a fresh port, as the service worker sends its first one to a page.
+  const send = (message) => connect().post(message);
+  return { runtime: { id: "extension", onConnect }, listeners, connect, send };
 }
 
 // One page: a shared document, an isolated realm and a main realm, loaded in either order.
@@ -213,4 +229,21 @@ test("a ping to the page world of an unpaired tab fails with the reload hint", a
   assert.equal(answer.ok, false);
   assert.equal(answer.error.code, "extension_error");
   assert.match(answer.error.message, /reload the tab/);
+});
+
+test("one port carries many requests, each answered under its own seq", async () => {
+  const page = pairedPage();
+  const port = page.chrome.connect();
+  const answers = await Promise.all([
+    port.post({ type: "execute", id: "a", script: "new Promise((r) => setTimeout(() => r('slow'), 5))", timeout_ms: 1000 }),
+    port.post({ type: "execute", id: "b", script: "'fast'", timeout_ms: 1000 }),
+    port.post({ type: "ping", id: "c", to: "page" }),
+  ]);
+  assert.deepEqual(answers.map((a) => a.result), ["slow", "fast", "pong"]);
+});
+
+test("a port of another name is left alone", () => {
+  const page = pairedPage();
+  assert.equal(page.chrome.connect("something-else").heard(), 0);
+  assert.equal(page.chrome.connect().heard(), 1);
 });

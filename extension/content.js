@@ -79,7 +79,7 @@
     else sendResponse({ ok: true, result: "pong", result_type: "string", ...where() });
   };
 
-  const onMessage = (message, _sender, sendResponse) => {
+  const dispatch = (message, sendResponse) => {
     const type = message?.type;
     switch (type) {
       case "execute":
@@ -92,19 +92,32 @@
         console.warn("tabpilot: unknown message type", type);
         sendResponse(failed("extension_error", `unknown message type ${type}`));
     }
-    return true; // the answer may come later; Chrome keeps the channel open for it
+  };
+
+  // The service worker keeps one port to this page (protocol.md §2); each request carries a `seq`
+  // that its answer repeats. An answer for a port that closed meanwhile has nowhere to go.
+  const onConnect = (port) => {
+    if (port.name !== "tabpilot") return;
+    port.onMessage.addListener((request) => {
+      const seq = request?.seq;
+      dispatch(request?.message, (answer) => {
+        try {
+          port.postMessage({ seq, answer });
+        } catch {}
+      });
+    });
   };
 
   const retire = () => {
     doc.removeEventListener("tabpilot:main-ready", onMainReady);
-    chrome.runtime.onMessage.removeListener(onMessage);
-    // The answer listener stays, so that requests already in the page still get their answer.
+    chrome.runtime.onConnect.removeListener(onConnect);
+    // The answer listener and open ports stay, so that requests already under way get their answer.
   };
 
   globalThis[FLAG] = Object.freeze({ retire });
   doc.addEventListener("tabpilot:main-ready", onMainReady);
   doc.addEventListener("tabpilot:ready:" + nonce, onReady);
   doc.addEventListener("tabpilot:res:" + nonce, onResult);
-  chrome.runtime.onMessage.addListener(onMessage);
+  chrome.runtime.onConnect.addListener(onConnect);
   fire("tabpilot:channel", nonce);
 })();

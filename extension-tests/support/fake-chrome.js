@@ -25,7 +25,7 @@ export function fakeChrome({
 } = {}) {
   const store = { ...storage };
   const sessionStore = structuredClone(session);
-  const calls = { sendMessage: [], executeScript: [], storageSet: [], sessionSet: [], badge: [], alarms: [] };
+  const calls = { delivered: [], connect: [], executeScript: [], storageSet: [], sessionSet: [], badge: [], alarms: [] };
   const onChanged = event();
   let sends = 0;
   const chrome = {
@@ -76,9 +76,38 @@ export function fakeChrome({
         if (q.lastFocusedWindow && !lastFocused) return [];
         return tabs.filter((t) => q.active === undefined || t.active === q.active);
       },
-      async sendMessage(tabId, message, options) {
-        calls.sendMessage.push({ tabId, message, options });
-        return onSend(tabId, message, options, ++sends);
+      // A port to the tab's content script, as Chrome gives it: onSend plays the content script
+      // for each posted request. It throwing NO_RECEIVER closes the port as Chrome does when no
+      // content script listens (nothing was delivered); any other throw closes it with that reason.
+      connect(tabId, options) {
+        calls.connect.push({ tabId, options });
+        const onMessage = event();
+        const onDisconnect = event();
+        let open = true;
+        const close = (reason) => {
+          if (!open) return;
+          open = false;
+          chrome.runtime.lastError = reason ? { message: reason } : undefined;
+          onDisconnect.emit();
+          chrome.runtime.lastError = undefined;
+        };
+        return {
+          name: options?.name,
+          onMessage,
+          onDisconnect,
+          postMessage({ seq, message }) {
+            if (!open) throw new Error("Attempting to use a disconnected port object");
+            calls.delivered.push({ tabId, message, options: { frameId: options?.frameId } });
+            const attempt = ++sends;
+            Promise.resolve()
+              .then(() => onSend(tabId, message, options, attempt))
+              .then(
+                (answer) => open && onMessage.emit(JSON.parse(JSON.stringify({ seq, answer: answer ?? null }))),
+                (err) => close(String(err?.message ?? err)),
+              );
+          },
+          disconnect: () => close(),
+        };
       },
     },
     scripting: {

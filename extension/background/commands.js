@@ -1,5 +1,6 @@
 // Command routing: one `command` frame in, exactly one `result` frame out (protocol.md §1).
 import { CommandError, errorPayload } from "./errors.js";
+import { createTabPorts } from "./tab-ports.js";
 import { assertScriptable, deliver, listTabs, resolveTab, tabInfo } from "./tabs.js";
 
 const DEFAULT_TIMEOUT_MS = 5000;
@@ -12,6 +13,7 @@ const PILOT_OFF =
   "(toolbar icon) before scripts can run in their tabs.";
 
 export function createCommands({ chrome, pilot, timers }) {
+  const ports = createTabPorts(chrome);
   const handlers = {
     execute_javascript: executeJavascript,
     list_tabs: async () => ({ result: await listTabs(chrome), result_type: "array", tab: null }),
@@ -56,7 +58,7 @@ export function createCommands({ chrome, pilot, timers }) {
     };
     let expired = false;
     const answer = await withTimeout(
-      deliver(chrome, tab, message, () => expired),
+      deliver(chrome, ports, tab, message, () => expired),
       timeoutMs,
       () => {
         expired = true;
@@ -95,7 +97,7 @@ export function createCommands({ chrome, pilot, timers }) {
     const tab = await resolveTab(chrome, params.tab_id);
     assertScriptable(tab);
     let expired = false;
-    const answer = await withTimeout(deliver(chrome, tab, { type: "ping", id, to }, () => expired), PING_TIMEOUT_MS, () => {
+    const answer = await withTimeout(deliver(chrome, ports, tab, { type: "ping", id, to }, () => expired), PING_TIMEOUT_MS, () => {
       expired = true;
       return new CommandError("execution_timeout", `The tab did not answer a ping within ${PING_TIMEOUT_MS} ms: the page is busy or stuck.`, {
         tab: tabInfo(tab),

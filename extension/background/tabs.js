@@ -1,10 +1,10 @@
 // Finding the target tab and getting a message to its content script (protocol.md §2).
 import { CommandError } from "./errors.js";
+import { NO_RECEIVER } from "./tab-ports.js";
 
 // Chrome lets extensions script http(s) pages, and file pages when the user allows file access.
 // chrome://, chrome-extension://, about:, view-source:, devtools:// and the like are off limits.
 const SCRIPTABLE_URL = /^(https?|file):/i;
-const NO_RECEIVER = "Receiving end does not exist";
 const PAGE_WORLD_FILES = ["lib/serialize.js", "lib/executor.js", "inject.js"];
 
 export function tabInfo(tab) {
@@ -45,20 +45,20 @@ export function assertScriptable(tab) {
   if (!SCRIPTABLE_URL.test(tabInfo(tab).url)) throw notScriptable(tab);
 }
 
-// Sends `message` to the tab's top frame and returns the content script's answer.
-// Only a send that Chrome refused with "Receiving end does not exist" is repeated: that message was
-// never delivered (a tab opened before the extension was installed or reloaded, whose declared
-// content scripts never ran), so injecting and sending once more cannot run a script twice.
-// `cancelled()` is true once the caller has given up; then the second send is not made.
-export async function deliver(chrome, tab, message, cancelled = () => false) {
+// Sends `message` to the tab's top frame over its port (tab-ports.js) and returns the content
+// script's answer. Only a send that Chrome refused with "Receiving end does not exist" is repeated:
+// that message was never delivered (a tab opened before the extension was installed or reloaded,
+// whose declared content scripts never ran), so injecting and sending once more cannot run a script
+// twice. `cancelled()` is true once the caller has given up; then the second send is not made.
+export async function deliver(chrome, ports, tab, message, cancelled = () => false) {
   try {
-    return await chrome.tabs.sendMessage(tab.id, message, { frameId: 0 });
+    return await ports.send(tab.id, message);
   } catch (err) {
     if (!String(err?.message).includes(NO_RECEIVER)) throw err;
   }
   await inject(chrome, tab);
   if (cancelled()) return undefined;
-  return chrome.tabs.sendMessage(tab.id, message, { frameId: 0 });
+  return ports.send(tab.id, message);
 }
 
 // Injections under way, by tab id. Commands sent together to a fresh tab all hear "Receiving end
