@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { beforeEach, test } from "node:test";
 
-import { ACTIVITY_KEY, createActivity } from "../extension/background/activity.js";
+import { ACTIVITY_KEY, createActivity, SAVE_DELAY_MS } from "../extension/background/activity.js";
 import { createBackground } from "../extension/background/app.js";
 import { FakeWebSocket, fakeChrome, realTimers } from "./support/fake-chrome.js";
 
@@ -18,6 +18,9 @@ const execute = (id, script = "document.title") => ({
 });
 const ok = (id) => ({ type: "result", id, ok: true, result: "Example", result_type: "string", tab: { id: 7, url: PAGE.url, title: "Example" } });
 const failed = (id, code) => ({ type: "result", id, ok: false, error: { code, message: "no" }, tab: { id: 7, url: PAGE.url, title: "Example" } });
+
+// Long enough for the throttled write to storage.session to have happened.
+const saved = () => new Promise((r) => setTimeout(r, SAVE_DELAY_MS + 50));
 
 function clock(start = 1_700_000_000_000) {
   const c = { t: start, now: () => c.t };
@@ -85,7 +88,7 @@ test("only the 20 newest are kept, newest first", async () => {
     entries.map((e) => e.script),
     Array.from({ length: 20 }, (_, i) => `${24 - i}`),
   );
-  await new Promise((r) => setImmediate(r));
+  await saved();
   assert.equal(chrome.sessionStore[ACTIVITY_KEY].length, 20);
 });
 
@@ -100,7 +103,7 @@ test("scripts are cut to their first 300 characters", async () => {
 test("the list is mirrored to storage.session and loaded back by a restarted worker", async () => {
   const { activity, chrome } = await activityWith();
   activity.begin(execute("before"))(ok("before"));
-  await new Promise((r) => setImmediate(r));
+  await saved();
   assert.equal(chrome.sessionStore[ACTIVITY_KEY][0].id, "before");
   assert.equal(chrome.calls.storageSet.length, 0, "nothing goes to storage.local, which is on disk");
 
@@ -114,7 +117,7 @@ test("the list is mirrored to storage.session and loaded back by a restarted wor
       ["before", "ok"],
     ],
   );
-  await new Promise((r) => setImmediate(r));
+  await saved();
   assert.deepEqual(
     chrome.sessionStore[ACTIVITY_KEY].map((e) => e.id),
     ["after", "before"],
@@ -206,7 +209,7 @@ test("the result frame goes out before the activity is written to storage", asyn
   };
   ws.receive(execute("c1"));
   await results(ws, 1);
-  for (let i = 0; i < 20 && sentBeforeWrite.length === 0; i++) await new Promise((r) => setImmediate(r));
+  await saved();
   assert.deepEqual(sentBeforeWrite, [1]);
 });
 
@@ -216,7 +219,7 @@ test("a failing storage.session breaks neither the result frame nor the popup's 
   ws.receive(execute("c1"));
   const [result] = await results(ws, 1);
   assert.deepEqual(result, ok("c1"));
-  await new Promise((r) => setTimeout(r, 10));
+  await saved();
   assert.equal(chrome.calls.sessionSet.length, 1, "the write was tried");
   assert.ok(console.warn.mock.calls.some((c) => /could not save the recent activity/.test(c.arguments[0])));
   assert.deepEqual((await ask(chrome, { type: "get_activity" })).entries.map((e) => e.id), ["c1"]);
@@ -234,7 +237,7 @@ test("a storage.session that throws synchronously does not break the result fram
   assert.deepEqual(got, [ok("c1"), ok("c2")]);
 });
 
-test("commands that come while a write is under way cost one more write, not one each", async () => {
+test("a burst of commands costs one write, and those during a write one more, not one each", async () => {
   const { activity, chrome } = await activityWith();
   let writes = 0;
   const set = chrome.storage.session.set.bind(chrome.storage.session);
@@ -243,11 +246,13 @@ test("commands that come while a write is under way cost one more write, not one
     writes++;
     return new Promise((resolve) => setImmediate(() => resolve(set(items))));
   };
-  const settle = () => new Promise((r) => setImmediate(r));
   for (let i = 0; i < 25; i++) activity.begin(execute(`burst-${i}`))(ok(`burst-${i}`));
-  await Promise.resolve(); // the first write is now under way
+  assert.equal(writes, 0, "nothing is written at once");
+  while (writes === 0) await new Promise((r) => setTimeout(r, 1));
+  // The first write is now under way.
   for (let i = 25; i < 50; i++) activity.begin(execute(`burst-${i}`))(ok(`burst-${i}`));
-  for (let i = 0; i < 5; i++) await settle();
+  await saved();
+  await saved();
   assert.equal(writes, 2);
   assert.equal(chrome.sessionStore[ACTIVITY_KEY][0].id, "burst-49");
   assert.equal(chrome.sessionStore[ACTIVITY_KEY].length, 20);

@@ -20,7 +20,7 @@ export function createBackground({ chrome, WebSocket, fetch, timers, userAgent =
   const managed = loadManaged({ chrome, fetch });
   const pilot = createPilot({ chrome, managed });
   const commands = createCommands({ chrome, pilot, timers });
-  const activity = createActivity({ chrome, now });
+  const activity = createActivity({ chrome, now, timers });
   let daemonVersion = null;
 
   // Frames from the daemon, by type (protocol.md §1). Nothing here writes the pilot switch.
