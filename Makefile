@@ -6,12 +6,12 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PORT ?= 7878
 
-.PHONY: run serve test lint node-test pytest system-deps docs clean
+.PHONY: run serve test lint node-test pytest system-deps docs bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check --upgrade pip
-	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test,bench]'
 	touch $@
 
 ## run: start the daemon on 127.0.0.1:$(PORT) with its managed headless Chromium
@@ -29,8 +29,8 @@ test: $(STAMP)
 	$(MAKE) --no-print-directory lint node-test pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check server tests scripts
-	$(BIN)/ruff format --check server tests scripts
+	$(BIN)/ruff check server tests scripts bench
+	$(BIN)/ruff format --check server tests scripts bench
 	$(BIN)/mypy
 
 node-test:
@@ -44,6 +44,12 @@ pytest: $(STAMP)
 ## docs: regenerate the README's CLI reference from --help
 docs: $(STAMP)
 	$(BIN)/python scripts/cli_reference.py --write
+
+## bench: latency against Selenium, each hop, throughput, large results and start-up, in one
+## Chromium; writes bench/results/ (json, md, png) and the README's benchmark section
+bench: $(STAMP)
+	@scripts/ensure-system-deps.sh
+	$(BIN)/python -m bench --readme
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,80 @@
+"""`python -m bench`: measure everything against one Chromium and write the results."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from bench import report, suites
+from bench.rig import machine, proc_status, rig
+from bench.systems import comparison_systems, hop_systems
+
+DEFAULT_OUT = Path(__file__).resolve().parent / "results"
+
+
+def _say(message: str) -> None:
+    print(f"bench: {message}", file=sys.stderr, flush=True)
+
+
+def run(counts: suites.Counts, daemon_args: tuple[str, ...], command: str) -> dict[str, Any]:
+    started = time.perf_counter()
+    results: dict[str, Any] = {"command": command, "machine": machine()}
+    _say("start-up of a bare daemon")
+    results["startup"] = suites.startup(counts)
+    _say("starting the daemon and Chromium with the extension")
+    with rig(daemon_args) as r:
+        results["machine"]["chromium"] = r.driver.capabilities.get("browserVersion")
+        time.sleep(0.5)
+        results["idle_rss_connected_bytes"] = proc_status(r.pid)["VmRSS"]
+        _say(f"latency: {counts.calls} calls per system")
+        results["latency"] = suites.latency(comparison_systems(r), counts)
+        _say("latency of each hop")
+        results["hops"] = suites.latency(hop_systems(r), counts)
+        _say(f"throughput, {counts.seconds:g} s per point")
+        results["throughput"] = suites.throughput(r, counts)
+        _say("large results")
+        results["payload"] = suites.payload(r, counts)
+    results["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    results["seconds"] = round(time.perf_counter() - started, 1)
+    results["targets"] = [
+        {"target": t, "measured": v, "met": ok} for t, v, ok in report.targets(results)
+    ]
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where results go")
+    parser.add_argument("--smoke", action="store_true", help="a few calls of each, to test it")
+    parser.add_argument("--calls", type=int, help="round trips per system (default 2000)")
+    parser.add_argument(
+        "--readme", action="store_true", help="also rewrite the README's benchmark section"
+    )
+    parser.add_argument(
+        "--daemon-arg",
+        action="append",
+        default=[],
+        help="pass an option to `tabpilot serve` (e.g. --daemon-arg=--access-log)",
+    )
+    args = parser.parse_args(argv)
+    counts = suites.Counts.smoke() if args.smoke else suites.Counts()
+    if args.calls:
+        counts.calls = args.calls
+    command = " ".join(["python -m bench", *(argv if argv is not None else sys.argv[1:])])
+    results = run(counts, tuple(args.daemon_arg), command)
+    text = report.write(results, args.out)
+    print(text)
+    _say(f"done in {results['seconds']:.0f} s; results in {args.out}")
+    if args.readme:
+        image = os.path.relpath(args.out / "results.png", report.README.parent)
+        report.update_readme(text, image)
+        _say("README.md updated")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
