@@ -108,7 +108,7 @@ test("a tab that never answers gives execution_timeout in about timeout_ms", asy
   const result = await commands.run(execute({ timeout_ms: 50 }));
   const elapsed = Date.now() - started;
   assert.equal(result.error.code, "execution_timeout");
-  assert.match(result.error.message, /^The script did not finish within 50 ms\. Raise timeout_ms/);
+  assert.match(result.error.message, /^The script did not finish within 50 ms\. Narrow the script or raise timeout_ms/);
   assert.equal(result.tab.id, 7);
   assert.ok(elapsed >= 45 && elapsed < 1000, `took ${elapsed} ms`);
 });

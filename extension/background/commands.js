@@ -58,8 +58,8 @@ export function createCommands({ chrome, pilot, timers }) {
         expired = true;
         return new CommandError(
           "execution_timeout",
-          `The script did not finish within ${timeoutMs} ms. Raise timeout_ms, or check that the page ` +
-            "is not stuck: a tab stuck in a loop recovers when it is reloaded or closed.",
+          `The script did not finish within ${timeoutMs} ms. Narrow the script or raise timeout_ms, ` +
+            "and check that the page is not stuck: a tab stuck in a loop recovers when it is reloaded or closed.",
           { tab: tabInfo(tab) },
         );
       },

@@ -24,7 +24,14 @@ from starlette.responses import HTMLResponse, Response
 from tabpilot.bridge import Bridge
 from tabpilot.browser import BrowserError, ManagedBrowser, find_chromium
 from tabpilot.config import LOOPBACK_HOST, Settings
-from tabpilot.envelope import FailureEnvelope, SuccessEnvelope, render_error, render_success
+from tabpilot.envelope import (
+    FailureEnvelope,
+    SuccessEnvelope,
+    answer_body,
+    render,
+    render_error,
+    render_success,
+)
 from tabpilot.errors import (
     InternalError,
     InvalidRequest,
@@ -33,12 +40,14 @@ from tabpilot.errors import (
     TabpilotError,
     error_classes,
 )
+from tabpilot.mcp_server import LocalBackend, build_server
 from tabpilot.protocol import PROTOCOL_VERSION, ExecuteParams
 from tabpilot.security import SecurityMiddleware, new_request_id
 
 log = logging.getLogger(__name__)
 
 _FIELDS = "script, timeout_ms, await_promise, tab_id"
+MCP_PATH = "/mcp"
 
 LANDING_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>tabpilot</title></head>
@@ -69,6 +78,8 @@ def _error_table() -> str:
         "tab, duration_ms}` or `{success: false, request_id, error: {code, message, stack?}}`, "
         "and every response carries its request id in `X-Request-ID`. A script that ran and "
         "threw still answers HTTP 200, with `success: false`.\n\n"
+        "The same tools are served to MCP clients at `/mcp` (streamable HTTP): "
+        "`execute_javascript`, `list_tabs` and `pilot_status`.\n\n"
         "| code | HTTP | meaning |\n|---|---|---|\n" + rows
     )
 
@@ -154,6 +165,23 @@ def create_app(settings: Settings) -> FastAPI:
     """The daemon's ASGI app; its bridge is ``app.state.bridge``."""
     bridge = Bridge(settings)
 
+    def status_result() -> dict[str, Any]:
+        browser: ManagedBrowser | None = app.state.browser
+        return {
+            "daemon_version": settings.version,
+            "protocol_version": PROTOCOL_VERSION,
+            "extension": bridge.extension_info(),
+            "in_flight": bridge.in_flight,
+            "browser": browser.info() if browser is not None else None,
+        }
+
+    # The MCP tools at /mcp, stateless and answering plain JSON: each tools/call is one POST
+    # with one answer, so no session state is kept per client and nothing is streamed.
+    mcp = build_server(LocalBackend(bridge, status_result))
+    mcp_app = mcp.streamable_http_app(
+        streamable_http_path=MCP_PATH, stateless_http=True, json_response=True
+    )
+
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         browser: ManagedBrowser | None = None
@@ -169,7 +197,8 @@ def create_app(settings: Settings) -> FastAPI:
                 raise
             app.state.browser = browser
         try:
-            yield
+            async with mcp.session_manager.run():
+                yield
         finally:
             await bridge.close()
             if browser is not None:
@@ -207,26 +236,12 @@ def create_app(settings: Settings) -> FastAPI:
         request_id = _request_id(request)
         params = await read_params(request)
         answer = await bridge.execute(params, request_id)
-        return render_success(
-            request_id,
-            answer.result,
-            result_type=answer.result_type,
-            tab=answer.tab,
-            duration_ms=(time.perf_counter() - started) * 1000,
-        )
+        return render(answer_body(request_id, answer, started))
 
     @app.get("/status", response_model=SuccessEnvelope)
     async def status(request: Request) -> Response:
         """Daemon and protocol versions, the extension and its pilot switch, commands in flight."""
-        browser: ManagedBrowser | None = app.state.browser
-        result = {
-            "daemon_version": settings.version,
-            "protocol_version": PROTOCOL_VERSION,
-            "extension": bridge.extension_info(),
-            "in_flight": bridge.in_flight,
-            "browser": browser.info() if browser is not None else None,
-        }
-        return render_success(_request_id(request), result)
+        return render_success(_request_id(request), status_result())
 
     @app.get("/tabs", response_model=SuccessEnvelope, responses=_responses(403, 502, 503, 504))
     async def tabs(request: Request) -> Response:
@@ -234,12 +249,7 @@ def create_app(settings: Settings) -> FastAPI:
         started = time.perf_counter()
         request_id = _request_id(request)
         answer = await bridge.list_tabs(request_id)
-        return render_success(
-            request_id,
-            answer.result,
-            result_type=answer.result_type,
-            duration_ms=(time.perf_counter() - started) * 1000,
-        )
+        return render(answer_body(request_id, answer, started))
 
     @app.get("/health", response_model=SuccessEnvelope)
     async def health(request: Request) -> Response:
@@ -255,6 +265,9 @@ def create_app(settings: Settings) -> FastAPI:
     @app.websocket("/ws")
     async def extension_socket(websocket: WebSocket) -> None:
         await bridge.serve_connection(websocket)
+
+    # The SDK's route, added as it is: the SecurityMiddleware above guards it like the others.
+    app.router.routes.extend(mcp_app.routes)
 
     return app
 
@@ -311,6 +324,10 @@ def serve(settings: Settings) -> None:
             find_chromium(settings.chromium_path)
         except BrowserError as exc:
             raise SystemExit(f"tabpilot: {exc.message}") from None
+    # tabpilot's own lines (an extension connects or leaves) at INFO, beside uvicorn's; the MCP
+    # SDK's per-request lines only when something is wrong.
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s:     %(name)s: %(message)s")
+    logging.getLogger("mcp").setLevel(logging.WARNING)
     sock = bind_socket(settings)
     # Listening before the lifespan runs, so a managed browser started from it finds the port.
     server = make_server(settings)

@@ -147,7 +147,8 @@ class Bridge:
         except TimeoutError:
             raise ExecutionTimeout(
                 f"No answer from the extension within {timeout_s:g} s (timeout_ms plus the "
-                "daemon's grace). Raise timeout_ms, or check that the page is not stuck."
+                "daemon's grace). Narrow the script or raise timeout_ms, and check that the page "
+                "is not stuck."
             ) from None
         finally:
             self._pending.pop(request_id, None)

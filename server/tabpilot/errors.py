@@ -25,6 +25,8 @@ The hierarchy::
           ├── ExecutionError           200 execution_error
           ├── JavaScriptSyntaxError    200 syntax_error
           └── PromiseRejected          200 promise_rejected
+    DaemonUnreachable (a TabpilotError) is raised on the caller's side, by the CLI and
+    `tabpilot mcp`, when the daemon does not answer; the daemon itself never sends it.
 
 Each class carries its ``code``, ``status``, a one-line ``meaning`` (the API table in the OpenAPI
 description is built from these) and a ``default_message`` that says what to do next.
@@ -209,8 +211,8 @@ class ExecutionTimeout(BridgeFailure):
     code, status = "execution_timeout", 504
     meaning = "No answer within timeout_ms (plus a short grace on the daemon side)."
     default_message = (
-        "The script did not finish within timeout_ms. Raise timeout_ms, or check that the page "
-        "is not stuck."
+        "The script did not finish within timeout_ms. Narrow the script (less work per call) or "
+        "raise timeout_ms, and check that the page is not stuck."
     )
 
 
@@ -233,6 +235,25 @@ class PromiseRejected(ScriptFailed):
     code = "promise_rejected"
     meaning = "The script's returned promise rejected."
     default_message = "The promise the script returned was rejected."
+
+
+# -- on the caller's side -----------------------------------------------------------------------
+
+#: What to do when no daemon answers, said the same way by every client.
+START_DAEMON = (
+    "Start it with `tabpilot serve --browser` (with its own headless Chromium) or `tabpilot serve` "
+    "(for the extension in your own Chrome), then retry."
+)
+
+
+class DaemonUnreachable(_Coded):
+    """The daemon did not answer a client (the CLI, `tabpilot mcp`): never sent by the daemon.
+
+    It has no ``meaning``, so it stays out of the API table; the status is what it would be.
+    """
+
+    code, status = "daemon_unreachable", 503
+    default_message = f"The tabpilot daemon is not running. {START_DAEMON}"
 
 
 def error_classes() -> list[type[TabpilotError]]:
