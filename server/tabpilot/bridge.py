@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+from starlette.types import Message
 from starlette.websockets import WebSocket
 
 from tabpilot.config import Settings
@@ -240,7 +241,7 @@ class Bridge:
             return None
         if message["type"] == "websocket.disconnect":
             return None
-        data = _loads(message.get("text") or message.get("bytes"))
+        data = _loads(_payload(message))
         if not isinstance(data, dict) or data.get("type") != "hello":
             await _close(ws, CLOSE_HELLO_EXPECTED, "hello_expected: the first frame must be hello")
             return None
@@ -261,7 +262,7 @@ class Bridge:
             message = await link.ws.receive()
             if message["type"] == "websocket.disconnect":
                 return
-            data = message.get("text") or message.get("bytes")
+            data = _payload(message)
             if data is None:
                 continue
             try:
@@ -327,12 +328,18 @@ class Bridge:
             await _close(link.ws, CLOSE_GOING_AWAY, "daemon shutting down")
 
 
+def _payload(message: Message) -> str | bytes | None:
+    # Not `text or bytes`: an empty text frame is a frame too, and must be logged as malformed.
+    text = message.get("text")
+    return text if text is not None else message.get("bytes")
+
+
 def _loads(data: str | bytes | None) -> Any:
     if data is None:
         return None
     try:
         return json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):  # deeply nested JSON exhausts the stack; not a frame
         return None
 
 
