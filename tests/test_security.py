@@ -11,7 +11,7 @@ from websockets.exceptions import InvalidStatus
 from websockets.typing import Origin
 
 from tabpilot.security import host_allowed, origin_refused
-from tests.support import Daemon, run_daemon
+from tests.support import EXTENSION_ORIGIN, Daemon, run_daemon
 
 
 @pytest.fixture(scope="module")
@@ -67,12 +67,15 @@ def test_other_hosts_are_refused(host: str | None) -> None:
     ("origin", "websocket", "refused"),
     [
         (None, False, False),
-        ("chrome-extension://abc", False, False),
+        ("chrome-extension://mmgjobhjaeaocmcbdnjglfiobpnpkdpf", False, False),
+        ("chrome-extension://mmgjobhjaeaocmcbdnjglfiobpnpkdpf/", True, False),
+        ("chrome-extension://abc", False, True),  # another installed extension
+        ("chrome-extension://abc", True, True),
         ("http://evil.com", False, True),
         ("https://example.org", False, True),
         ("http://127.0.0.1:7878", False, True),
         ("null", False, True),  # sandboxed iframes and data: pages send "null"
-        ("chrome-extension://abc", True, False),
+        ("chrome-extension://mmgjobhjaeaocmcbdnjglfiobpnpkdpf", True, False),
         (None, True, True),
         ("http://evil.com", True, True),
     ],
@@ -141,8 +144,25 @@ async def test_web_page_origin_is_refused_on_get_too(client: httpx.AsyncClient) 
 
 
 async def test_extension_origin_may_call_http(client: httpx.AsyncClient) -> None:
-    response = await client.get("/status", headers={"Origin": "chrome-extension://abc"})
+    response = await client.get("/status", headers={"Origin": EXTENSION_ORIGIN})
     assert response.status_code == 200
+
+
+async def test_another_extensions_origin_is_refused(client: httpx.AsyncClient) -> None:
+    other = "chrome-extension://abcdefghijklmnopabcdefghijklmnop"
+    response = await client.get("/status", headers={"Origin": other})
+    _assert_refused(response, 403, "forbidden_origin")
+
+
+async def test_another_extension_cannot_open_the_websocket(daemon: Daemon) -> None:
+    with pytest.raises(InvalidStatus) as caught:
+        await connect(
+            daemon.ws_url,
+            origin=Origin("chrome-extension://abcdefghijklmnopabcdefghijklmnop"),
+            proxy=None,
+            open_timeout=5,
+        )
+    assert caught.value.response.status_code == 403
 
 
 @pytest.mark.parametrize("origin", [None, "http://evil.com", "https://evil.com", "null"])

@@ -32,6 +32,7 @@ from tabpilot.protocol import (
     CLOSE_BUSY,
     CLOSE_HELLO_EXPECTED,
     CLOSE_PROTOCOL_MISMATCH,
+    CLOSE_UNAUTHORIZED,
     PROTOCOL_VERSION,
     CommandFrame,
     CommandName,
@@ -43,7 +44,7 @@ from tabpilot.protocol import (
     ResultFrame,
     parse_extension_frame,
 )
-from tabpilot.security import EXTENSION_ORIGIN_PREFIX
+from tabpilot.security import EXTENSION_ORIGIN_PREFIX, token_matches
 
 log = logging.getLogger(__name__)
 
@@ -251,11 +252,17 @@ class Bridge:
             await _close(ws, CLOSE_PROTOCOL_MISMATCH, reason)
             return None
         try:
-            return ExtensionHello.model_validate(data)
+            hello = ExtensionHello.model_validate(data)
         except ValidationError as exc:
             reason = f"hello_expected: invalid hello ({exc.error_count()} errors)"
             await _close(ws, CLOSE_HELLO_EXPECTED, reason)
             return None
+        if not token_matches(hello.token, self._settings.token):
+            log.warning("refused an extension: its hello has a wrong or no token")
+            reason = "unauthorized: this daemon needs its token; set it in the tabpilot popup"
+            await _close(ws, CLOSE_UNAUTHORIZED, reason)
+            return None
+        return hello
 
     async def _receive_loop(self, link: _Link) -> None:
         while True:
@@ -291,7 +298,9 @@ class Bridge:
     def _on_malformed(self, link: _Link, data: str | bytes, exc: ValidationError) -> None:
         raw = _loads(data)
         kind = raw.get("type") if isinstance(raw, dict) else None
-        log.warning("ignoring a malformed frame of type %r: %s", kind, exc.errors()[:1])
+        log.warning(
+            "ignoring a malformed frame of type %r: %s", kind, exc.errors(include_input=False)[:1]
+        )
         # A result we cannot read still answers its command: failing it now beats a timeout.
         request_id = raw.get("id") if isinstance(raw, dict) and kind == "result" else None
         entry = self._pending.get(request_id) if isinstance(request_id, str) else None
