@@ -10,7 +10,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 from websockets.typing import Origin
 
-from tabpilot.security import host_allowed, origin_refused
+from tabpilot.security import fetch_site_refused, host_allowed, origin_refused
 from tests.support import EXTENSION_ORIGIN, Daemon, run_daemon
 
 
@@ -84,6 +84,31 @@ def test_origin_rules(origin: str | None, websocket: bool, refused: bool) -> Non
     assert origin_refused(origin, websocket=websocket) is refused
 
 
+@pytest.mark.parametrize(
+    ("site", "origin", "refused"),
+    [
+        (None, None, False),  # curl, the CLI
+        ("none", None, False),  # typed in the address bar
+        ("same-origin", None, False),  # the /docs page fetching /openapi.json
+        ("cross-site", None, True),  # <img src> or <script src> on another site
+        ("same-site", None, True),  # a page on another port of 127.0.0.1
+        ("Cross-Site", None, True),
+        ("cross-site", "chrome-extension://mmgjobhjaeaocmcbdnjglfiobpnpkdpf", False),
+    ],
+)
+def test_fetch_metadata_rules(site: str | None, origin: str | None, refused: bool) -> None:
+    assert fetch_site_refused(site, origin) is refused
+
+
+@pytest.mark.parametrize("site", ["cross-site", "same-site"])
+@pytest.mark.parametrize("path", ["/status", "/tabs"])
+async def test_no_cors_get_from_a_page_is_403(
+    client: httpx.AsyncClient, site: str, path: str
+) -> None:
+    response = await client.get(path, headers={"Sec-Fetch-Site": site, "Sec-Fetch-Mode": "no-cors"})
+    _assert_refused(response, 403, "forbidden_origin")
+
+
 def _assert_refused(response: httpx.Response, status: int, code: str) -> None:
     assert response.status_code == status
     body = response.json()
@@ -95,7 +120,14 @@ def _assert_refused(response: httpx.Response, status: int, code: str) -> None:
 
 @pytest.mark.parametrize(
     "host",
-    ["evil.com", "evil.com:{port}", "127.0.0.1.evil.com", "127.0.0.1.evil.com:{port}"],
+    [
+        "evil.com",
+        "evil.com:{port}",
+        "127.0.0.1.evil.com",
+        "127.0.0.1.evil.com:{port}",
+        "evil.example:{port}",
+        "attacker.com",
+    ],
 )
 @pytest.mark.parametrize(
     ("method", "path"), [("GET", "/health"), ("GET", "/status"), ("POST", "/execute_javascript")]

@@ -8,6 +8,9 @@ WebSocket is exactly what a hostile page would like to reach.
 - No web page may call the daemon. Browsers send ``Origin`` on every cross-origin request and on
   every POST, including the "simple" text/plain and form posts that skip CORS preflight, so an
   http(s) Origin (or the opaque ``null`` of a sandboxed frame or a data: page) is refused.
+- Browsers also mark each request with Fetch Metadata. A no-cors GET (an ``<img>`` or
+  ``<script src>`` pointed at /tabs) carries no ``Origin``, but its ``Sec-Fetch-Site`` says
+  ``cross-site`` or ``same-site``: refused too, so a page cannot even make the daemon act unseen.
 - Of extensions, only tabpilot's own (its id is fixed by the manifest key) may call or hold the
   WebSocket: another installed extension must not receive the scripts meant for the page, nor
   answer them.
@@ -66,6 +69,17 @@ def origin_refused(origin: str | None, *, websocket: bool) -> bool:
     return origin.lower().rstrip("/") != EXTENSION_ORIGIN
 
 
+def fetch_site_refused(sec_fetch_site: str | None, origin: str | None) -> bool:
+    """Whether Fetch Metadata says a web page on another origin made the request.
+
+    ``none`` (typed in the address bar) and ``same-origin`` (the /docs page) are the daemon's
+    own; tabpilot's extension is let through whatever its requests are marked.
+    """
+    if (origin or "").lower().rstrip("/") == EXTENSION_ORIGIN:
+        return False
+    return (sec_fetch_site or "").strip().lower() in ("cross-site", "same-site")
+
+
 def token_matches(given: str | None, expected: str | None) -> bool:
     """Whether ``given`` is the daemon's token; always true when the daemon has none."""
     if not expected:
@@ -108,7 +122,9 @@ class SecurityMiddleware:
         error: TabpilotError | None = None
         if not host_allowed(_header(scope, b"host")):
             error = ForbiddenHost()
-        elif origin_refused(_header(scope, b"origin"), websocket=is_ws):
+        elif origin_refused(_header(scope, b"origin"), websocket=is_ws) or fetch_site_refused(
+            _header(scope, b"sec-fetch-site"), _header(scope, b"origin")
+        ):
             error = ForbiddenOrigin(
                 f"Only the tabpilot extension ({EXTENSION_ORIGIN}) may open the WebSocket."
                 if is_ws
@@ -122,12 +138,13 @@ class SecurityMiddleware:
             error = Unauthorized()
         if error is not None:
             log.warning(
-                "refused %s %s: %s (host=%r origin=%r)",
+                "refused %s %s: %s (host=%r origin=%r sec-fetch-site=%r)",
                 scope["type"],
                 scope.get("path"),
                 error.code,
                 _header(scope, b"host"),
                 _header(scope, b"origin"),
+                _header(scope, b"sec-fetch-site"),
             )
             await _refuse(scope, receive, send, request_id, error)
             return
