@@ -52,8 +52,11 @@ def _strategies(daemon: Daemon) -> list[tuple[str, st.SearchStrategy[Case]]]:
     return out
 
 
-def _check(response: httpx.Response, label: str, extension: bool) -> None:
+def _check(response: httpx.Response, label: str, extension: bool, token: bool = False) -> None:
     assert response.status_code != 500, f"{label}: 500 {response.text[:500]}"
+    if token and label != "GET /health":
+        # A daemon with a token answers nothing else before it sees the token.
+        assert response.status_code == 401, f"{label}: {response.text[:500]}"
     assert response.headers["content-type"] == "application/json", label
     body = response.json()
     assert body["request_id"] == response.headers["x-request-id"], label
@@ -71,11 +74,11 @@ def _check(response: httpx.Response, label: str, extension: bool) -> None:
         assert not extension, f"{label}: {body}"
 
 
-def _fuzz(daemon: Daemon, extension: bool) -> Counter[int]:
+def _fuzz(daemon: Daemon, extension: bool, token: bool = False) -> Counter[int]:
     statuses: Counter[int] = Counter()
     with httpx.Client(base_url=daemon.base_url, trust_env=False, timeout=30) as client:
         for label, strategy in _strategies(daemon):
-            _run_examples(client, daemon, label, strategy, extension, statuses)
+            _run_examples(client, daemon, label, strategy, (extension, token), statuses)
     return statuses
 
 
@@ -84,7 +87,7 @@ def _run_examples(
     daemon: Daemon,
     label: str,
     strategy: st.SearchStrategy[Case],
-    extension: bool,
+    setup: tuple[bool, bool],
     statuses: Counter[int],
 ) -> None:
     @given(case=strategy)
@@ -106,7 +109,7 @@ def _run_examples(
             json=sent.get("json"),
         )
         statuses[response.status_code] += 1
-        _check(response, label, extension)
+        _check(response, label, *setup)
 
     run()
 
@@ -123,9 +126,19 @@ def test_fuzzed_requests_with_no_extension(daemon: Daemon) -> None:
     statuses = _fuzz(daemon, extension=False)
     assert statuses[503] > 0  # commands waited out the grace and said so
     _tried["alone"] = sum(statuses.values())
-    if "connected" in _tried:
+
+
+def test_fuzzed_requests_without_the_token_are_all_401() -> None:
+    with (
+        run_daemon(token="fuzz-token") as guarded,
+        fake_extension_thread(guarded, token="fuzz-token"),
+    ):
+        statuses = _fuzz(guarded, extension=True, token=True)
+    assert statuses[401] > 0
+    _tried["token"] = sum(statuses.values())
+    if {"connected", "alone"} <= set(_tried):
         figures.record(
             "Hostile input",
-            "schemathesis requests to the OpenAPI (with / without an extension), 500s",
-            f"{_tried['connected']} / {_tried['alone']}, 500s: 0",
+            "schemathesis requests to the OpenAPI (extension / none / token missing), 500s",
+            f"{_tried['connected']} / {_tried['alone']} / {_tried['token']}, 500s: 0",
         )
