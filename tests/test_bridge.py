@@ -332,7 +332,7 @@ async def test_daemon_answers_hello_and_status_shows_the_extension(
         assert (extension["connected"], extension["version"], extension["id"]) == (
             True,
             "9.9.9",
-            "test",
+            "mmgjobhjaeaocmcbdnjglfiobpnpkdpf",
         )
         assert extension["pilot_enabled"] is True and extension["connected_at"]
     await asyncio.sleep(0.05)

@@ -302,6 +302,26 @@ async def test_mcp_is_guarded_like_every_route() -> None:
     assert rebound.json()["error"]["code"] == "forbidden_host"
 
 
+@both
+async def test_a_daemon_with_a_token(transport: str) -> None:
+    token = "mcp-test-token"
+    with run_daemon(token=token) as daemon:
+        async with connected(daemon, token=token):
+            async with open_mcp(transport, daemon.settings.port, token=token) as client:
+                _, shown = await call(client, "execute_javascript", script="1 + 1")
+            assert shown == "1 + 1"  # the fake extension's echo
+            if transport == "stdio":
+                text, error = await _failure(transport, daemon.settings.port, script="1")
+                assert error["code"] == "unauthorized"
+                assert "TABPILOT_TOKEN" in text
+            else:
+                # The SDK's HTTP client fails at once on the 401, before any tool runs.
+                with pytest.raises(BaseException) as failure:
+                    async with asyncio.timeout(20):
+                        await _failure(transport, daemon.settings.port, script="1")
+                assert not isinstance(failure.value, TimeoutError)
+
+
 def test_readme_client_configurations_name_the_real_command_and_route() -> None:
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     section = readme.split("## Use it from an AI agent (MCP)")[1].split("\n## ")[0]

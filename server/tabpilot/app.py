@@ -214,7 +214,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.settings = settings
     app.state.bridge = bridge
     app.state.browser = None
-    app.add_middleware(SecurityMiddleware)
+    app.add_middleware(SecurityMiddleware, token=settings.token)
     for exc_class in (TabpilotError, RequestValidationError, StarletteHTTPException, Exception):
         app.add_exception_handler(exc_class, handle_error)
 
@@ -227,7 +227,7 @@ def create_app(settings: Settings) -> FastAPI:
                 "description": "The script ran. If it threw, `success` is false with "
                 "`execution_error`, `syntax_error` or `promise_rejected`."
             },
-            **_responses(400, 403, 404, 409, 502, 503, 504),
+            **_responses(400, 401, 403, 404, 409, 502, 503, 504),
         },
     )
     async def execute_javascript(request: Request) -> Response:
@@ -238,12 +238,12 @@ def create_app(settings: Settings) -> FastAPI:
         answer = await bridge.execute(params, request_id)
         return render(answer_body(request_id, answer, started))
 
-    @app.get("/status", response_model=SuccessEnvelope)
+    @app.get("/status", response_model=SuccessEnvelope, responses=_responses(401, 403))
     async def status(request: Request) -> Response:
         """Daemon and protocol versions, the extension and its pilot switch, commands in flight."""
         return render_success(_request_id(request), status_result())
 
-    @app.get("/tabs", response_model=SuccessEnvelope, responses=_responses(403, 502, 503, 504))
+    @app.get("/tabs", response_model=SuccessEnvelope, responses=_responses(401, 403, 502, 503, 504))
     async def tabs(request: Request) -> Response:
         """The open tabs: id, url, title, active, window_id."""
         started = time.perf_counter()

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+from starlette.types import Message
 from starlette.websockets import WebSocket
 
 from tabpilot.config import Settings
@@ -31,6 +32,7 @@ from tabpilot.protocol import (
     CLOSE_BUSY,
     CLOSE_HELLO_EXPECTED,
     CLOSE_PROTOCOL_MISMATCH,
+    CLOSE_UNAUTHORIZED,
     PROTOCOL_VERSION,
     CommandFrame,
     CommandName,
@@ -42,7 +44,7 @@ from tabpilot.protocol import (
     ResultFrame,
     parse_extension_frame,
 )
-from tabpilot.security import EXTENSION_ORIGIN_PREFIX
+from tabpilot.security import EXTENSION_ORIGIN_PREFIX, token_matches
 
 log = logging.getLogger(__name__)
 
@@ -241,7 +243,7 @@ class Bridge:
             return None
         if message["type"] == "websocket.disconnect":
             return None
-        data = _loads(message.get("text") or message.get("bytes"))
+        data = _loads(_payload(message))
         if not isinstance(data, dict) or data.get("type") != "hello":
             await _close(ws, CLOSE_HELLO_EXPECTED, "hello_expected: the first frame must be hello")
             return None
@@ -251,18 +253,24 @@ class Bridge:
             await _close(ws, CLOSE_PROTOCOL_MISMATCH, reason)
             return None
         try:
-            return ExtensionHello.model_validate(data)
+            hello = ExtensionHello.model_validate(data)
         except ValidationError as exc:
             reason = f"hello_expected: invalid hello ({exc.error_count()} errors)"
             await _close(ws, CLOSE_HELLO_EXPECTED, reason)
             return None
+        if not token_matches(hello.token, self._settings.token):
+            log.warning("refused an extension: its hello has a wrong or no token")
+            reason = "unauthorized: this daemon needs its token; set it in the tabpilot popup"
+            await _close(ws, CLOSE_UNAUTHORIZED, reason)
+            return None
+        return hello
 
     async def _receive_loop(self, link: _Link) -> None:
         while True:
             message = await link.ws.receive()
             if message["type"] == "websocket.disconnect":
                 return
-            data = message.get("text") or message.get("bytes")
+            data = _payload(message)
             if data is None:
                 continue
             try:
@@ -291,7 +299,9 @@ class Bridge:
     def _on_malformed(self, link: _Link, data: str | bytes, exc: ValidationError) -> None:
         raw = _loads(data)
         kind = raw.get("type") if isinstance(raw, dict) else None
-        log.warning("ignoring a malformed frame of type %r: %s", kind, exc.errors()[:1])
+        log.warning(
+            "ignoring a malformed frame of type %r: %s", kind, exc.errors(include_input=False)[:1]
+        )
         # A result we cannot read still answers its command: failing it now beats a timeout.
         request_id = raw.get("id") if isinstance(raw, dict) and kind == "result" else None
         entry = self._pending.get(request_id) if isinstance(request_id, str) else None
@@ -328,12 +338,18 @@ class Bridge:
             await _close(link.ws, CLOSE_GOING_AWAY, "daemon shutting down")
 
 
+def _payload(message: Message) -> str | bytes | None:
+    # Not `text or bytes`: an empty text frame is a frame too, and must be logged as malformed.
+    text = message.get("text")
+    return text if text is not None else message.get("bytes")
+
+
 def _loads(data: str | bytes | None) -> Any:
     if data is None:
         return None
     try:
         return json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):  # deeply nested JSON exhausts the stack; not a frame
         return None
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 
 from tabpilot import __version__
-from tabpilot.config import DEFAULT_PORT, LOOPBACK_HOST, Settings
+from tabpilot.config import DEFAULT_PORT, LOOPBACK_HOST, Settings, client_headers
 from tabpilot.envelope import result_text
 from tabpilot.errors import START_DAEMON
 
@@ -39,8 +39,9 @@ def _port(args: argparse.Namespace) -> int:
 
 def _request(args: argparse.Namespace, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
     url = f"http://{LOOPBACK_HOST}:{_port(args)}{path}"
+    headers = client_headers(Settings.from_env())
     try:
-        response = httpx.request(method, url, **kwargs)
+        response = httpx.request(method, url, headers=headers, **kwargs)
     except httpx.ConnectError:
         raise CliError(
             f"the tabpilot daemon is not running on {LOOPBACK_HOST}:{_port(args)}. {START_DAEMON}"
@@ -67,6 +68,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         connect_grace_s=args.connect_grace,
         managed_browser=args.browser or args.headed,
         headed=args.headed,
+        token=args.token,
     )
     serve(settings)
     return EXIT_OK
@@ -203,6 +205,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         metavar="SECONDS",
         help="how long a command waits for the extension to connect (default: 3)",
+    )
+    serve.add_argument(
+        "--token",
+        metavar="SECRET",
+        help="require this shared secret from every caller and the extension (default: "
+        "$TABPILOT_TOKEN, else the file token in the state dir); other users can read a "
+        "command line, so prefer the file",
     )
     serve.set_defaults(func=cmd_serve)
 

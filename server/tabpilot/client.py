@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from tabpilot.config import Settings
+from tabpilot.config import Settings, client_headers
 from tabpilot.envelope import failure_body
 from tabpilot.errors import START_DAEMON, DaemonUnreachable
 from tabpilot.protocol import ExecuteParams
@@ -31,7 +31,7 @@ SHORT_TIMEOUT_S = 15.0
 class DaemonClient:
     """One keep-alive HTTP connection pool to the daemon on 127.0.0.1, shared by every call."""
 
-    def __init__(self, settings: Settings, *, headers: dict[str, str] | None = None) -> None:
+    def __init__(self, settings: Settings) -> None:
         self.settings = settings
         # TCP_NODELAY: httpx sends a request's headers and body in two writes, and without it
         # Nagle holds the body until the daemon's delayed ACK, about 40 ms a call.
@@ -43,7 +43,8 @@ class DaemonClient:
             base_url=settings.base_url,
             transport=transport,
             trust_env=False,
-            headers=headers,
+            # The token (serve --token, TABPILOT_TOKEN or the token file), read by itself.
+            headers=client_headers(settings),
             timeout=SHORT_TIMEOUT_S,
         )
 

@@ -28,6 +28,26 @@ def _default_state_dir() -> Path:
     return Path(base) / "tabpilot"
 
 
+#: The token file in the state dir; the daemon and the CLI both read it, so one file set up once
+#: (mode 0600) protects the daemon from the machine's other users.
+TOKEN_FILE_NAME = "token"
+
+
+def read_token(state_dir: Path) -> str | None:
+    """The shared secret: $TABPILOT_TOKEN, else the first line of ``<state_dir>/token``, else None.
+
+    An empty value means no token.
+    """
+    raw = os.environ.get("TABPILOT_TOKEN")
+    if raw is None:
+        try:
+            raw = (state_dir / TOKEN_FILE_NAME).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        raw = raw.splitlines()[0] if raw.strip() else ""
+    return raw.strip() or None
+
+
 @dataclass(frozen=True)
 class Settings:
     """Settings of one daemon. Built from the environment by :meth:`from_env`."""
@@ -48,15 +68,20 @@ class Settings:
     headed: bool = False
     #: Path of a Chromium binary; found on PATH when None.
     chromium_path: str | None = None
+    #: Shared secret that callers and the extension must present (README, "Security model");
+    #: None leaves the daemon open to every local process, as before.
+    token: str | None = field(default=None, repr=False)
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
         """Settings from TABPILOT_* environment variables, then `overrides` (None means unset)."""
+        state_dir = Path(os.environ.get("TABPILOT_STATE_DIR") or _default_state_dir())
         settings = cls(
             port=_env_port(),
             connect_grace_s=_env_float("TABPILOT_CONNECT_GRACE", cls.connect_grace_s),
-            state_dir=Path(os.environ.get("TABPILOT_STATE_DIR") or _default_state_dir()),
+            state_dir=state_dir,
             chromium_path=os.environ.get("TABPILOT_CHROMIUM") or None,
+            token=read_token(state_dir),
         )
         given = {key: value for key, value in overrides.items() if value is not None}
         return replace(settings, **given)  # type: ignore[arg-type]
@@ -72,3 +97,8 @@ class Settings:
     @property
     def version(self) -> str:
         return __version__
+
+
+def client_headers(settings: Settings) -> dict[str, str]:
+    """Headers every HTTP client of the daemon (the CLI, MCP) sends: the token when one is set."""
+    return {"Authorization": f"Bearer {settings.token}"} if settings.token else {}

@@ -5,6 +5,7 @@ The hierarchy::
     TabpilotError                      code, message, status, stack
      ├── RequestRefused                the caller must change something (4xx)
      │    ├── InvalidRequest           400 invalid_request
+     │    ├── Unauthorized             401 unauthorized
      │    ├── ForbiddenHost            403 forbidden_host
      │    ├── ForbiddenOrigin          403 forbidden_origin
      │    ├── PilotDisabled            403 pilot_disabled
@@ -95,6 +96,16 @@ class InvalidRequest(RequestRefused):
     default_message = (
         'Invalid request. Send a JSON object such as {"script": "2 + 2"} with '
         "Content-Type: application/json; see /docs."
+    )
+
+
+class Unauthorized(RequestRefused):
+    code, status = "unauthorized", 401
+    meaning = "This daemon was started with a token, and the request did not carry it."
+    default_message = (
+        "This daemon requires a token. Send `Authorization: Bearer <token>`; the tabpilot CLI "
+        "and `tabpilot mcp` send it by themselves from $TABPILOT_TOKEN or the token file in "
+        "their state dir."
     )
 
 

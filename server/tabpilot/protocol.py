@@ -19,6 +19,7 @@ PROTOCOL_VERSION = 1
 CLOSE_PROTOCOL_MISMATCH = 4001
 CLOSE_BUSY = 4002
 CLOSE_HELLO_EXPECTED = 4003
+CLOSE_UNAUTHORIZED = 4004
 
 CommandName = Literal["execute_javascript", "list_tabs"]
 
@@ -86,6 +87,8 @@ class ExtensionHello(_Frame):
     extension_version: str
     pilot_enabled: bool
     user_agent: str | None = None
+    #: The daemon's token, when it has one (a browser cannot put headers on a WebSocket).
+    token: str | None = Field(default=None, repr=False)
 
 
 class ResultFrame(_Frame):
