@@ -25,6 +25,7 @@ from tabpilot.errors import (
     ExtensionNotConnected,
     InternalError,
     PilotDisabled,
+    QueueFull,
     from_extension,
 )
 from tabpilot.protocol import (
@@ -79,6 +80,8 @@ class Bridge:
         # Set while a link is live: callers waiting out the connect grace wake on it.
         self._linked = asyncio.Event()
         self._pending: dict[str, tuple[asyncio.Future[ResultFrame], _Link]] = {}
+        # Callers inside call(), waiting for the extension or for their answer.
+        self._callers = 0
 
     # -- state --------------------------------------------------------------------------------
 
@@ -132,6 +135,21 @@ class Bridge:
         last reported the switch off, ExtensionDisconnected when the connection closes first,
         ExecutionTimeout after ``timeout_s``, and the extension's own error when ``ok`` is false.
         """
+        if self._callers >= self._settings.max_in_flight:
+            raise QueueFull(
+                f"{self._callers} commands are waiting already (the limit is "
+                f"{self._settings.max_in_flight}, TABPILOT_MAX_IN_FLIGHT), so this one was not "
+                f"queued. Retry after {QueueFull.retry_after_s} s."
+            )
+        self._callers += 1
+        try:
+            return await self._call(command, params, request_id, timeout_s)
+        finally:
+            self._callers -= 1
+
+    async def _call(
+        self, command: CommandName, params: dict[str, Any], request_id: str, timeout_s: float
+    ) -> ResultFrame:
         link = await self._wait_for_link()
         if not link.pilot_enabled:
             raise PilotDisabled()
@@ -314,7 +332,10 @@ class Bridge:
             entry = self._pending.get(request_id)
             if entry is not None and not entry[0].done():
                 entry[0].set_exception(
-                    ExtensionDisconnected(f"{why} {ExtensionDisconnected.default_message}")
+                    ExtensionDisconnected(
+                        f"{why} The command was in flight and is not re-sent, so it ran at most "
+                        "once; check the page before retrying."
+                    )
                 )
         link.pending.clear()
         log.info("extension link closed: %s", why)
