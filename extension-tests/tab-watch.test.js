@@ -38,6 +38,16 @@ test("a tab closed mid-command gives tab_closed", async () => {
   assert.equal(result.tab.id, 7);
 });
 
+test("a send that settles with no answer as the tab closes gives tab_closed", async () => {
+  const { commands } = setup({
+    onSend(chrome) {
+      chrome.tabs.onRemoved.emit(7, { isWindowClosing: true });
+      return undefined;
+    },
+  });
+  assert.equal((await commands.run(execute())).error.code, "tab_closed");
+});
+
 test("a tab that is gone by the time Chrome reports the closed channel gives tab_closed", async () => {
   const { commands, tabs } = setup({
     onSend() {

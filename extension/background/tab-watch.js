@@ -61,14 +61,17 @@ export function createTabWatch({ chrome, timers }) {
     }
   }
 
-  // Runs `deliver` while recording what happens to the tab, and turns a closed message channel
-  // into tab_closed, tab_navigated or tab_crashed.
+    // Runs `deliver` while recording what happens to the tab, and turns a closed message channel
+  // (or no answer at all) into tab_closed, tab_navigated or tab_crashed.
   async function watch(tab, deliver) {
     const seen = { closed: false, navigated: false };
     if (!watching.has(tab.id)) watching.set(tab.id, new Set());
     watching.get(tab.id).add(seen);
     try {
-      return await deliver();
+      const answer = await deliver();
+      // Chrome may also settle a send with nothing when the receiving page goes away.
+      if (answer === undefined) throw new Error("the message channel closed with no answer");
+      return answer;
     } catch (err) {
       if (err instanceof CommandError || !CHANNEL_CLOSED.test(String(err?.message))) throw err;
       throw await classify(tab, seen);

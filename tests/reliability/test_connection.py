@@ -105,8 +105,12 @@ def test_in_flight_command_of_a_browser_that_leaves_fails_cleanly_and_the_next_t
             response = pending.result(timeout=30)
             answered_in = time.monotonic() - left_at
         body = response.json()
-        assert response.status_code == 502, body
-        assert body["error"]["code"] == "extension_disconnected"
+        # Quitting closes the tabs and the worker together: whichever Chrome tears down first
+        # gives the answer, and both say truthfully what happened.
+        assert (response.status_code, body["error"]["code"]) in {
+            (502, "extension_disconnected"),
+            (410, "tab_closed"),
+        }, body
         assert answered_in < 10
 
         wait_for(
@@ -123,6 +127,6 @@ def test_in_flight_command_of_a_browser_that_leaves_fails_cleanly_and_the_next_t
     figures.record(
         "Faults",
         "browser holding the daemon quits mid-command; a second one waits (4002 busy)",
-        f"502 extension_disconnected {answered_in:.2f} s after the quit; second browser in "
+        f"{body['error']['code']} {answered_in:.2f} s after the quit; second browser in "
         f"{taken_over_in:.1f} s",
     )
