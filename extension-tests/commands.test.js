@@ -155,12 +155,12 @@ test("a second 'Receiving end does not exist' is not retried again", async () =>
 test("any other send failure is never resent: the message may have been delivered", async () => {
   const { chrome, commands } = setup({
     onSend: () => {
-      throw new Error("A listener indicated an asynchronous response by returning true, but the message channel closed");
+      throw new Error("Could not establish connection: the frame was removed");
     },
   });
   const result = await commands.run(execute());
   assert.equal(result.error.code, "extension_error");
-  assert.match(result.error.message, /message channel closed/);
+  assert.match(result.error.message, /frame was removed/);
   assert.equal(chrome.calls.sendMessage.length, 1);
   assert.equal(chrome.calls.executeScript.length, 0);
 });

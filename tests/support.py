@@ -259,6 +259,11 @@ class FakeExtension:
                 await self.send({"type": "result", "id": command.id, **reply})
 
 
+async def run(client: httpx.AsyncClient, script: str, **params: object) -> httpx.Response:
+    """POST /execute_javascript with ``script`` and any other fields."""
+    return await client.post("/execute_javascript", json={"script": script, **params})
+
+
 @contextlib.asynccontextmanager
 async def connected(
     daemon: Daemon, handler: Handler | None = None, **kwargs: Any

@@ -303,6 +303,16 @@ async def test_mcp_is_guarded_like_every_route() -> None:
 
 
 @both
+async def test_a_script_past_the_limit_is_not_sent(transport: str) -> None:
+    with run_daemon(max_script_bytes=100) as daemon:
+        async with connected(daemon) as fake:
+            text, error = await _failure(transport, daemon.settings.port, script="1;" * 60)
+    assert error["code"] == "script_too_large"
+    assert "TABPILOT_MAX_SCRIPT_BYTES" in text
+    assert fake.commands == []
+
+
+@both
 async def test_a_daemon_with_a_token(transport: str) -> None:
     token = "mcp-test-token"
     with run_daemon(token=token) as daemon:

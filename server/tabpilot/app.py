@@ -37,6 +37,7 @@ from tabpilot.errors import (
     InvalidRequest,
     MethodNotAllowed,
     NotFound,
+    ScriptTooLarge,
     TabpilotError,
     error_classes,
 )
@@ -128,6 +129,16 @@ async def read_params(request: Request) -> ExecuteParams:
     Parsed as JSON whatever its Content-Type, so that a bare ``curl -d '{...}'`` (sent as a form)
     works too. That is safe: browsers are kept out by the Origin check, not by the content type.
     """
+    limit: int = request.app.state.settings.max_script_bytes
+    # Refuse a body that cannot hold a script within the limit before reading it: JSON escapes a
+    # character into at most 6 (\uXXXX), and the other fields are short. The script itself is
+    # measured by the bridge, for every route.
+    if int(request.headers.get("content-length") or 0) > 6 * limit + _BODY_OVERHEAD:
+        raise ScriptTooLarge(
+            f"The request body is too large to hold a script of at most {limit:,} bytes, so it "
+            "was not read. Send a shorter script, or raise the limit with "
+            "TABPILOT_MAX_SCRIPT_BYTES."
+        )
     body = await request.body()
     if not body.strip():
         raise InvalidRequest(_describe([{"type": "missing", "loc": ()}]))
@@ -135,6 +146,10 @@ async def read_params(request: Request) -> ExecuteParams:
         return ExecuteParams.model_validate_json(body)
     except ValidationError as exc:
         raise InvalidRequest(_describe(exc.errors())) from None
+
+
+#: Room for the JSON around a script: field names and the other fields.
+_BODY_OVERHEAD = 64 * 1024
 
 
 def to_api_error(exc: Exception) -> TabpilotError:
@@ -227,7 +242,7 @@ def create_app(settings: Settings) -> FastAPI:
                 "description": "The script ran. If it threw, `success` is false with "
                 "`execution_error`, `syntax_error` or `promise_rejected`."
             },
-            **_responses(400, 401, 403, 404, 409, 502, 503, 504),
+            **_responses(400, 401, 403, 404, 409, 410, 413, 429, 502, 503, 504),
         },
     )
     async def execute_javascript(request: Request) -> Response:
@@ -243,7 +258,9 @@ def create_app(settings: Settings) -> FastAPI:
         """Daemon and protocol versions, the extension and its pilot switch, commands in flight."""
         return render_success(_request_id(request), status_result())
 
-    @app.get("/tabs", response_model=SuccessEnvelope, responses=_responses(401, 403, 502, 503, 504))
+    @app.get(
+        "/tabs", response_model=SuccessEnvelope, responses=_responses(401, 403, 429, 502, 503, 504)
+    )
     async def tabs(request: Request) -> Response:
         """The open tabs: id, url, title, active, window_id."""
         started = time.perf_counter()

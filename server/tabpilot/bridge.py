@@ -26,6 +26,8 @@ from tabpilot.errors import (
     ExtensionNotConnected,
     InternalError,
     PilotDisabled,
+    QueueFull,
+    ScriptTooLarge,
     from_extension,
 )
 from tabpilot.protocol import (
@@ -81,6 +83,8 @@ class Bridge:
         # Set while a link is live: callers waiting out the connect grace wake on it.
         self._linked = asyncio.Event()
         self._pending: dict[str, tuple[asyncio.Future[ResultFrame], _Link]] = {}
+        # Callers inside call(), waiting for the extension or for their answer.
+        self._callers = 0
 
     # -- state --------------------------------------------------------------------------------
 
@@ -116,7 +120,17 @@ class Bridge:
     # -- commands -----------------------------------------------------------------------------
 
     async def execute(self, params: ExecuteParams, request_id: str) -> ResultFrame:
-        """Run a script in a tab; returns the ok result or raises the matching TabpilotError."""
+        """Run a script in a tab; returns the ok result or raises the matching TabpilotError.
+
+        A script past ``max_script_bytes`` is refused here, before anything is sent, whichever
+        route (HTTP or MCP) it came by.
+        """
+        limit = self._settings.max_script_bytes
+        if len(params.script.encode()) > limit:
+            raise ScriptTooLarge(
+                f"The script is larger than {limit:,} bytes, so it was not sent. Send a shorter "
+                "script, or raise the limit with TABPILOT_MAX_SCRIPT_BYTES."
+            )
         timeout_s = params.timeout_ms / 1000 + self._settings.timeout_grace_s
         return await self.call("execute_javascript", params.model_dump(), request_id, timeout_s)
 
@@ -134,6 +148,21 @@ class Bridge:
         last reported the switch off, ExtensionDisconnected when the connection closes first,
         ExecutionTimeout after ``timeout_s``, and the extension's own error when ``ok`` is false.
         """
+        if self._callers >= self._settings.max_in_flight:
+            raise QueueFull(
+                f"{self._callers} commands are waiting already (the limit is "
+                f"{self._settings.max_in_flight}, TABPILOT_MAX_IN_FLIGHT), so this one was not "
+                f"queued. Retry after {QueueFull.retry_after_s} s."
+            )
+        self._callers += 1
+        try:
+            return await self._call(command, params, request_id, timeout_s)
+        finally:
+            self._callers -= 1
+
+    async def _call(
+        self, command: CommandName, params: dict[str, Any], request_id: str, timeout_s: float
+    ) -> ResultFrame:
         link = await self._wait_for_link()
         if not link.pilot_enabled:
             raise PilotDisabled()
@@ -325,7 +354,10 @@ class Bridge:
             entry = self._pending.get(request_id)
             if entry is not None and not entry[0].done():
                 entry[0].set_exception(
-                    ExtensionDisconnected(f"{why} {ExtensionDisconnected.default_message}")
+                    ExtensionDisconnected(
+                        f"{why} The command was in flight and is not re-sent, so it ran at most "
+                        "once; check the page before retrying."
+                    )
                 )
         link.pending.clear()
         log.info("extension link closed: %s", why)

@@ -18,6 +18,11 @@ def _env_float(name: str, default: float) -> float:
     return float(raw) if raw else default
 
 
+def _env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    return int(raw) if raw else default
+
+
 def _env_port() -> int:
     raw = os.environ.get("TABPILOT_PORT")
     return int(raw) if raw else DEFAULT_PORT
@@ -60,8 +65,15 @@ class Settings:
     #: Added to a command's own timeout_ms before the daemon gives up on the extension. The
     #: extension answers `execution_timeout` itself at timeout_ms; this only covers a dead worker.
     timeout_grace_s: float = 1.0
-    #: Largest WebSocket frame accepted from the extension (a result), in bytes.
+    #: Largest WebSocket frame accepted from the extension, in bytes. The extension refuses a
+    #: result over MAX_RESULT_CHARS (protocol.py) of JSON, which is at most 3 bytes a character
+    #: in UTF-8; a bigger frame would make uvicorn drop the link, failing every command on it.
     ws_max_size: int = 64 * 1024 * 1024
+    #: Commands waiting for an answer (or for the extension) at once; past it, 429 queue_full.
+    #: Each holds its request and a future, so this bounds the daemon's memory under a flood.
+    max_in_flight: int = 1024
+    #: Longest script, in UTF-8 bytes; past it, 413 script_too_large before anything is sent.
+    max_script_bytes: int = 1024 * 1024
     state_dir: Path = field(default_factory=_default_state_dir)
     #: Launch and own a headless Chromium with the extension (`tabpilot serve --browser`).
     managed_browser: bool = False
@@ -79,6 +91,8 @@ class Settings:
         settings = cls(
             port=_env_port(),
             connect_grace_s=_env_float("TABPILOT_CONNECT_GRACE", cls.connect_grace_s),
+            max_in_flight=_env_int("TABPILOT_MAX_IN_FLIGHT", cls.max_in_flight),
+            max_script_bytes=_env_int("TABPILOT_MAX_SCRIPT_BYTES", cls.max_script_bytes),
             state_dir=state_dir,
             chromium_path=os.environ.get("TABPILOT_CHROMIUM") or None,
             token=read_token(state_dir),

@@ -113,13 +113,15 @@ def dumps(body: Any) -> bytes:
     return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-def render(body: dict[str, Any], status: int = 200) -> Response:
+def render(
+    body: dict[str, Any], status: int = 200, headers: dict[str, str] | None = None
+) -> Response:
     """A JSON response of ``body`` carrying its request id in the X-Request-ID header."""
     return Response(
         dumps(body),
         status_code=status,
         media_type="application/json",
-        headers={REQUEST_ID_HEADER: str(body["request_id"])},
+        headers={REQUEST_ID_HEADER: str(body["request_id"]), **(headers or {})},
     )
 
 
@@ -140,4 +142,4 @@ def render_success(
 
 def render_error(request_id: str, error: TabpilotError) -> Response:
     """The failure envelope of ``error`` with the error's own HTTP status."""
-    return render(failure_body(request_id, error), error.status)
+    return render(failure_body(request_id, error), error.status, error.headers)

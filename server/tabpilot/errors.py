@@ -14,13 +14,20 @@ The hierarchy::
      │    ├── NotFound                 404 not_found
      │    ├── MethodNotAllowed         405 method_not_allowed
      │    ├── TabNotScriptable         409 tab_not_scriptable
-     │    └── CspBlocked               409 csp_blocked
+     │    ├── CspBlocked               409 csp_blocked
+     │    ├── TabNavigated             409 tab_navigated
+     │    ├── TabClosed                410 tab_closed
+     │    ├── ScriptTooLarge           413 script_too_large
+     │    └── QueueFull                429 queue_full
      ├── BridgeFailure                 the bridge could not get an answer (5xx)
      │    ├── InternalError            500 internal_error
      │    ├── ExtensionError           502 extension_error
      │    ├── ExtensionDisconnected    502 extension_disconnected
      │    ├── UnknownCommand           502 unknown_command
+     │    ├── TabCrashed               502 tab_crashed
+     │    ├── ResultTooLarge           502 result_too_large
      │    ├── ExtensionNotConnected    503 extension_not_connected
+     │    ├── TabUnresponsive          503 tab_unresponsive
      │    └── ExecutionTimeout         504 execution_timeout
      └── ScriptFailed                  the script ran and failed: HTTP 200, success false
           ├── ExecutionError           200 execution_error
@@ -61,6 +68,11 @@ class TabpilotError(Exception):
         super().__init_subclass__()
         if cls.meaning:  # only the leaves, which carry a meaning, are API codes
             _BY_CODE[cls.code] = cls
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """Extra HTTP headers of the error's response (Retry-After, say)."""
+        return {}
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(code={self.code!r}, message={self.message!r})"
@@ -179,6 +191,47 @@ class CspBlocked(RequestRefused):
     )
 
 
+class TabNavigated(RequestRefused):
+    code, status = "tab_navigated", 409
+    meaning = "The tab navigated or reloaded while the script ran; its answer was lost."
+    default_message = (
+        "The tab navigated away (or reloaded) while the script ran, so its answer was lost with "
+        "the page. The script may have run in part; check the page, then retry once it has loaded."
+    )
+
+
+class TabClosed(RequestRefused):
+    code, status = "tab_closed", 410
+    meaning = "The tab was closed while the script ran."
+    default_message = (
+        "The tab was closed while the script ran. The script may have run in part. Pick another "
+        "tab from GET /tabs."
+    )
+
+
+class ScriptTooLarge(RequestRefused):
+    code, status = "script_too_large", 413
+    meaning = "The script is longer than the daemon's limit (1 MiB by default); nothing was sent."
+    default_message = (
+        "The script is too large, so it was not sent. Send a shorter script (load big code from "
+        "the page with fetch), or raise the limit with TABPILOT_MAX_SCRIPT_BYTES."
+    )
+
+
+class QueueFull(RequestRefused):
+    code, status = "queue_full", 429
+    meaning = "Too many commands are waiting already; retry after the Retry-After header's seconds."
+    default_message = (
+        "Too many commands are waiting for the browser already, so this one was not queued. "
+        "Retry after the seconds in the Retry-After header, or send fewer commands at once."
+    )
+    retry_after_s: ClassVar[int] = 1
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": str(self.retry_after_s)}
+
+
 # -- 5xx ----------------------------------------------------------------------------------------
 
 
@@ -209,12 +262,39 @@ class UnknownCommand(BridgeFailure):
     default_message = "The extension does not know this command. Update the tabpilot extension."
 
 
+class TabCrashed(BridgeFailure):
+    code, status = "tab_crashed", 502
+    meaning = "The tab's page crashed (Chrome shows its sad tab) while or before the script ran."
+    default_message = (
+        "The tab's page crashed, so the script's answer was lost. The script may have run in "
+        "part. Reload the tab, then retry."
+    )
+
+
+class ResultTooLarge(BridgeFailure):
+    code, status = "result_too_large", 502
+    meaning = "The script ran, but its result is larger than 16 MiB of JSON; nothing was returned."
+    default_message = (
+        "The script ran, but its result is larger than the 16 MiB a result may have. Return less: "
+        "a slice, a count or a summary."
+    )
+
+
 class ExtensionNotConnected(BridgeFailure):
     code, status = "extension_not_connected", 503
     meaning = "No extension connected within the connect grace."
     default_message = (
         "No tabpilot extension is connected. Open Chrome with the tabpilot extension, or start "
         "the daemon with `tabpilot serve --browser`."
+    )
+
+
+class TabUnresponsive(BridgeFailure):
+    code, status = "tab_unresponsive", 503
+    meaning = "The tab is still stuck in an earlier script, so the command was not sent to it."
+    default_message = (
+        "The tab is still busy with an earlier script that timed out (a long loop, say), so this "
+        "command was not sent. It clears when that script ends; reload or close the tab to stop it."
     )
 
 

@@ -21,6 +21,11 @@ CLOSE_BUSY = 4002
 CLOSE_HELLO_EXPECTED = 4003
 CLOSE_UNAUTHORIZED = 4004
 
+#: Longest result the extension sends, in characters of its JSON (16 MiB). The extension answers
+#: ``result_too_large`` past it (extension/inject.js holds the same number); it keeps every result
+#: under Chrome's 64 MiB message limit and the daemon's ``ws_max_size``.
+MAX_RESULT_CHARS = 16 * 1024 * 1024
+
 CommandName = Literal["execute_javascript", "list_tabs"]
 
 

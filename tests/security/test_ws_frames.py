@@ -12,7 +12,6 @@ import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
 
 import httpx
 import pytest
@@ -20,7 +19,7 @@ from websockets.exceptions import ConnectionClosed
 
 from tabpilot.protocol import CLOSE_HELLO_EXPECTED
 from tests import figures
-from tests.support import Command, Daemon, Reply, connected, never, ok, run_daemon
+from tests.support import Command, Daemon, Reply, connected, never, ok, run, run_daemon
 
 #: Small, so frames near and past the limit are cheap to send; the mechanism is the same at the
 #: default 64 MiB.
@@ -72,10 +71,6 @@ def daemon() -> Iterator[Daemon]:
 async def client(daemon: Daemon) -> AsyncIterator[httpx.AsyncClient]:
     async with daemon.client() as c:
         yield c
-
-
-async def run(client: httpx.AsyncClient, script: str, **params: Any) -> httpx.Response:
-    return await client.post("/execute_javascript", json={"script": script, **params})
 
 
 @pytest.fixture
