@@ -45,10 +45,18 @@ def read_token(state_dir: Path) -> str | None:
     """
     raw = os.environ.get("TABPILOT_TOKEN")
     if raw is None:
+        path = state_dir / TOKEN_FILE_NAME
         try:
-            raw = (state_dir / TOKEN_FILE_NAME).read_text(encoding="utf-8")
+            raw = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return None
+        except (OSError, UnicodeDecodeError) as exc:
+            # Running without the token the user set up would be worse than not running.
+            reason = getattr(exc, "strerror", None) or "not UTF-8 text"
+            raise SystemExit(
+                f"tabpilot: cannot read the token file {path} ({reason}). Make it a text file "
+                "you own and can read (chmod 600), or remove it to run without a token."
+            ) from None
         raw = raw.splitlines()[0] if raw.strip() else ""
     return raw.strip() or None
 

@@ -199,3 +199,20 @@ def test_the_managed_browser_gets_the_token_in_a_private_file(tmp_path: Path) ->
     assert json.loads(managed_file.read_text())["token"] == TOKEN
     assert managed_file.stat().st_mode & 0o077 == 0
     assert profile.stat().st_mode & 0o077 == 0
+
+
+@pytest.mark.parametrize("content", [None, b"\xff\xfe not text"])
+def test_an_unreadable_token_file_stops_with_one_line(
+    isolated_env: Path, content: bytes | None
+) -> None:
+    isolated_env.mkdir(parents=True, exist_ok=True)
+    path = isolated_env / "token"
+    if content is None:
+        path.mkdir()  # a directory where the file should be: reading it fails
+    else:
+        path.write_bytes(content)
+    with pytest.raises(SystemExit) as stop:
+        read_token(isolated_env)
+    message = str(stop.value)
+    assert message.startswith(f"tabpilot: cannot read the token file {path}")
+    assert "\n" not in message
