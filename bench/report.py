@@ -40,6 +40,16 @@ def targets(results: dict[str, Any]) -> list[tuple[str, str, bool]]:
             ours["p99"] <= theirs["p99"],
         ),
     ]
+    for name, row in rows.items():
+        if name.startswith("tabpilot MCP"):
+            over = row["p50"] - ours["p50"]
+            out.append(
+                (
+                    f"{name.removeprefix('tabpilot ')} p50 within 1 ms of HTTP",
+                    f"{row['p50']:.2f} ms, {over:+.2f} ms over HTTP",
+                    over <= 1.0,
+                )
+            )
     sixteen = next(
         (r for r in results["throughput"] if r["callers"] == 16 and r["tabs"] == 1), None
     )

@@ -2,13 +2,16 @@
 
 A system is a name and a callable that makes one round trip, with optional set-up and tear-down.
 The callable raises when the answer is wrong, and returns the time the daemon itself reports
-(`duration_ms`) where there is one. Adding a system (tabpilot through MCP `tools/call`, say) is a
-function like ``selenium_cdp_evaluate`` that opens its client in ``setup``, closes it in
-``teardown`` and checks the answer in ``call``, plus one entry in ``comparison_systems``.
+(`duration_ms`) where there is one. Adding a system is a function like ``tabpilot_mcp_stdio``
+that opens its client in ``setup``, closes it in ``teardown`` and checks the answer in ``call``,
+plus one entry in ``comparison_systems``.
 """
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -61,9 +64,91 @@ def selenium_cdp_evaluate(rig: Rig) -> System:
     return System("Selenium CDP Runtime.evaluate", call)
 
 
+#: One JSON-RPC tools/call, as an MCP client sends it.
+_TOOLS_CALL = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "tools/call",
+    "params": {"name": "execute_javascript", "arguments": {"script": "1+1"}},
+}
+_MCP_PROTOCOL = "2025-06-18"
+
+
+def _mcp_answer(data: bytes) -> float:
+    answer = json.loads(data)["result"]
+    text = answer["content"][0]["text"]
+    if answer.get("isError") or text != "2":
+        raise RuntimeError(f"tools/call gave {answer!r}")
+    return float(answer["structuredContent"]["duration_ms"])
+
+
+def tabpilot_mcp_http(rig: Rig) -> System:
+    """tools/call at the daemon's /mcp (stateless, JSON answers), http.client keep-alive: the
+    bytes an MCP client's HTTP transport sends, without its own client-side overhead."""
+    body = json.dumps(_TOOLS_CALL).encode()
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": _MCP_PROTOCOL,
+    }
+    conn = rig.client.conn
+
+    def call() -> float:
+        conn.request("POST", "/mcp", body=body, headers=headers)
+        response = conn.getresponse()
+        data = response.read()
+        if response.status != 200:
+            raise RuntimeError(f"/mcp answered {response.status}: {data[:300]!r}")
+        return _mcp_answer(data)
+
+    return System("tabpilot MCP tools/call (HTTP /mcp)", call)
+
+
+def tabpilot_mcp_stdio(rig: Rig) -> System:
+    """tools/call to `tabpilot mcp` over its stdin/stdout, as an agent's client spawns it; that
+    process forwards each call to the daemon over HTTP."""
+    state: dict[str, Any] = {}
+
+    def send(message: dict[str, Any]) -> None:
+        state["process"].stdin.write(json.dumps(message).encode() + b"\n")
+        state["process"].stdin.flush()
+
+    def setup() -> None:
+        state["process"] = subprocess.Popen(
+            [sys.executable, "-m", "tabpilot", "mcp", "--port", str(rig.port)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        client = {"name": "tabpilot-bench", "version": "1"}
+        params = {"protocolVersion": _MCP_PROTOCOL, "capabilities": {}, "clientInfo": client}
+        send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params})
+        if "result" not in json.loads(state["process"].stdout.readline()):
+            raise RuntimeError("tabpilot mcp did not initialize")
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def call() -> float:
+        send(_TOOLS_CALL)
+        return _mcp_answer(state["process"].stdout.readline())
+
+    def teardown() -> None:
+        process = state.pop("process", None)
+        if process is not None:
+            process.stdin.close()
+            process.wait(10)
+
+    return System("tabpilot MCP tools/call (stdio)", call, setup, teardown)
+
+
 def comparison_systems(rig: Rig) -> list[System]:
     """The latency suite: tabpilot first, then what it is compared with."""
-    return [tabpilot_http(rig), selenium_execute_script(rig), selenium_cdp_evaluate(rig)]
+    return [
+        tabpilot_http(rig),
+        tabpilot_mcp_http(rig),
+        tabpilot_mcp_stdio(rig),
+        selenium_execute_script(rig),
+        selenium_cdp_evaluate(rig),
+    ]
 
 
 #: Hop name -> what answers it. Each level adds one hop of the chain to the one before.

@@ -40,7 +40,33 @@ function fakeChrome() {
   };
   // One message on a fresh port, as the service worker sends its first one to a page.
   const send = (message) => connect().post(message);
-  return { runtime: { id: "extension", onConnect }, listeners, connect, send };
+  // Ports to the service worker, as chrome.runtime.connect opens them; stopWorker() closes them all,
+  // as Chrome does when it stops the worker.
+  const ports = [];
+  const connectToWorker = ({ name }) => {
+    const onDisconnect = new Set();
+    const port = {
+      name,
+      open: true,
+      onDisconnect: { addListener: (fn) => onDisconnect.add(fn) },
+      disconnect: () => (port.open = false),
+      drop: () => {
+        port.open = false;
+        onDisconnect.forEach((fn) => fn(port));
+      },
+    };
+    ports.push(port);
+    return port;
+  };
+  const stopWorker = () => ports.filter((p) => p.open).forEach((p) => p.drop());
+  return {
+    runtime: { id: "extension", onConnect, connect: connectToWorker, lastError: undefined },
+    listeners,
+    connect,
+    send,
+    ports,
+    stopWorker,
+  };
 }
 
 // One page: a shared document, an isolated realm and a main realm, loaded in either order.
@@ -58,7 +84,7 @@ function makePage() {
     },
   };
   const isolated = vm.createContext({
-    document, CustomEvent, crypto, chrome, location: { href: "http://localhost/test" },
+    document, CustomEvent, crypto, chrome, location: { href: "http://localhost/test" }, setTimeout,
     console: { warn: (...args) => warnings.push(args.join(" ")) },
   });
   const main = vm.createContext({ document, EventTarget, Event, CustomEvent, console, setTimeout, clearTimeout });
@@ -246,4 +272,46 @@ test("a port of another name is left alone", () => {
   const page = pairedPage();
   assert.equal(page.chrome.connect("something-else").heard(), 0);
   assert.equal(page.chrome.connect().heard(), 1);
+});
+
+test("the content script holds a port to the worker and reopens it when the worker stops", async () => {
+  const page = pairedPage();
+  const { ports, stopWorker } = page.chrome;
+  assert.deepEqual(ports.map((p) => [p.name, p.open]), [["tabpilot-wake", true]]);
+  stopWorker(); // opening the next port is what starts the worker again
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.deepEqual(ports.map((p) => p.open), [false, true]);
+  assert.equal(ports[1].name, "tabpilot-wake");
+});
+
+test("a worker that keeps dropping the port at once is woken less and less often", async () => {
+  const page = pairedPage();
+  const { ports, stopWorker } = page.chrome;
+  stopWorker();
+  await new Promise((resolve) => setTimeout(resolve, 150)); // 200 ms delay now: not yet
+  assert.equal(ports.length, 1);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(ports.length, 2);
+  stopWorker();
+  await new Promise((resolve) => setTimeout(resolve, 300)); // 400 ms delay now
+  assert.equal(ports.length, 2);
+  stopWorker(); // nothing open: no extra port
+});
+
+test("a ping is answered at once, so the worker knows the page is free", async () => {
+  const page = pairedPage();
+  const answer = await page.chrome.send({ type: "ping" });
+  assert.equal(answer.ok, true);
+});
+
+test("a result over 16 MiB of JSON is refused in the page as result_too_large", async () => {
+  const page = pairedPage();
+  const big = await page.execute("'x'.repeat(17 * 1024 * 1024)");
+  assert.equal(big.ok, false);
+  assert.equal(big.error.code, "result_too_large");
+  assert.match(big.error.message, /16777216/);
+  const fits = await page.execute("'x'.repeat(10 * 1000 * 1000).length");
+  assert.deepEqual([fits.ok, fits.result], [true, 10_000_000]);
+  const whole = await page.execute("'y'.repeat(10 * 1000 * 1000)");
+  assert.equal(whole.result.length, 10_000_000);
 });

@@ -85,6 +85,8 @@
       case "execute":
         execute(message, sendResponse);
         break;
+      // A ping runs nothing. The worker also sends one before a command to a tab whose earlier
+      // script timed out: this relay shares the page's main thread, so an answer means it is free.
       case "ping":
         ping(message, sendResponse);
         break;
@@ -108,7 +110,36 @@
     });
   };
 
+  // Chrome stops the service worker when it idles, or when told to; the port to it closes then, and
+  // opening a new one starts the worker again at once. Without this, a stopped worker comes back
+  // only at its 30 s alarm, and every command meanwhile fails with extension_not_connected.
+  const WAKE_MIN_MS = 100;
+  const WAKE_MAX_MS = 30_000;
+  let wakePort = null;
+  let wakeDelay = WAKE_MIN_MS;
+  let retired = false;
+  const holdWorker = () => {
+    if (retired) return;
+    const opened = Date.now();
+    try {
+      wakePort = chrome.runtime.connect({ name: "tabpilot-wake" });
+    } catch {
+      return; // the extension was reloaded or removed: this copy is orphaned
+    }
+    wakePort.onDisconnect.addListener(() => {
+      void chrome.runtime.lastError; // read, so Chrome does not log it as unchecked
+      wakePort = null;
+      // A worker that keeps closing the port at once must not be woken in a tight loop.
+      wakeDelay = Date.now() - opened < 1000 ? Math.min(wakeDelay * 2, WAKE_MAX_MS) : WAKE_MIN_MS;
+      setTimeout(holdWorker, wakeDelay);
+    });
+  };
+
   const retire = () => {
+    retired = true;
+    try {
+      wakePort?.disconnect();
+    } catch {}
     doc.removeEventListener("tabpilot:main-ready", onMainReady);
     chrome.runtime.onConnect.removeListener(onConnect);
     // The answer listener and open ports stay, so that requests already under way get their answer.
@@ -120,4 +151,5 @@
   doc.addEventListener("tabpilot:res:" + nonce, onResult);
   chrome.runtime.onConnect.addListener(onConnect);
   fire("tabpilot:channel", nonce);
+  holdWorker();
 })();

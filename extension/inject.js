@@ -42,6 +42,10 @@
   const { execute } = executor;
 
   let nonce = null;
+  // Longest answer, in characters of JSON: 16 MiB, MAX_RESULT_CHARS in the daemon's protocol.py.
+  // Refused here, where its size is first known, so that it never meets Chrome's 64 MiB message
+  // limit on the way out, nor the daemon's frame limit.
+  const MAX_RESULT_CHARS = 16 * 1024 * 1024;
 
   const fire = (type, detail) => {
     const init = create(null); // no inherited `bubbles` or `detail` getters from the page
@@ -57,9 +61,9 @@
     }
   };
 
-  const errorAnswer = (id, message) => {
+  const errorAnswer = (id, message, code = "extension_error") => {
     const error = create(null);
-    error.code = "extension_error";
+    error.code = code;
     error.message = message;
     const answer = create(null);
     answer.id = id;
@@ -75,6 +79,12 @@
       json = jsonStringify(answer);
     } catch (err) {
       json = jsonStringify(errorAnswer(answer.id, "the result could not be encoded as JSON: " + describe(err)));
+    }
+    if (json.length > MAX_RESULT_CHARS) {
+      const message =
+        `The script ran, but its result is ${json.length} characters of JSON, more than the ` +
+        `${MAX_RESULT_CHARS} a result may have. Return less: a slice, a count or a summary.`;
+      json = jsonStringify(errorAnswer(answer.id, message, "result_too_large"));
     }
     fire("tabpilot:res:" + nonce, json);
   };

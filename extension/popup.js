@@ -8,6 +8,8 @@ const toggle = document.getElementById("pilot-toggle");
 const status = document.getElementById("connection-status");
 const portForm = document.getElementById("port-form");
 const portInput = document.getElementById("daemon-port");
+const tokenForm = document.getElementById("token-form");
+const tokenInput = document.getElementById("daemon-token");
 const activity = createActivityView({
   chrome,
   list: document.getElementById("activity-list"),
@@ -16,8 +18,13 @@ const activity = createActivityView({
 });
 
 async function load() {
-  const { pilotEnabled, daemonPort } = await chrome.storage.local.get(["pilotEnabled", "daemonPort"]);
+  const { pilotEnabled, daemonPort, daemonToken } = await chrome.storage.local.get([
+    "pilotEnabled",
+    "daemonPort",
+    "daemonToken",
+  ]);
   toggle.checked = pilotEnabled === true;
+  if (typeof daemonToken === "string") tokenInput.value = daemonToken;
   // With no port chosen here, the worker's own (7878, or the managed profile's) fills it in below.
   if (daemonPort !== undefined) portInput.value = daemonPort;
 }
@@ -39,6 +46,15 @@ portForm.addEventListener("submit", (event) => {
   refresh();
 });
 portInput.addEventListener("input", () => portInput.setCustomValidity(""));
+
+// An empty field removes the token; the worker says hello afresh either way.
+tokenForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const token = tokenInput.value.trim();
+  if (token) chrome.storage.local.set({ daemonToken: token });
+  else chrome.storage.local.remove("daemonToken");
+  refresh();
+});
 
 // The service worker writes the switch's first value (off, or on in the daemon's managed browser)
 // after it starts, maybe while the popup is open.

@@ -29,7 +29,7 @@ from tabpilot.app import bind_socket, create_app, make_server
 from tabpilot.config import Settings
 from tabpilot.protocol import PROTOCOL_VERSION
 
-EXTENSION_ORIGIN = "chrome-extension://test"
+EXTENSION_ORIGIN = "chrome-extension://mmgjobhjaeaocmcbdnjglfiobpnpkdpf"
 TAB = {"id": 7, "url": "http://localhost/test", "title": "Test page"}
 
 Reply = dict[str, Any]
@@ -155,6 +155,9 @@ class FakeExtension:
     protocol_version: int = PROTOCOL_VERSION
     origin: str | None = EXTENSION_ORIGIN
     say_hello: bool = True
+    token: str | None = None
+    #: False when the daemon is expected to refuse the hello (a wrong token, say).
+    expect_daemon_hello: bool = True
 
     commands: list[Command] = field(default_factory=list)
     frames: list[dict[str, Any]] = field(default_factory=list)
@@ -184,15 +187,16 @@ class FakeExtension:
             open_timeout=10,
         )
         if self.say_hello:
-            await self.send(
-                {
-                    "type": "hello",
-                    "protocol_version": self.protocol_version,
-                    "extension_version": "9.9.9",
-                    "pilot_enabled": self.pilot_enabled,
-                }
-            )
-            if self.protocol_version == PROTOCOL_VERSION:
+            hello: dict[str, Any] = {
+                "type": "hello",
+                "protocol_version": self.protocol_version,
+                "extension_version": "9.9.9",
+                "pilot_enabled": self.pilot_enabled,
+            }
+            if self.token is not None:
+                hello["token"] = self.token
+            await self.send(hello)
+            if self.protocol_version == PROTOCOL_VERSION and self.expect_daemon_hello:
                 self.daemon_hello = json.loads(await asyncio.wait_for(self.ws.recv(), 10))
         self._spawn(self._read())
         return self
@@ -253,6 +257,11 @@ class FakeExtension:
         if reply is not None:
             with contextlib.suppress(ConnectionClosed):
                 await self.send({"type": "result", "id": command.id, **reply})
+
+
+async def run(client: httpx.AsyncClient, script: str, **params: object) -> httpx.Response:
+    """POST /execute_javascript with ``script`` and any other fields."""
+    return await client.post("/execute_javascript", json={"script": script, **params})
 
 
 @contextlib.asynccontextmanager

@@ -17,7 +17,7 @@ from tabpilot.protocol import (
     CLOSE_PROTOCOL_MISMATCH,
     PROTOCOL_VERSION,
 )
-from tests.support import Command, Daemon, Reply, connected, echo, fail, never, ok, run_daemon
+from tests.support import Command, Daemon, Reply, connected, echo, fail, never, ok, run, run_daemon
 
 
 @pytest.fixture
@@ -30,10 +30,6 @@ def daemon() -> Iterator[Daemon]:
 async def client(daemon: Daemon) -> AsyncIterator[httpx.AsyncClient]:
     async with daemon.client(limits=httpx.Limits(max_connections=200)) as c:
         yield c
-
-
-async def run(client: httpx.AsyncClient, script: str, **params: object) -> httpx.Response:
-    return await client.post("/execute_javascript", json={"script": script, **params})
 
 
 async def status(client: httpx.AsyncClient) -> dict[str, object]:
@@ -332,7 +328,7 @@ async def test_daemon_answers_hello_and_status_shows_the_extension(
         assert (extension["connected"], extension["version"], extension["id"]) == (
             True,
             "9.9.9",
-            "test",
+            "mmgjobhjaeaocmcbdnjglfiobpnpkdpf",
         )
         assert extension["pilot_enabled"] is True and extension["connected_at"]
     await asyncio.sleep(0.05)

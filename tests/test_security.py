@@ -10,8 +10,8 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 from websockets.typing import Origin
 
-from tabpilot.security import host_allowed, origin_refused
-from tests.support import Daemon, run_daemon
+from tabpilot.security import fetch_site_refused, host_allowed, origin_refused
+from tests.support import EXTENSION_ORIGIN, Daemon, run_daemon
 
 
 @pytest.fixture(scope="module")
@@ -67,18 +67,46 @@ def test_other_hosts_are_refused(host: str | None) -> None:
     ("origin", "websocket", "refused"),
     [
         (None, False, False),
-        ("chrome-extension://abc", False, False),
+        ("chrome-extension://mmgjobhjaeaocmcbdnjglfiobpnpkdpf", False, False),
+        ("chrome-extension://mmgjobhjaeaocmcbdnjglfiobpnpkdpf/", True, False),
+        ("chrome-extension://abc", False, True),  # another installed extension
+        ("chrome-extension://abc", True, True),
         ("http://evil.com", False, True),
         ("https://example.org", False, True),
         ("http://127.0.0.1:7878", False, True),
         ("null", False, True),  # sandboxed iframes and data: pages send "null"
-        ("chrome-extension://abc", True, False),
+        ("chrome-extension://mmgjobhjaeaocmcbdnjglfiobpnpkdpf", True, False),
         (None, True, True),
         ("http://evil.com", True, True),
     ],
 )
 def test_origin_rules(origin: str | None, websocket: bool, refused: bool) -> None:
     assert origin_refused(origin, websocket=websocket) is refused
+
+
+@pytest.mark.parametrize(
+    ("site", "origin", "refused"),
+    [
+        (None, None, False),  # curl, the CLI
+        ("none", None, False),  # typed in the address bar
+        ("same-origin", None, False),  # the /docs page fetching /openapi.json
+        ("cross-site", None, True),  # <img src> or <script src> on another site
+        ("same-site", None, True),  # a page on another port of 127.0.0.1
+        ("Cross-Site", None, True),
+        ("cross-site", "chrome-extension://mmgjobhjaeaocmcbdnjglfiobpnpkdpf", False),
+    ],
+)
+def test_fetch_metadata_rules(site: str | None, origin: str | None, refused: bool) -> None:
+    assert fetch_site_refused(site, origin) is refused
+
+
+@pytest.mark.parametrize("site", ["cross-site", "same-site"])
+@pytest.mark.parametrize("path", ["/status", "/tabs"])
+async def test_no_cors_get_from_a_page_is_403(
+    client: httpx.AsyncClient, site: str, path: str
+) -> None:
+    response = await client.get(path, headers={"Sec-Fetch-Site": site, "Sec-Fetch-Mode": "no-cors"})
+    _assert_refused(response, 403, "forbidden_origin")
 
 
 def _assert_refused(response: httpx.Response, status: int, code: str) -> None:
@@ -92,7 +120,14 @@ def _assert_refused(response: httpx.Response, status: int, code: str) -> None:
 
 @pytest.mark.parametrize(
     "host",
-    ["evil.com", "evil.com:{port}", "127.0.0.1.evil.com", "127.0.0.1.evil.com:{port}"],
+    [
+        "evil.com",
+        "evil.com:{port}",
+        "127.0.0.1.evil.com",
+        "127.0.0.1.evil.com:{port}",
+        "evil.example:{port}",
+        "attacker.com",
+    ],
 )
 @pytest.mark.parametrize(
     ("method", "path"), [("GET", "/health"), ("GET", "/status"), ("POST", "/execute_javascript")]
@@ -141,8 +176,25 @@ async def test_web_page_origin_is_refused_on_get_too(client: httpx.AsyncClient) 
 
 
 async def test_extension_origin_may_call_http(client: httpx.AsyncClient) -> None:
-    response = await client.get("/status", headers={"Origin": "chrome-extension://abc"})
+    response = await client.get("/status", headers={"Origin": EXTENSION_ORIGIN})
     assert response.status_code == 200
+
+
+async def test_another_extensions_origin_is_refused(client: httpx.AsyncClient) -> None:
+    other = "chrome-extension://abcdefghijklmnopabcdefghijklmnop"
+    response = await client.get("/status", headers={"Origin": other})
+    _assert_refused(response, 403, "forbidden_origin")
+
+
+async def test_another_extension_cannot_open_the_websocket(daemon: Daemon) -> None:
+    with pytest.raises(InvalidStatus) as caught:
+        await connect(
+            daemon.ws_url,
+            origin=Origin("chrome-extension://abcdefghijklmnopabcdefghijklmnop"),
+            proxy=None,
+            open_timeout=5,
+        )
+    assert caught.value.response.status_code == 403
 
 
 @pytest.mark.parametrize("origin", [None, "http://evil.com", "https://evil.com", "null"])

@@ -67,6 +67,9 @@ export function fakeChrome({
       },
     },
     tabs: {
+      onRemoved: event(),
+      onUpdated: event(),
+      onReplaced: event(),
       async get(id) {
         const tab = tabs.find((t) => t.id === id);
         if (!tab) throw new Error(`No tab with id: ${id}.`);
@@ -114,12 +117,14 @@ export function fakeChrome({
       async executeScript(details) {
         calls.executeScript.push(details);
         const tab = tabs.find((t) => t.id === details.target.tabId);
+        if (tab?.crashed) throw new Error("Cannot access contents of the page. Extension manifest must request permission to access the respective host.");
         if (tab?.refuseInjection) throw new Error(`Cannot access contents of url "${tab.url}".`);
         return [{ frameId: 0, result: undefined }];
       },
     },
     runtime: {
       onMessage: event(),
+      onConnect: event(),
       getManifest: () => ({ version: "0.1.0" }),
       getURL: (path) => `chrome-extension://mmgjobhjaeaocmcbdnjglfiobpnpkdpf/${path}`,
     },

@@ -16,12 +16,17 @@ export function parsePort(value) {
   return Number.isInteger(port) && port >= 1 && port <= 65535 ? port : DEFAULT_PORT;
 }
 
+const tokenOf = (value) => (typeof value === "string" && value.trim() !== "" ? value.trim() : null);
+
 export function createBackground({ chrome, WebSocket, fetch, timers, userAgent = "", now = Date.now }) {
   const managed = loadManaged({ chrome, fetch });
   const pilot = createPilot({ chrome, managed });
   const commands = createCommands({ chrome, pilot, timers });
   const activity = createActivity({ chrome, now, timers });
   let daemonVersion = null;
+  // The daemon's token, if it has one: the popup's (storage "daemonToken") wins over managed.json's.
+  // It travels in the hello, since a browser cannot put headers on a WebSocket.
+  let token = null;
 
   // Frames from the daemon, by type (protocol.md §1). Nothing here writes the pilot switch.
   const frameHandlers = {
@@ -49,6 +54,7 @@ export function createBackground({ chrome, WebSocket, fetch, timers, userAgent =
         extension_version: chrome.runtime.getManifest().version,
         pilot_enabled: pilot.isEnabled(),
         user_agent: userAgent,
+        ...(token ? { token } : {}),
       });
     },
     onFrame(frame, reply) {
@@ -94,8 +100,22 @@ export function createBackground({ chrome, WebSocket, fetch, timers, userAgent =
     return true;
   });
 
+  // Each tab's content script holds a port to this worker and opens a new one when Chrome stops
+  // the worker, which wakes it within a second rather than at the 30 s alarm (content.js). Nothing
+  // is sent on these ports; they only need a listener to land on.
+  chrome.runtime.onConnect.addListener((port) => {
+    if (port.name !== "tabpilot-wake") port.disconnect();
+  });
+
   chrome.storage.onChanged.addListener((changes, area) => {
-    if (area === "local" && "daemonPort" in changes) connection.setPort(parsePort(changes.daemonPort.newValue));
+    if (area !== "local") return;
+    if ("daemonToken" in changes) {
+      managed.then((m) => {
+        token = tokenOf(changes.daemonToken.newValue) ?? m.token;
+        connection.reconnect();
+      });
+    }
+    if ("daemonPort" in changes) connection.setPort(parsePort(changes.daemonPort.newValue));
   });
 
   pilot.onChange((enabled) => connection.send({ type: "pilot", enabled }));
@@ -111,8 +131,11 @@ export function createBackground({ chrome, WebSocket, fetch, timers, userAgent =
 
   // The hello carries the switch, so connect once it is loaded.
   // A port the person chose in the popup wins over the managed profile's.
-  const ready = Promise.all([pilot.ready, managed, chrome.storage.local.get("daemonPort")]).then(
-    ([, { daemonPort }, stored]) => connection.start(parsePort(stored.daemonPort ?? daemonPort)),
+  const ready = Promise.all([pilot.ready, managed, chrome.storage.local.get(["daemonPort", "daemonToken"])]).then(
+    ([, m, stored]) => {
+      token = tokenOf(stored.daemonToken) ?? m.token;
+      connection.start(parsePort(stored.daemonPort ?? m.daemonPort));
+    },
   );
 
   return { ready, pilot, connection, commands, activity };

@@ -1,6 +1,7 @@
 // Command routing: one `command` frame in, exactly one `result` frame out (protocol.md §1).
 import { CommandError, errorPayload } from "./errors.js";
 import { createTabPorts } from "./tab-ports.js";
+import { createTabWatch } from "./tab-watch.js";
 import { assertScriptable, deliver, listTabs, resolveTab, tabInfo } from "./tabs.js";
 
 const DEFAULT_TIMEOUT_MS = 5000;
@@ -14,6 +15,7 @@ const PILOT_OFF =
 
 export function createCommands({ chrome, pilot, timers }) {
   const ports = createTabPorts(chrome);
+  const tabWatch = createTabWatch({ chrome, timers, ping: (tabId) => ports.send(tabId, { type: "ping", to: "content" }) });
   const handlers = {
     execute_javascript: executeJavascript,
     list_tabs: async () => ({ result: await listTabs(chrome), result_type: "array", tab: null }),
@@ -49,6 +51,7 @@ export function createCommands({ chrome, pilot, timers }) {
     const timeoutMs = Number.isFinite(params.timeout_ms) ? params.timeout_ms : DEFAULT_TIMEOUT_MS;
     const tab = await resolveTab(chrome, params.tab_id);
     assertScriptable(tab);
+    await tabWatch.guard(tab);
     const message = {
       type: "execute",
       id,
@@ -57,15 +60,18 @@ export function createCommands({ chrome, pilot, timers }) {
       await_promise: params.await_promise !== false,
     };
     let expired = false;
+    const delivery = tabWatch.watch(tab, () => deliver(chrome, ports, tab, message, () => expired));
     const answer = await withTimeout(
-      deliver(chrome, ports, tab, message, () => expired),
+      delivery,
       timeoutMs,
       () => {
         expired = true;
+        tabWatch.abandon(tab.id, delivery);
         return new CommandError(
           "execution_timeout",
-          `The script did not finish within ${timeoutMs} ms. Raise timeout_ms, or check that the page ` +
-            "is not stuck: a tab stuck in a loop recovers when it is reloaded or closed.",
+          `The script did not finish within ${timeoutMs} ms. Narrow the script or raise timeout_ms, ` +
+            "and check that the page is not stuck: a tab stuck in a loop answers tab_unresponsive until " +
+            "the loop ends or the tab is reloaded or closed.",
           { tab: tabInfo(tab) },
         );
       },

@@ -13,6 +13,7 @@ const CLOSE_REASONS = {
   4001: "protocol mismatch: this extension and the daemon speak different protocol versions; update one of them",
   4002: "busy: another browser's tabpilot extension is connected to this daemon; this one connects when it leaves",
   4003: "the daemon expected a hello first",
+  4004: "unauthorized: this daemon needs a token; enter the one it was started with in this popup",
 };
 
 export function createConnection({ WebSocket, timers, onOpen, onFrame, onClose = () => {} }) {
@@ -106,6 +107,15 @@ export function createConnection({ WebSocket, timers, onOpen, onFrame, onClose =
     }
   }
 
+  function restart(newPort) {
+    port = null;
+    drop();
+    port = newPort;
+    delay = BACKOFF_START_MS;
+    lastError = null;
+    open();
+  }
+
   return {
     start(newPort) {
       port = newPort;
@@ -113,13 +123,11 @@ export function createConnection({ WebSocket, timers, onOpen, onFrame, onClose =
     },
     // The daemon port changed in the popup: leave the old daemon and start afresh on the new one.
     setPort(newPort) {
-      if (newPort === port) return;
-      port = null;
-      drop();
-      port = newPort;
-      delay = BACKOFF_START_MS;
-      lastError = null;
-      open();
+      if (newPort !== port) restart(newPort);
+    },
+    // The token changed in the popup: say hello afresh with it.
+    reconnect() {
+      if (port !== null) restart(port);
     },
     // Called by the alarm: if Chrome stopped the worker's timers, connect now.
     ensureConnected() {

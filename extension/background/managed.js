@@ -1,6 +1,7 @@
 // managed.json is absent from the repo. `tabpilot serve --browser` writes it into the private copy
-// of the extension it loads into its own Chromium, with {"pilot_default": true, "daemon_port": N}:
-// in that profile, which belongs to the daemon, the pilot starts on and the port is the daemon's.
+// of the extension it loads into its own Chromium, with {"pilot_default": true, "daemon_port": N}
+// and, when the daemon has one, its "token": in that profile, which belongs to the daemon, the
+// pilot starts on and the port and token are the daemon's.
 // A person's Chrome never has the file, so there the switch starts off and the port is 7878.
 
 export function loadManaged({ chrome, fetch }) {
@@ -10,5 +11,6 @@ export function loadManaged({ chrome, fetch }) {
     .then((body) => ({
       pilotDefault: body?.pilot_default === true,
       daemonPort: Number.isInteger(body?.daemon_port) ? body.daemon_port : null,
+      token: typeof body?.token === "string" && body.token !== "" ? body.token : null,
     }));
 }

@@ -26,7 +26,7 @@ export function createTabPorts(chrome) {
       if (links.get(tabId) === link) links.delete(tabId);
       const error = why.includes(NO_RECEIVER)
         ? new Error(why)
-        : new Error(`The page closed the message channel before it answered${why ? ` (${why})` : ""}.`);
+        : new Error(`The message channel closed before the page answered${why ? ` (${why})` : ""}.`);
       for (const waiter of link.pending.values()) waiter.reject(error);
       link.pending.clear();
     });

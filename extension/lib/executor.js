@@ -145,7 +145,7 @@
         return;
       }
       timer = apply(setTimer, g, [
-        () => settle(failure("execution_timeout", null, `the script's promise did not settle within ${timeoutMs} ms`)),
+        () => settle(failure("execution_timeout", null, `The script's promise did not settle within ${timeoutMs} ms. Narrow the script or raise timeout_ms.`)),
         timeoutMs,
       ]);
     });

@@ -24,16 +24,25 @@ from starlette.responses import HTMLResponse, Response
 from tabpilot.bridge import Bridge
 from tabpilot.browser import BrowserError, ManagedBrowser, find_chromium
 from tabpilot.config import LOOPBACK_HOST, Settings
-from tabpilot.envelope import FailureEnvelope, SuccessEnvelope, render_error, render_success
+from tabpilot.envelope import (
+    FailureEnvelope,
+    SuccessEnvelope,
+    answer_body,
+    render,
+    render_error,
+    render_success,
+)
 from tabpilot.errors import (
     InternalError,
     InvalidRequest,
     MethodNotAllowed,
     NotFound,
+    ScriptTooLarge,
     TabpilotError,
     error_classes,
 )
-from tabpilot.protocol import PROTOCOL_VERSION, ExecuteParams, PingParams, ResultFrame
+from tabpilot.mcp_server import LocalBackend, build_server
+from tabpilot.protocol import PROTOCOL_VERSION, ExecuteParams, PingParams
 from tabpilot.security import SecurityMiddleware, new_request_id
 
 log = logging.getLogger(__name__)
@@ -45,6 +54,7 @@ _EXAMPLES: dict[type[BaseModel], str] = {
     ExecuteParams: '{"script": "2 + 2", "timeout_ms": 5000}',
     PingParams: '{"to": "page"}',
 }
+MCP_PATH = "/mcp"
 
 LANDING_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>tabpilot</title></head>
@@ -72,6 +82,8 @@ def _error_table() -> str:
         "tab, duration_ms}` or `{success: false, request_id, error: {code, message, stack?}}`, "
         "and every response carries its request id in `X-Request-ID`. A script that ran and "
         "threw still answers HTTP 200, with `success: false`.\n\n"
+        "The same tools are served to MCP clients at `/mcp` (streamable HTTP): "
+        "`execute_javascript`, `list_tabs` and `pilot_status`.\n\n"
         "| code | HTTP | meaning |\n|---|---|---|\n" + rows
     )
 
@@ -121,6 +133,16 @@ async def read_params(request: Request, model: type[M], *, empty: str | None = N
     Parsed as JSON whatever its Content-Type, so that a bare ``curl -d '{...}'`` (sent as a form)
     works too. That is safe: browsers are kept out by the Origin check, not by the content type.
     """
+    limit: int = request.app.state.settings.max_script_bytes
+    # Refuse a body that cannot hold a script within the limit before reading it: JSON escapes a
+    # character into at most 6 (\uXXXX), and the other fields are short. The script itself is
+    # measured by the bridge, for every route.
+    if int(request.headers.get("content-length") or 0) > 6 * limit + _BODY_OVERHEAD:
+        raise ScriptTooLarge(
+            f"The request body is too large to hold a script of at most {limit:,} bytes, so it "
+            "was not read. Send a shorter script, or raise the limit with "
+            "TABPILOT_MAX_SCRIPT_BYTES."
+        )
     body = await request.body()
     if not body.strip():
         if empty is None:
@@ -132,15 +154,8 @@ async def read_params(request: Request, model: type[M], *, empty: str | None = N
         raise InvalidRequest(_describe(exc.errors(), model)) from None
 
 
-def _answer(request_id: str, answer: ResultFrame, started: float) -> Response:
-    """The success envelope of a command's result, timed from ``started``."""
-    return render_success(
-        request_id,
-        answer.result,
-        result_type=answer.result_type,
-        tab=answer.tab,
-        duration_ms=(time.perf_counter() - started) * 1000,
-    )
+#: Room for the JSON around a script: field names and the other fields.
+_BODY_OVERHEAD = 64 * 1024
 
 
 def to_api_error(exc: Exception) -> TabpilotError:
@@ -171,6 +186,23 @@ def create_app(settings: Settings) -> FastAPI:
     """The daemon's ASGI app; its bridge is ``app.state.bridge``."""
     bridge = Bridge(settings)
 
+    def status_result() -> dict[str, Any]:
+        browser: ManagedBrowser | None = app.state.browser
+        return {
+            "daemon_version": settings.version,
+            "protocol_version": PROTOCOL_VERSION,
+            "extension": bridge.extension_info(),
+            "in_flight": bridge.in_flight,
+            "browser": browser.info() if browser is not None else None,
+        }
+
+    # The MCP tools at /mcp, stateless and answering plain JSON: each tools/call is one POST
+    # with one answer, so no session state is kept per client and nothing is streamed.
+    mcp = build_server(LocalBackend(bridge, status_result))
+    mcp_app = mcp.streamable_http_app(
+        streamable_http_path=MCP_PATH, stateless_http=True, json_response=True
+    )
+
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         browser: ManagedBrowser | None = None
@@ -186,7 +218,8 @@ def create_app(settings: Settings) -> FastAPI:
                 raise
             app.state.browser = browser
         try:
-            yield
+            async with mcp.session_manager.run():
+                yield
         finally:
             await bridge.close()
             if browser is not None:
@@ -202,7 +235,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.settings = settings
     app.state.bridge = bridge
     app.state.browser = None
-    app.add_middleware(SecurityMiddleware)
+    app.add_middleware(SecurityMiddleware, token=settings.token)
     for exc_class in (TabpilotError, RequestValidationError, StarletteHTTPException, Exception):
         app.add_exception_handler(exc_class, handle_error)
 
@@ -215,7 +248,7 @@ def create_app(settings: Settings) -> FastAPI:
                 "description": "The script ran. If it threw, `success` is false with "
                 "`execution_error`, `syntax_error` or `promise_rejected`."
             },
-            **_responses(400, 403, 404, 409, 502, 503, 504),
+            **_responses(400, 401, 403, 404, 409, 410, 413, 429, 502, 503, 504),
         },
     )
     async def execute_javascript(request: Request) -> Response:
@@ -223,7 +256,7 @@ def create_app(settings: Settings) -> FastAPI:
         started = time.perf_counter()
         request_id = _request_id(request)
         params = await read_params(request, ExecuteParams)
-        return _answer(request_id, await bridge.execute(params, request_id), started)
+        return render(answer_body(request_id, await bridge.execute(params, request_id), started))
 
     @app.post(
         "/ping",
@@ -239,27 +272,21 @@ def create_app(settings: Settings) -> FastAPI:
         started = time.perf_counter()
         request_id = _request_id(request)
         params = await read_params(request, PingParams, empty="{}")
-        return _answer(request_id, await bridge.ping(params, request_id), started)
+        return render(answer_body(request_id, await bridge.ping(params, request_id), started))
 
-    @app.get("/status", response_model=SuccessEnvelope)
+    @app.get("/status", response_model=SuccessEnvelope, responses=_responses(401, 403))
     async def status(request: Request) -> Response:
         """Daemon and protocol versions, the extension and its pilot switch, commands in flight."""
-        browser: ManagedBrowser | None = app.state.browser
-        result = {
-            "daemon_version": settings.version,
-            "protocol_version": PROTOCOL_VERSION,
-            "extension": bridge.extension_info(),
-            "in_flight": bridge.in_flight,
-            "browser": browser.info() if browser is not None else None,
-        }
-        return render_success(_request_id(request), result)
+        return render_success(_request_id(request), status_result())
 
-    @app.get("/tabs", response_model=SuccessEnvelope, responses=_responses(403, 502, 503, 504))
+    @app.get(
+        "/tabs", response_model=SuccessEnvelope, responses=_responses(401, 403, 429, 502, 503, 504)
+    )
     async def tabs(request: Request) -> Response:
         """The open tabs: id, url, title, active, window_id."""
         started = time.perf_counter()
         request_id = _request_id(request)
-        return _answer(request_id, await bridge.list_tabs(request_id), started)
+        return render(answer_body(request_id, await bridge.list_tabs(request_id), started))
 
     @app.get("/health", response_model=SuccessEnvelope)
     async def health(request: Request) -> Response:
@@ -275,6 +302,9 @@ def create_app(settings: Settings) -> FastAPI:
     @app.websocket("/ws")
     async def extension_socket(websocket: WebSocket) -> None:
         await bridge.serve_connection(websocket)
+
+    # The SDK's route, added as it is: the SecurityMiddleware above guards it like the others.
+    app.router.routes.extend(mcp_app.routes)
 
     return app
 
@@ -336,6 +366,10 @@ def serve(settings: Settings) -> None:
             find_chromium(settings.chromium_path)
         except BrowserError as exc:
             raise SystemExit(f"tabpilot: {exc.message}") from None
+    # tabpilot's own lines (an extension connects or leaves) at INFO, beside uvicorn's; the MCP
+    # SDK's per-request lines only when something is wrong.
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s:     %(name)s: %(message)s")
+    logging.getLogger("mcp").setLevel(logging.WARNING)
     sock = bind_socket(settings)
     # Listening before the lifespan runs, so a managed browser started from it finds the port.
     server = make_server(settings)

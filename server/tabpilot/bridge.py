@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+from starlette.types import Message
 from starlette.websockets import WebSocket
 
 from tabpilot.config import Settings
@@ -25,12 +26,15 @@ from tabpilot.errors import (
     ExtensionNotConnected,
     InternalError,
     PilotDisabled,
+    QueueFull,
+    ScriptTooLarge,
     from_extension,
 )
 from tabpilot.protocol import (
     CLOSE_BUSY,
     CLOSE_HELLO_EXPECTED,
     CLOSE_PROTOCOL_MISMATCH,
+    CLOSE_UNAUTHORIZED,
     PROTOCOL_VERSION,
     CommandFrame,
     CommandName,
@@ -43,7 +47,7 @@ from tabpilot.protocol import (
     ResultFrame,
     parse_extension_frame,
 )
-from tabpilot.security import EXTENSION_ORIGIN_PREFIX
+from tabpilot.security import EXTENSION_ORIGIN_PREFIX, token_matches
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +86,8 @@ class Bridge:
         # Set while a link is live: callers waiting out the connect grace wake on it.
         self._linked = asyncio.Event()
         self._pending: dict[str, tuple[asyncio.Future[ResultFrame], _Link]] = {}
+        # Callers inside call(), waiting for the extension or for their answer.
+        self._callers = 0
 
     # -- state --------------------------------------------------------------------------------
 
@@ -117,7 +123,17 @@ class Bridge:
     # -- commands -----------------------------------------------------------------------------
 
     async def execute(self, params: ExecuteParams, request_id: str) -> ResultFrame:
-        """Run a script in a tab; returns the ok result or raises the matching TabpilotError."""
+        """Run a script in a tab; returns the ok result or raises the matching TabpilotError.
+
+        A script past ``max_script_bytes`` is refused here, before anything is sent, whichever
+        route (HTTP or MCP) it came by.
+        """
+        limit = self._settings.max_script_bytes
+        if len(params.script.encode()) > limit:
+            raise ScriptTooLarge(
+                f"The script is larger than {limit:,} bytes, so it was not sent. Send a shorter "
+                "script, or raise the limit with TABPILOT_MAX_SCRIPT_BYTES."
+            )
         timeout_s = params.timeout_ms / 1000 + self._settings.timeout_grace_s
         return await self.call("execute_javascript", params.model_dump(), request_id, timeout_s)
 
@@ -140,6 +156,21 @@ class Bridge:
         last reported the switch off, ExtensionDisconnected when the connection closes first,
         ExecutionTimeout after ``timeout_s``, and the extension's own error when ``ok`` is false.
         """
+        if self._callers >= self._settings.max_in_flight:
+            raise QueueFull(
+                f"{self._callers} commands are waiting already (the limit is "
+                f"{self._settings.max_in_flight}, TABPILOT_MAX_IN_FLIGHT), so this one was not "
+                f"queued. Retry after {QueueFull.retry_after_s} s."
+            )
+        self._callers += 1
+        try:
+            return await self._call(command, params, request_id, timeout_s)
+        finally:
+            self._callers -= 1
+
+    async def _call(
+        self, command: CommandName, params: dict[str, Any], request_id: str, timeout_s: float
+    ) -> ResultFrame:
         link = await self._wait_for_link()
         if not link.pilot_enabled:
             raise PilotDisabled()
@@ -155,7 +186,8 @@ class Bridge:
         except TimeoutError:
             raise ExecutionTimeout(
                 f"No answer from the extension within {timeout_s:g} s (timeout_ms plus the "
-                "daemon's grace). Raise timeout_ms, or check that the page is not stuck."
+                "daemon's grace). Narrow the script or raise timeout_ms, and check that the page "
+                "is not stuck."
             ) from None
         finally:
             self._pending.pop(request_id, None)
@@ -248,7 +280,7 @@ class Bridge:
             return None
         if message["type"] == "websocket.disconnect":
             return None
-        data = _loads(message.get("text") or message.get("bytes"))
+        data = _loads(_payload(message))
         if not isinstance(data, dict) or data.get("type") != "hello":
             await _close(ws, CLOSE_HELLO_EXPECTED, "hello_expected: the first frame must be hello")
             return None
@@ -258,18 +290,24 @@ class Bridge:
             await _close(ws, CLOSE_PROTOCOL_MISMATCH, reason)
             return None
         try:
-            return ExtensionHello.model_validate(data)
+            hello = ExtensionHello.model_validate(data)
         except ValidationError as exc:
             reason = f"hello_expected: invalid hello ({exc.error_count()} errors)"
             await _close(ws, CLOSE_HELLO_EXPECTED, reason)
             return None
+        if not token_matches(hello.token, self._settings.token):
+            log.warning("refused an extension: its hello has a wrong or no token")
+            reason = "unauthorized: this daemon needs its token; set it in the tabpilot popup"
+            await _close(ws, CLOSE_UNAUTHORIZED, reason)
+            return None
+        return hello
 
     async def _receive_loop(self, link: _Link) -> None:
         while True:
             message = await link.ws.receive()
             if message["type"] == "websocket.disconnect":
                 return
-            data = message.get("text") or message.get("bytes")
+            data = _payload(message)
             if data is None:
                 continue
             try:
@@ -298,7 +336,9 @@ class Bridge:
     def _on_malformed(self, link: _Link, data: str | bytes, exc: ValidationError) -> None:
         raw = _loads(data)
         kind = raw.get("type") if isinstance(raw, dict) else None
-        log.warning("ignoring a malformed frame of type %r: %s", kind, exc.errors()[:1])
+        log.warning(
+            "ignoring a malformed frame of type %r: %s", kind, exc.errors(include_input=False)[:1]
+        )
         # A result we cannot read still answers its command: failing it now beats a timeout.
         request_id = raw.get("id") if isinstance(raw, dict) and kind == "result" else None
         entry = self._pending.get(request_id) if isinstance(request_id, str) else None
@@ -322,7 +362,10 @@ class Bridge:
             entry = self._pending.get(request_id)
             if entry is not None and not entry[0].done():
                 entry[0].set_exception(
-                    ExtensionDisconnected(f"{why} {ExtensionDisconnected.default_message}")
+                    ExtensionDisconnected(
+                        f"{why} The command was in flight and is not re-sent, so it ran at most "
+                        "once; check the page before retrying."
+                    )
                 )
         link.pending.clear()
         log.info("extension link closed: %s", why)
@@ -335,12 +378,18 @@ class Bridge:
             await _close(link.ws, CLOSE_GOING_AWAY, "daemon shutting down")
 
 
+def _payload(message: Message) -> str | bytes | None:
+    # Not `text or bytes`: an empty text frame is a frame too, and must be logged as malformed.
+    text = message.get("text")
+    return text if text is not None else message.get("bytes")
+
+
 def _loads(data: str | bytes | None) -> Any:
     if data is None:
         return None
     try:
         return json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):  # deeply nested JSON exhausts the stack; not a frame
         return None
 
 

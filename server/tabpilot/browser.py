@@ -119,8 +119,13 @@ class ManagedBrowser:
         profile = Path(tempfile.mkdtemp(prefix="browser-", dir=self._settings.state_dir))
         extension = profile / "tabpilot-extension"
         shutil.copytree(extension_source_dir(), extension)
-        managed = {"pilot_default": True, "daemon_port": self._settings.port}
-        (extension / "managed.json").write_text(json.dumps(managed) + "\n")
+        managed: dict[str, Any] = {"pilot_default": True, "daemon_port": self._settings.port}
+        if self._settings.token:
+            managed["token"] = self._settings.token
+        managed_file = extension / "managed.json"
+        # Created private: it may hold the token. The profile dir is 0700 (mkdtemp) as well.
+        managed_file.touch(mode=0o600)
+        managed_file.write_text(json.dumps(managed) + "\n")
         return profile, extension
 
     async def start(self) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -11,7 +12,9 @@ from typing import Any
 import httpx
 
 from tabpilot import __version__
-from tabpilot.config import DEFAULT_PORT, LOOPBACK_HOST, Settings
+from tabpilot.config import DEFAULT_PORT, LOOPBACK_HOST, Settings, client_headers
+from tabpilot.envelope import result_text
+from tabpilot.errors import START_DAEMON
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -26,14 +29,8 @@ class CliError(Exception):
 
 
 def format_result(result: Any, result_type: str | None) -> str:
-    """A result as a person reads it: `42`, `hello world`, JSON for objects, `undefined`."""
-    if result_type == "undefined":
-        return "undefined"
-    if isinstance(result, str):
-        return result
-    if isinstance(result, dict | list):
-        return json.dumps(result, indent=2, ensure_ascii=False)
-    return json.dumps(result)
+    """A result as a person reads it: `42`, `hello world`, indented JSON, `undefined`."""
+    return result_text(result, result_type, indent=2)
 
 
 def _port(args: argparse.Namespace) -> int:
@@ -42,12 +39,12 @@ def _port(args: argparse.Namespace) -> int:
 
 def _request(args: argparse.Namespace, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
     url = f"http://{LOOPBACK_HOST}:{_port(args)}{path}"
+    headers = client_headers(Settings.from_env())
     try:
-        response = httpx.request(method, url, **kwargs)
+        response = httpx.request(method, url, headers=headers, **kwargs)
     except httpx.ConnectError:
         raise CliError(
-            f"the tabpilot daemon is not running on {LOOPBACK_HOST}:{_port(args)}. "
-            "Start it with `tabpilot serve --browser` (or `tabpilot serve` for your own Chrome)."
+            f"the tabpilot daemon is not running on {LOOPBACK_HOST}:{_port(args)}. {START_DAEMON}"
         ) from None
     except httpx.TimeoutException:
         raise CliError(f"the daemon did not answer {path} in time.") from None
@@ -72,8 +69,28 @@ def cmd_serve(args: argparse.Namespace) -> int:
         managed_browser=args.browser or args.headed,
         headed=args.headed,
         access_log=args.access_log or None,
+        token=args.token,
     )
     serve(settings)
+    return EXIT_OK
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """Serve tabpilot's MCP tools over stdio, forwarding each call to the running daemon."""
+    import anyio
+
+    from tabpilot.client import DaemonClient
+    from tabpilot.mcp_server import run_stdio
+
+    # stdout carries the protocol; anything the server logs goes to stderr.
+    logging.basicConfig(level=logging.WARNING, format="tabpilot mcp: %(levelname)s: %(message)s")
+    settings = Settings.from_env(port=args.port)
+
+    async def serve() -> None:
+        async with DaemonClient(settings) as client:
+            await run_stdio(client)
+
+    anyio.run(serve)
     return EXIT_OK
 
 
@@ -196,6 +213,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="log every HTTP request (off by default: a log line per call costs more than the "
         "call's own work in the daemon)",
     )
+    serve.add_argument(
+        "--token",
+        metavar="SECRET",
+        help="require this shared secret from every caller and the extension (default: "
+        "$TABPILOT_TOKEN, else the file token in the state dir); other users can read a "
+        "command line, so prefer the file",
+    )
     serve.set_defaults(func=cmd_serve)
 
     run = commands.add_parser(
@@ -220,6 +244,16 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print the whole response envelope")
     run.add_argument("--port", type=int, help=port_help)
     run.set_defaults(func=cmd_exec)
+
+    mcp = commands.add_parser(
+        "mcp",
+        help="serve the MCP tools over stdio, for an agent's MCP configuration",
+        description="Serve tabpilot's MCP tools (execute_javascript, list_tabs, pilot_status) "
+        "over stdio. An MCP client starts it; each call goes to the daemon, which must be "
+        "running (`tabpilot serve`).",
+    )
+    mcp.add_argument("--port", type=int, help=port_help)
+    mcp.set_defaults(func=cmd_mcp)
 
     status = commands.add_parser(
         "status",

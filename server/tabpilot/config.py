@@ -18,6 +18,11 @@ def _env_float(name: str, default: float) -> float:
     return float(raw) if raw else default
 
 
+def _env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    return int(raw) if raw else default
+
+
 def _env_port() -> int:
     raw = os.environ.get("TABPILOT_PORT")
     return int(raw) if raw else DEFAULT_PORT
@@ -26,6 +31,34 @@ def _env_port() -> int:
 def _default_state_dir() -> Path:
     base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(base) / "tabpilot"
+
+
+#: The token file in the state dir; the daemon and the CLI both read it, so one file set up once
+#: (mode 0600) protects the daemon from the machine's other users.
+TOKEN_FILE_NAME = "token"
+
+
+def read_token(state_dir: Path) -> str | None:
+    """The shared secret: $TABPILOT_TOKEN, else the first line of ``<state_dir>/token``, else None.
+
+    An empty value means no token.
+    """
+    raw = os.environ.get("TABPILOT_TOKEN")
+    if raw is None:
+        path = state_dir / TOKEN_FILE_NAME
+        try:
+            raw = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError) as exc:
+            # Running without the token the user set up would be worse than not running.
+            reason = getattr(exc, "strerror", None) or "not UTF-8 text"
+            raise SystemExit(
+                f"tabpilot: cannot read the token file {path} ({reason}). Make it a text file "
+                "you own and can read (chmod 600), or remove it to run without a token."
+            ) from None
+        raw = raw.splitlines()[0] if raw.strip() else ""
+    return raw.strip() or None
 
 
 @dataclass(frozen=True)
@@ -40,8 +73,15 @@ class Settings:
     #: Added to a command's own timeout_ms before the daemon gives up on the extension. The
     #: extension answers `execution_timeout` itself at timeout_ms; this only covers a dead worker.
     timeout_grace_s: float = 1.0
-    #: Largest WebSocket frame accepted from the extension (a result), in bytes.
+    #: Largest WebSocket frame accepted from the extension, in bytes. The extension refuses a
+    #: result over MAX_RESULT_CHARS (protocol.py) of JSON, which is at most 3 bytes a character
+    #: in UTF-8; a bigger frame would make uvicorn drop the link, failing every command on it.
     ws_max_size: int = 64 * 1024 * 1024
+    #: Commands waiting for an answer (or for the extension) at once; past it, 429 queue_full.
+    #: Each holds its request and a future, so this bounds the daemon's memory under a flood.
+    max_in_flight: int = 1024
+    #: Longest script, in UTF-8 bytes; past it, 413 script_too_large before anything is sent.
+    max_script_bytes: int = 1024 * 1024
     state_dir: Path = field(default_factory=_default_state_dir)
     #: Launch and own a headless Chromium with the extension (`tabpilot serve --browser`).
     managed_browser: bool = False
@@ -50,15 +90,22 @@ class Settings:
     access_log: bool = False
     #: Path of a Chromium binary; found on PATH when None.
     chromium_path: str | None = None
+    #: Shared secret that callers and the extension must present (README, "Security model");
+    #: None leaves the daemon open to every local process, as before.
+    token: str | None = field(default=None, repr=False)
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:
         """Settings from TABPILOT_* environment variables, then `overrides` (None means unset)."""
+        state_dir = Path(os.environ.get("TABPILOT_STATE_DIR") or _default_state_dir())
         settings = cls(
             port=_env_port(),
             connect_grace_s=_env_float("TABPILOT_CONNECT_GRACE", cls.connect_grace_s),
-            state_dir=Path(os.environ.get("TABPILOT_STATE_DIR") or _default_state_dir()),
+            max_in_flight=_env_int("TABPILOT_MAX_IN_FLIGHT", cls.max_in_flight),
+            max_script_bytes=_env_int("TABPILOT_MAX_SCRIPT_BYTES", cls.max_script_bytes),
+            state_dir=state_dir,
             chromium_path=os.environ.get("TABPILOT_CHROMIUM") or None,
+            token=read_token(state_dir),
         )
         given = {key: value for key, value in overrides.items() if value is not None}
         return replace(settings, **given)  # type: ignore[arg-type]
@@ -74,3 +121,8 @@ class Settings:
     @property
     def version(self) -> str:
         return __version__
+
+
+def client_headers(settings: Settings) -> dict[str, str]:
+    """Headers every HTTP client of the daemon (the CLI, MCP) sends: the token when one is set."""
+    return {"Authorization": f"Bearer {settings.token}"} if settings.token else {}

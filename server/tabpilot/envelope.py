@@ -2,18 +2,22 @@
 
 success: ``{"success": true, "request_id", "result", "result_type", "tab", "duration_ms"}``
 failure: ``{"success": false, "request_id", "error": {"code", "message", "stack"?}}``
+
+The MCP tools carry the same envelope as their structured content, and :func:`result_text` is
+the one way a result is written out as text, for the CLI and for a model.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 from starlette.responses import Response
 
 from tabpilot.errors import TabpilotError
-from tabpilot.protocol import TabInfo
+from tabpilot.protocol import ResultFrame, TabInfo
 
 REQUEST_ID_HEADER = "X-Request-ID"
 
@@ -45,6 +49,27 @@ class FailureEnvelope(BaseModel):
     error: ErrorBody
 
 
+class Envelope(BaseModel):
+    """Either envelope in one object schema: the output schema of the MCP tools."""
+
+    success: bool = Field(description="true if the call succeeded; false with `error` if not.")
+    request_id: str
+    result: Any = Field(default=None, description="The JSON-safe value; on success only.")
+    result_type: str | None = Field(default=None, description="JavaScript type of the result.")
+    tab: TabInfo | None = Field(default=None, description="The tab the script ran in.")
+    duration_ms: float | None = Field(default=None, description="Time in the daemon, in ms.")
+    error: ErrorBody | None = Field(default=None, description="On failure: code and message.")
+
+
+def result_text(result: Any, result_type: str | None, *, indent: int | None = None) -> str:
+    """A result as a person or a model reads it: `42`, `hello world`, JSON, `undefined`."""
+    if result_type == "undefined":
+        return "undefined"
+    if isinstance(result, str):
+        return result
+    return json.dumps(result, indent=indent, ensure_ascii=False)
+
+
 def success_body(
     request_id: str,
     result: Any,
@@ -64,6 +89,17 @@ def success_body(
     }
 
 
+def answer_body(request_id: str, answer: ResultFrame, started: float) -> dict[str, Any]:
+    """The success envelope of the extension's ``answer`` to a call begun at ``started``."""
+    return success_body(
+        request_id,
+        answer.result,
+        result_type=answer.result_type,
+        tab=answer.tab,
+        duration_ms=(time.perf_counter() - started) * 1000,
+    )
+
+
 def failure_body(request_id: str, error: TabpilotError) -> dict[str, Any]:
     """The failure envelope of ``error`` as a plain dict."""
     detail: dict[str, Any] = {"code": error.code, "message": error.message}
@@ -77,13 +113,15 @@ def dumps(body: Any) -> bytes:
     return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-def render(body: dict[str, Any], status: int = 200) -> Response:
+def render(
+    body: dict[str, Any], status: int = 200, headers: dict[str, str] | None = None
+) -> Response:
     """A JSON response of ``body`` carrying its request id in the X-Request-ID header."""
     return Response(
         dumps(body),
         status_code=status,
         media_type="application/json",
-        headers={REQUEST_ID_HEADER: str(body["request_id"])},
+        headers={REQUEST_ID_HEADER: str(body["request_id"]), **(headers or {})},
     )
 
 
@@ -104,4 +142,4 @@ def render_success(
 
 def render_error(request_id: str, error: TabpilotError) -> Response:
     """The failure envelope of ``error`` with the error's own HTTP status."""
-    return render(failure_body(request_id, error), error.status)
+    return render(failure_body(request_id, error), error.status, error.headers)

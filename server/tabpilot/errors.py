@@ -5,6 +5,7 @@ The hierarchy::
     TabpilotError                      code, message, status, stack
      ├── RequestRefused                the caller must change something (4xx)
      │    ├── InvalidRequest           400 invalid_request
+     │    ├── Unauthorized             401 unauthorized
      │    ├── ForbiddenHost            403 forbidden_host
      │    ├── ForbiddenOrigin          403 forbidden_origin
      │    ├── PilotDisabled            403 pilot_disabled
@@ -13,18 +14,27 @@ The hierarchy::
      │    ├── NotFound                 404 not_found
      │    ├── MethodNotAllowed         405 method_not_allowed
      │    ├── TabNotScriptable         409 tab_not_scriptable
-     │    └── CspBlocked               409 csp_blocked
+     │    ├── CspBlocked               409 csp_blocked
+     │    ├── TabNavigated             409 tab_navigated
+     │    ├── TabClosed                410 tab_closed
+     │    ├── ScriptTooLarge           413 script_too_large
+     │    └── QueueFull                429 queue_full
      ├── BridgeFailure                 the bridge could not get an answer (5xx)
      │    ├── InternalError            500 internal_error
      │    ├── ExtensionError           502 extension_error
      │    ├── ExtensionDisconnected    502 extension_disconnected
      │    ├── UnknownCommand           502 unknown_command
+     │    ├── TabCrashed               502 tab_crashed
+     │    ├── ResultTooLarge           502 result_too_large
      │    ├── ExtensionNotConnected    503 extension_not_connected
+     │    ├── TabUnresponsive          503 tab_unresponsive
      │    └── ExecutionTimeout         504 execution_timeout
      └── ScriptFailed                  the script ran and failed: HTTP 200, success false
           ├── ExecutionError           200 execution_error
           ├── JavaScriptSyntaxError    200 syntax_error
           └── PromiseRejected          200 promise_rejected
+    DaemonUnreachable (a TabpilotError) is raised on the caller's side, by the CLI and
+    `tabpilot mcp`, when the daemon does not answer; the daemon itself never sends it.
 
 Each class carries its ``code``, ``status``, a one-line ``meaning`` (the API table in the OpenAPI
 description is built from these) and a ``default_message`` that says what to do next.
@@ -58,6 +68,11 @@ class TabpilotError(Exception):
         super().__init_subclass__()
         if cls.meaning:  # only the leaves, which carry a meaning, are API codes
             _BY_CODE[cls.code] = cls
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """Extra HTTP headers of the error's response (Retry-After, say)."""
+        return {}
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(code={self.code!r}, message={self.message!r})"
@@ -93,6 +108,16 @@ class InvalidRequest(RequestRefused):
     default_message = (
         'Invalid request. Send a JSON object such as {"script": "2 + 2"} with '
         "Content-Type: application/json; see /docs."
+    )
+
+
+class Unauthorized(RequestRefused):
+    code, status = "unauthorized", 401
+    meaning = "This daemon was started with a token, and the request did not carry it."
+    default_message = (
+        "This daemon requires a token. Send `Authorization: Bearer <token>`; the tabpilot CLI "
+        "and `tabpilot mcp` send it by themselves from $TABPILOT_TOKEN or the token file in "
+        "their state dir."
     )
 
 
@@ -166,6 +191,47 @@ class CspBlocked(RequestRefused):
     )
 
 
+class TabNavigated(RequestRefused):
+    code, status = "tab_navigated", 409
+    meaning = "The tab navigated or reloaded while the script ran; its answer was lost."
+    default_message = (
+        "The tab navigated away (or reloaded) while the script ran, so its answer was lost with "
+        "the page. The script may have run in part; check the page, then retry once it has loaded."
+    )
+
+
+class TabClosed(RequestRefused):
+    code, status = "tab_closed", 410
+    meaning = "The tab was closed while the script ran."
+    default_message = (
+        "The tab was closed while the script ran. The script may have run in part. Pick another "
+        "tab from GET /tabs."
+    )
+
+
+class ScriptTooLarge(RequestRefused):
+    code, status = "script_too_large", 413
+    meaning = "The script is longer than the daemon's limit (1 MiB by default); nothing was sent."
+    default_message = (
+        "The script is too large, so it was not sent. Send a shorter script (load big code from "
+        "the page with fetch), or raise the limit with TABPILOT_MAX_SCRIPT_BYTES."
+    )
+
+
+class QueueFull(RequestRefused):
+    code, status = "queue_full", 429
+    meaning = "Too many commands are waiting already; retry after the Retry-After header's seconds."
+    default_message = (
+        "Too many commands are waiting for the browser already, so this one was not queued. "
+        "Retry after the seconds in the Retry-After header, or send fewer commands at once."
+    )
+    retry_after_s: ClassVar[int] = 1
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": str(self.retry_after_s)}
+
+
 # -- 5xx ----------------------------------------------------------------------------------------
 
 
@@ -196,6 +262,24 @@ class UnknownCommand(BridgeFailure):
     default_message = "The extension does not know this command. Update the tabpilot extension."
 
 
+class TabCrashed(BridgeFailure):
+    code, status = "tab_crashed", 502
+    meaning = "The tab's page crashed (Chrome shows its sad tab) while or before the script ran."
+    default_message = (
+        "The tab's page crashed, so the script's answer was lost. The script may have run in "
+        "part. Reload the tab, then retry."
+    )
+
+
+class ResultTooLarge(BridgeFailure):
+    code, status = "result_too_large", 502
+    meaning = "The script ran, but its result is larger than 16 MiB of JSON; nothing was returned."
+    default_message = (
+        "The script ran, but its result is larger than the 16 MiB a result may have. Return less: "
+        "a slice, a count or a summary."
+    )
+
+
 class ExtensionNotConnected(BridgeFailure):
     code, status = "extension_not_connected", 503
     meaning = "No extension connected within the connect grace."
@@ -205,12 +289,21 @@ class ExtensionNotConnected(BridgeFailure):
     )
 
 
+class TabUnresponsive(BridgeFailure):
+    code, status = "tab_unresponsive", 503
+    meaning = "The tab is still stuck in an earlier script, so the command was not sent to it."
+    default_message = (
+        "The tab is still busy with an earlier script that timed out (a long loop, say), so this "
+        "command was not sent. It clears when that script ends; reload or close the tab to stop it."
+    )
+
+
 class ExecutionTimeout(BridgeFailure):
     code, status = "execution_timeout", 504
     meaning = "No answer within timeout_ms (plus a short grace on the daemon side)."
     default_message = (
-        "The script did not finish within timeout_ms. Raise timeout_ms, or check that the page "
-        "is not stuck."
+        "The script did not finish within timeout_ms. Narrow the script (less work per call) or "
+        "raise timeout_ms, and check that the page is not stuck."
     )
 
 
@@ -233,6 +326,25 @@ class PromiseRejected(ScriptFailed):
     code = "promise_rejected"
     meaning = "The script's returned promise rejected."
     default_message = "The promise the script returned was rejected."
+
+
+# -- on the caller's side -----------------------------------------------------------------------
+
+#: What to do when no daemon answers, said the same way by every client.
+START_DAEMON = (
+    "Start it with `tabpilot serve --browser` (with its own headless Chromium) or `tabpilot serve` "
+    "(for the extension in your own Chrome), then retry."
+)
+
+
+class DaemonUnreachable(_Coded):
+    """The daemon did not answer a client (the CLI, `tabpilot mcp`): never sent by the daemon.
+
+    It has no ``meaning``, so it stays out of the API table; the status is what it would be.
+    """
+
+    code, status = "daemon_unreachable", 503
+    default_message = f"The tabpilot daemon is not running. {START_DAEMON}"
 
 
 def error_classes() -> list[type[TabpilotError]]:

@@ -19,6 +19,12 @@ PROTOCOL_VERSION = 1
 CLOSE_PROTOCOL_MISMATCH = 4001
 CLOSE_BUSY = 4002
 CLOSE_HELLO_EXPECTED = 4003
+CLOSE_UNAUTHORIZED = 4004
+
+#: Longest result the extension sends, in characters of its JSON (16 MiB). The extension answers
+#: ``result_too_large`` past it (extension/inject.js holds the same number); it keeps every result
+#: under Chrome's 64 MiB message limit and the daemon's ``ws_max_size``.
+MAX_RESULT_CHARS = 16 * 1024 * 1024
 
 CommandName = Literal["execute_javascript", "list_tabs", "ping"]
 
@@ -101,6 +107,8 @@ class ExtensionHello(_Frame):
     extension_version: str
     pilot_enabled: bool
     user_agent: str | None = None
+    #: The daemon's token, when it has one (a browser cannot put headers on a WebSocket).
+    token: str | None = Field(default=None, repr=False)
 
 
 class ResultFrame(_Frame):

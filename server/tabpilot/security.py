@@ -8,11 +8,21 @@ WebSocket is exactly what a hostile page would like to reach.
 - No web page may call the daemon. Browsers send ``Origin`` on every cross-origin request and on
   every POST, including the "simple" text/plain and form posts that skip CORS preflight, so an
   http(s) Origin (or the opaque ``null`` of a sandboxed frame or a data: page) is refused.
-- The WebSocket takes only ``chrome-extension://`` origins.
+- Browsers also mark each request with Fetch Metadata. A no-cors GET (an ``<img>`` or
+  ``<script src>`` pointed at /tabs) carries no ``Origin``, but its ``Sec-Fetch-Site`` says
+  ``cross-site`` or ``same-site``: refused too, so a page cannot even make the daemon act unseen.
+- Of extensions, only tabpilot's own (its id is fixed by the manifest key) may call or hold the
+  WebSocket: another installed extension must not receive the scripts meant for the page, nor
+  answer them.
+- With a token set (``Settings.token``), every route that reads or drives the browser needs
+  ``Authorization: Bearer <token>``; the extension carries it in its ``hello`` frame, which the
+  bridge checks, since a browser cannot put headers on a WebSocket. Tokens are compared with
+  :func:`hmac.compare_digest`, whose time does not depend on where the strings differ.
 """
 
 from __future__ import annotations
 
+import hmac
 import logging
 import re
 import secrets
@@ -21,12 +31,18 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tabpilot.envelope import REQUEST_ID_HEADER, dumps, failure_body
-from tabpilot.errors import ForbiddenHost, ForbiddenOrigin, TabpilotError
+from tabpilot.errors import ForbiddenHost, ForbiddenOrigin, TabpilotError, Unauthorized
 
 log = logging.getLogger(__name__)
 
 ALLOWED_HOSTNAMES = frozenset({"127.0.0.1", "localhost", "[::1]"})
 EXTENSION_ORIGIN_PREFIX = "chrome-extension://"
+#: tabpilot's extension id, fixed by the "key" in extension/manifest.json.
+EXTENSION_ID = "mmgjobhjaeaocmcbdnjglfiobpnpkdpf"
+EXTENSION_ORIGIN = EXTENSION_ORIGIN_PREFIX + EXTENSION_ID
+#: Routes that tell nothing about the browser stay open without the token: liveness, the
+#: landing page (the managed browser's first tab) and the API's own description.
+OPEN_PATHS = frozenset({"/health", "/", "/docs", "/docs/oauth2-redirect", "/openapi.json"})
 _HOST_RE = re.compile(r"^(?P<name>\[[^\]]*\]|[^:\[\]]*)(?::(?P<port>\d{1,5}))?$")
 _HEADER_NAME = REQUEST_ID_HEADER.lower().encode()
 
@@ -46,13 +62,37 @@ def host_allowed(host: str | None) -> bool:
 
 def origin_refused(origin: str | None, *, websocket: bool) -> bool:
     """Whether a request with this Origin comes from somewhere the daemon must not serve."""
-    if websocket:
-        # Only the extension's service worker may hold the socket; Chrome always sends its
-        # Origin on a WebSocket handshake, so a missing one is some other client.
-        return not (origin or "").lower().startswith(EXTENSION_ORIGIN_PREFIX)
     if origin is None:
-        return False  # curl, scripts, the CLI: no browser, no Origin
-    return not origin.lower().startswith(EXTENSION_ORIGIN_PREFIX)
+        # curl, scripts, the CLI: no browser, no Origin. Chrome always sends its Origin on a
+        # WebSocket handshake, so a socket without one is some other client.
+        return websocket
+    return origin.lower().rstrip("/") != EXTENSION_ORIGIN
+
+
+def fetch_site_refused(sec_fetch_site: str | None, origin: str | None) -> bool:
+    """Whether Fetch Metadata says a web page on another origin made the request.
+
+    ``none`` (typed in the address bar) and ``same-origin`` (the /docs page) are the daemon's
+    own; tabpilot's extension is let through whatever its requests are marked.
+    """
+    if (origin or "").lower().rstrip("/") == EXTENSION_ORIGIN:
+        return False
+    return (sec_fetch_site or "").strip().lower() in ("cross-site", "same-site")
+
+
+def token_matches(given: str | None, expected: str | None) -> bool:
+    """Whether ``given`` is the daemon's token; always true when the daemon has none."""
+    if not expected:
+        return True
+    if given is None:
+        return False
+    return hmac.compare_digest(given.encode(), expected.encode())
+
+
+def bearer_token(authorization: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header, or None."""
+    scheme, _, value = (authorization or "").strip().partition(" ")
+    return value.strip() if scheme.lower() == "bearer" and value.strip() else None
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -65,8 +105,9 @@ def _header(scope: Scope, name: bytes) -> str | None:
 class SecurityMiddleware:
     """Host and Origin checks for HTTP and WebSocket, and an X-Request-ID on every response."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, token: str | None = None) -> None:
         self.app = app
+        self.token = token
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -81,20 +122,29 @@ class SecurityMiddleware:
         error: TabpilotError | None = None
         if not host_allowed(_header(scope, b"host")):
             error = ForbiddenHost()
-        elif origin_refused(_header(scope, b"origin"), websocket=is_ws):
+        elif origin_refused(_header(scope, b"origin"), websocket=is_ws) or fetch_site_refused(
+            _header(scope, b"sec-fetch-site"), _header(scope, b"origin")
+        ):
             error = ForbiddenOrigin(
-                "Only the tabpilot extension (a chrome-extension:// origin) may open the WebSocket."
+                f"Only the tabpilot extension ({EXTENSION_ORIGIN}) may open the WebSocket."
                 if is_ws
                 else None
             )
+        elif (
+            not is_ws
+            and scope.get("path") not in OPEN_PATHS
+            and not token_matches(bearer_token(_header(scope, b"authorization")), self.token)
+        ):
+            error = Unauthorized()
         if error is not None:
             log.warning(
-                "refused %s %s: %s (host=%r origin=%r)",
+                "refused %s %s: %s (host=%r origin=%r sec-fetch-site=%r)",
                 scope["type"],
                 scope.get("path"),
                 error.code,
                 _header(scope, b"host"),
                 _header(scope, b"origin"),
+                _header(scope, b"sec-fetch-site"),
             )
             await _refuse(scope, receive, send, request_id, error)
             return
@@ -122,6 +172,8 @@ async def _refuse(
         (b"content-length", str(len(body)).encode()),
         (_HEADER_NAME, request_id.encode()),
     ]
+    if error.status == 401:
+        headers.append((b"www-authenticate", b"Bearer"))
     if scope["type"] == "http":
         await send({"type": "http.response.start", "status": error.status, "headers": headers})
         await send({"type": "http.response.body", "body": body})

@@ -87,9 +87,12 @@ class Daemon:
 
 
 @contextmanager
-def spawn_daemon(*args: str, env: dict[str, str] | None = None) -> Iterator[Daemon]:
-    """Run `tabpilot serve` as a real process on a free port until the block ends."""
-    port = free_port()
+def spawn_daemon(
+    *args: str, env: dict[str, str] | None = None, port: int | None = None
+) -> Iterator[Daemon]:
+    """Run `tabpilot serve` as a real process on `port` (a free one by default) until the block
+    ends."""
+    port = port or free_port()
     state_dir = Path(tempfile.mkdtemp(prefix="tabpilot-e2e-"))
     full_env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("TABPILOT_")},

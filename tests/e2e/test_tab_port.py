@@ -18,8 +18,8 @@ def test_a_page_that_reloads_mid_command_fails_it_at_once_and_the_next_runs(
         "setTimeout(() => location.reload(), 0); return new Promise(() => {})", timeout_ms=20_000
     )
     elapsed = time.monotonic() - started
-    assert response.status_code == 502, response.text
-    assert response.json()["error"]["code"] == "extension_error"
+    assert response.status_code == 409, response.text
+    assert response.json()["error"]["code"] == "tab_navigated"
     assert elapsed < 15, f"took {elapsed:.1f} s: the closed port should fail it, not the timeout"
 
     # The reloaded page gets a new port; each command runs once there.

@@ -1,0 +1,226 @@
+"""The MCP tools of tabpilot, defined once and served two ways.
+
+- ``tabpilot mcp`` serves them over stdio and forwards each call to the running daemon over HTTP
+  (:class:`tabpilot.client.DaemonClient`, one shared keep-alive client).
+- The daemon serves them itself at ``/mcp`` (streamable HTTP), calling its bridge directly
+  (:class:`LocalBackend`), behind the same Host/Origin guard as every other route.
+
+Both hand the same :class:`Backend` to :func:`build_server`, so there is one definition of each
+tool. Every call answers a ``CallToolResult``: text written for a model (``42``, ``hello world``,
+``{"foo": "bar"}``, or ``Error: <what to do next>`` with ``isError``), and the full envelope as
+structured content, described by the output schema (:class:`tabpilot.envelope.Envelope`).
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, Protocol
+
+from mcp.server.mcpserver import MCPServer
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field, ValidationError
+
+from tabpilot import __version__
+from tabpilot.bridge import Bridge
+from tabpilot.envelope import Envelope, answer_body, failure_body, result_text, success_body
+from tabpilot.errors import InternalError, InvalidRequest, TabpilotError
+from tabpilot.protocol import ExecuteParams, ResultFrame
+from tabpilot.security import new_request_id
+
+log = logging.getLogger(__name__)
+
+_DEFAULTS = ExecuteParams.model_fields
+MAX_TIMEOUT_MS = 120_000
+
+INSTRUCTIONS = """\
+tabpilot runs JavaScript in the user's real Chrome tab, through the tabpilot extension, while the
+user's AI Web Pilot switch is on. Call pilot_status first if unsure, list_tabs to find a tab, then
+execute_javascript. Return only the fields you need: results count against your context."""
+
+
+class Backend(Protocol):
+    """Where the tools send their calls; each method answers one envelope (a plain dict)."""
+
+    async def execute(self, params: ExecuteParams) -> dict[str, Any]: ...
+
+    async def list_tabs(self) -> dict[str, Any]: ...
+
+    async def status(self) -> dict[str, Any]: ...
+
+
+class LocalBackend:
+    """The daemon's own bridge, for ``/mcp``: no HTTP hop in between."""
+
+    def __init__(self, bridge: Bridge, status: Callable[[], dict[str, Any]]) -> None:
+        self._bridge = bridge
+        self._status = status
+
+    async def execute(self, params: ExecuteParams) -> dict[str, Any]:
+        return await _answer(lambda request_id: self._bridge.execute(params, request_id))
+
+    async def list_tabs(self) -> dict[str, Any]:
+        return await _answer(self._bridge.list_tabs)
+
+    async def status(self) -> dict[str, Any]:
+        return success_body(new_request_id(), self._status())
+
+
+async def _answer(call: Callable[[str], Awaitable[ResultFrame]]) -> dict[str, Any]:
+    request_id = new_request_id()
+    started = time.perf_counter()
+    try:
+        answer = await call(request_id)
+    except TabpilotError as error:
+        return failure_body(request_id, error)
+    except Exception:
+        log.exception("internal error in an MCP tool call")
+        return failure_body(request_id, InternalError())
+    return answer_body(request_id, answer, started)
+
+
+def tool_result(envelope: dict[str, Any], text: Callable[[dict[str, Any]], str]) -> CallToolResult:
+    """The envelope as a tool result: ``text(envelope)`` on success, ``Error: …`` on failure."""
+    if envelope.get("success"):
+        body = text(envelope)
+        is_error = False
+    else:
+        body = f"Error: {(envelope.get('error') or {}).get('message') or 'unknown error'}"
+        is_error = True
+    return CallToolResult(
+        content=[TextContent(type="text", text=body)],
+        structured_content=envelope,
+        is_error=is_error,
+    )
+
+
+def _script_text(envelope: dict[str, Any]) -> str:
+    return result_text(envelope.get("result"), envelope.get("result_type"))
+
+
+def _tabs_text(envelope: dict[str, Any]) -> str:
+    tabs = envelope.get("result") or []
+    if not tabs:
+        return "No tabs are open."
+    lines = []
+    for tab in tabs:
+        mark = " (active)" if tab.get("active") else ""
+        lines.append(f"{tab.get('id')}{mark}: {tab.get('title') or '(untitled)'} {tab.get('url')}")
+    return "\n".join(lines)
+
+
+def _status_text(envelope: dict[str, Any]) -> str:
+    status = envelope.get("result") or {}
+    extension = status.get("extension") or {}
+    lines = [f"Daemon: tabpilot {status.get('daemon_version')}, running."]
+    if not extension.get("connected"):
+        lines.append(
+            "Extension: not connected. Open Chrome with the tabpilot extension, or start the "
+            "daemon with `tabpilot serve --browser`."
+        )
+        return "\n".join(lines)
+    lines.append(f"Extension: connected (version {extension.get('version')}).")
+    if extension.get("pilot_enabled"):
+        lines.append("AI Web Pilot: ON. Scripts may run.")
+    else:
+        lines.append(
+            "AI Web Pilot: OFF. Nothing can run until the user turns on AI Web Pilot in the "
+            "tabpilot extension popup."
+        )
+    return "\n".join(lines)
+
+
+def tool_description(fn: Callable[..., Any]) -> str:
+    """A tool's docstring as a model should read it: dedented, each paragraph on one line."""
+    paragraphs = inspect.cleandoc(fn.__doc__ or "").split("\n\n")
+    return "\n\n".join(" ".join(p.split()) for p in paragraphs)
+
+
+def build_server(backend: Backend) -> MCPServer:
+    """An MCP server whose tools call ``backend``."""
+    # log_level: the SDK configures logging only where nothing else has; keep it quiet there.
+    server = MCPServer(
+        "tabpilot", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
+    )
+
+    async def execute_javascript(
+        script: Annotated[
+            str,
+            Field(
+                min_length=1,
+                description="JavaScript: an expression (`document.title`), or statements "
+                "with `return` (`const n = document.links.length; return n`). `await` works.",
+            ),
+        ],
+        timeout_ms: Annotated[
+            int,
+            Field(
+                ge=1,
+                le=MAX_TIMEOUT_MS,
+                description="Give up after this many milliseconds (at most 120000).",
+            ),
+        ] = _DEFAULTS["timeout_ms"].default,
+        await_promise: Annotated[
+            bool,
+            Field(description="Await a returned promise and give its value (true), or not."),
+        ] = _DEFAULTS["await_promise"].default,
+        tab_id: Annotated[
+            int | None,
+            Field(
+                description="The tab to run in, an id from list_tabs. Leave it out for the "
+                "active tab of the last focused window."
+            ),
+        ] = None,
+    ) -> Annotated[CallToolResult, Envelope]:
+        """Run JavaScript in the user's real Chrome tab and return its result as JSON.
+
+        Use it to look inside a live page: read the DOM, globals and framework state (a Redux
+        store, `window.__NEXT_DATA__`, a Vue or React instance), call functions the page or its
+        WebAssembly exports, or act on the page. The script runs in the page's own JavaScript
+        world, in the user's browser where they may be logged in, with the page's full
+        privileges: what it changes is really changed. It runs only while the user's AI Web
+        Pilot switch is on.
+
+        The result is made JSON-safe: DOM nodes, functions, Maps, Sets, cycles and the like come
+        back as short descriptions. Return just the fields you need, not whole objects: the
+        result is read into your context.
+        """
+        try:
+            params = ExecuteParams(
+                script=script, timeout_ms=timeout_ms, await_promise=await_promise, tab_id=tab_id
+            )
+        except ValidationError as exc:
+            error = InvalidRequest(f"Invalid arguments: {exc.errors()[0]['msg']}.")
+            return tool_result(failure_body(new_request_id(), error), _script_text)
+        return tool_result(await backend.execute(params), _script_text)
+
+    async def list_tabs() -> Annotated[CallToolResult, Envelope]:
+        """List the open tabs of the user's browser: id, whether active, title and URL.
+
+        Pass an id as tab_id to execute_javascript to run in a tab other than the active one.
+        """
+        return tool_result(await backend.list_tabs(), _tabs_text)
+
+    async def pilot_status() -> Annotated[CallToolResult, Envelope]:
+        """Say whether tabpilot can run scripts now: the daemon, the browser extension, and the
+        user's AI Web Pilot switch (scripts run only while it is on)."""
+        return tool_result(await backend.status(), _status_text)
+
+    reads = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+    acts = ToolAnnotations(
+        read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=True
+    )
+    for fn, title, hints in (
+        (execute_javascript, "Run JavaScript in the user's browser tab", acts),
+        (list_tabs, "List the browser's tabs", reads),
+        (pilot_status, "Is tabpilot ready?", reads),
+    ):
+        server.add_tool(fn, title=title, description=tool_description(fn), annotations=hints)
+    return server
+
+
+async def run_stdio(backend: Backend) -> None:
+    """Serve the tools over stdin/stdout until the client closes them."""
+    await build_server(backend).run_stdio_async()

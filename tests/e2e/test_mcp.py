@@ -1,0 +1,129 @@
+"""An agent's view: the official MCP client, over stdio (`tabpilot mcp`) and at /mcp, driving the
+real daemon, Chromium and extension."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from selenium import webdriver
+
+from tests.e2e.harness import Daemon, free_port, set_pilot, spawn_daemon
+from tests.mcp_support import TRANSPORTS, call, open_mcp
+
+both = pytest.mark.parametrize("transport", TRANSPORTS)
+
+SCRIPTS = [
+    ("1 + 1", "2"),
+    ("document.querySelector('#test').textContent", "Content"),
+    ("({foo: 'bar', count: 5})", '{"foo": "bar", "count": 5}'),
+    ("[1, 2, 3]", "[1, 2, 3]"),
+    ("document.title.length > 0", "true"),
+    ("undefined", "undefined"),
+    ("const n = document.querySelectorAll('div').length; return n", "1"),
+    ("await new Promise((resolve) => setTimeout(() => resolve('later'), 50))", "later"),
+]
+
+
+@both
+async def test_an_agent_runs_scripts_in_the_real_tab(
+    transport: str, daemon: Daemon, page: dict[str, Any]
+) -> None:
+    async with open_mcp(transport, daemon.port) as client:
+        tools = {tool.name for tool in (await client.list_tools()).tools}
+        assert tools == {"execute_javascript", "list_tabs", "pilot_status"}
+        for script, text in SCRIPTS:
+            result, shown = await call(client, "execute_javascript", script=script)
+            assert (shown, result.is_error) == (text, False), script
+            envelope = result.structured_content
+            assert envelope is not None
+            assert envelope["success"] is True
+            assert envelope["tab"]["id"] == page["id"]
+
+
+@both
+async def test_list_tabs_then_run_in_a_chosen_tab(
+    transport: str, daemon: Daemon, page: dict[str, Any]
+) -> None:
+    async with open_mcp(transport, daemon.port) as client:
+        tabs, text = await call(client, "list_tabs")
+        assert f"{page['id']} (active): tabpilot test page {page['url']}" in text.splitlines()
+        assert tabs.structured_content is not None
+        assert page["id"] in [tab["id"] for tab in tabs.structured_content["result"]]
+        result, shown = await call(
+            client, "execute_javascript", script="location.href", tab_id=page["id"]
+        )
+    assert shown == page["url"]
+    assert result.structured_content and result.structured_content["tab"]["id"] == page["id"]
+
+
+@both
+async def test_pilot_status_follows_the_switch(
+    transport: str, daemon: Daemon, browser: webdriver.Chrome, page: dict[str, Any]
+) -> None:
+    async with open_mcp(transport, daemon.port) as client:
+        _, on = await call(client, "pilot_status")
+        set_pilot(browser, daemon, False)
+        try:
+            _, off = await call(client, "pilot_status")
+            refused, refusal = await call(client, "execute_javascript", script="1 + 1")
+        finally:
+            set_pilot(browser, daemon, True)
+    assert "Extension: connected" in on and "AI Web Pilot: ON" in on
+    assert "AI Web Pilot: OFF" in off
+    assert refused.is_error is True
+    assert refusal.startswith("Error: ")
+    assert "Turn it on in the tabpilot extension popup" in refusal
+    assert refused.structured_content and refused.structured_content["error"]["code"] == (
+        "pilot_disabled"
+    )
+
+
+@both
+async def test_failures_say_what_to_do_next(
+    transport: str, daemon: Daemon, page: dict[str, Any]
+) -> None:
+    async with open_mcp(transport, daemon.port) as client:
+        thrown, thrown_text = await call(
+            client, "execute_javascript", script="throw new Error('boom')"
+        )
+        stuck, stuck_text = await call(
+            client,
+            "execute_javascript",
+            script="await new Promise(() => {})",
+            timeout_ms=500,
+        )
+        after, after_text = await call(client, "execute_javascript", script="1 + 1")
+    assert thrown.is_error is True
+    assert thrown_text == "Error: boom"
+    assert (
+        thrown.structured_content and "<script>:1:7" in thrown.structured_content["error"]["stack"]
+    )
+    assert stuck.is_error is True
+    assert stuck.structured_content and stuck.structured_content["error"]["code"] == (
+        "execution_timeout"
+    )
+    assert "Narrow the script or raise timeout_ms" in stuck_text
+    assert (after_text, after.is_error) == ("2", False)  # the tab still answers
+
+
+@both
+async def test_no_extension_connected(transport: str) -> None:
+    with spawn_daemon("--connect-grace", "0.3") as lonely:
+        async with open_mcp(transport, lonely.port) as client:
+            result, text = await call(client, "execute_javascript", script="1 + 1")
+            _, status = await call(client, "pilot_status")
+    assert result.is_error is True
+    assert "Open Chrome with the tabpilot extension" in text
+    assert "tabpilot serve --browser" in text
+    assert "Extension: not connected" in status
+
+
+async def test_daemon_not_running() -> None:
+    async with open_mcp("stdio", free_port()) as client:
+        result, text = await call(client, "execute_javascript", script="1 + 1")
+        _, status = await call(client, "pilot_status")
+    assert result.is_error is True
+    assert text.startswith("Error: The tabpilot daemon is not running on 127.0.0.1:")
+    assert "tabpilot serve --browser" in text
+    assert status.startswith("Error: The tabpilot daemon is not running")

@@ -1,0 +1,70 @@
+"""MCP clients for the tests: the official SDK's own client, over stdio or streamable HTTP.
+
+``open_mcp("stdio", port)`` spawns ``tabpilot mcp --port PORT`` as an agent's MCP configuration
+would; ``open_mcp("http", port)`` talks to the daemon's own ``/mcp``. A context manager, not a
+fixture: the SDK's task groups must be entered and left in the same task.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx2
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp_types import CallToolResult, TextContent
+
+TRANSPORTS = ("stdio", "http")
+
+#: Every test call is bounded: a client that hangs fails the test instead.
+CALL_TIMEOUT_S = 60.0
+
+
+def stdio_parameters(port: int, token: str | None = None) -> StdioServerParameters:
+    """`tabpilot mcp` as an MCP client configuration starts it."""
+    env = {"TABPILOT_STATE_DIR": os.environ.get("TABPILOT_STATE_DIR", "")}
+    if token is not None:
+        env["TABPILOT_TOKEN"] = token
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "tabpilot", "mcp", "--port", str(port)], env=env
+    )
+
+
+@contextlib.asynccontextmanager
+async def open_mcp(transport: str, port: int, token: str | None = None) -> AsyncIterator[Client]:
+    """An initialized MCP client session to tabpilot over ``transport``.
+
+    With ``token``, `tabpilot mcp` gets it in TABPILOT_TOKEN, and the HTTP client sends it in an
+    Authorization header, as an agent's HTTP configuration would.
+    """
+    if transport == "stdio":
+        async with Client(
+            stdio_parameters(port, token), read_timeout_seconds=CALL_TIMEOUT_S
+        ) as client:
+            yield client
+        return
+    headers = {"Authorization": f"Bearer {token}"} if token else None
+    async with httpx2.AsyncClient(headers=headers, trust_env=False) as http:
+        streams = streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http)
+        async with Client(streams, read_timeout_seconds=CALL_TIMEOUT_S) as client:
+            yield client
+
+
+def text_of(result: CallToolResult) -> str:
+    """The single text block of a tool result."""
+    assert len(result.content) == 1
+    block = result.content[0]
+    assert isinstance(block, TextContent)
+    return block.text
+
+
+async def call(client: Client, tool: str, **arguments: Any) -> tuple[CallToolResult, str]:
+    """Call ``tool``; the result and its text."""
+    result = await client.call_tool(tool, arguments)
+    assert isinstance(result, CallToolResult)
+    return result, text_of(result)

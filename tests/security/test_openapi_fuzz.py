@@ -1,0 +1,144 @@
+"""Fuzz the daemon's own OpenAPI with schemathesis: valid and invalid requests to every route,
+with a fake extension connected (so commands really travel to it) and with none.
+
+Whatever comes in, the daemon answers with no 5xx of its own making and every answer is one of
+the two envelopes, with the request id of its X-Request-ID header.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+
+import httpx
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from schemathesis import Case, GenerationMode
+
+from tabpilot.envelope import FailureEnvelope, SuccessEnvelope
+from tabpilot.errors import error_for_code
+from tests import figures
+from tests.security.background import fake_extension_thread
+from tests.support import Daemon, run_daemon
+
+#: Per route and generation mode. Deterministic (derandomize), so a failure reproduces.
+EXAMPLES = {"POST /execute_javascript": 120, "GET /status": 15, "GET /tabs": 15, "GET /health": 15}
+#: 5xx a caller can legitimately get from the bridge; 500 (a daemon bug) is never among them.
+BRIDGE_STATUSES = {502, 503, 504}
+
+_tried: Counter[str] = Counter()
+
+
+@pytest.fixture(scope="module")
+def daemon() -> Iterator[Daemon]:
+    # A short connect grace keeps the "no extension" half fast: each command waits it out.
+    with run_daemon(connect_grace_s=0.05) as running:
+        yield running
+
+
+def _strategies(daemon: Daemon) -> list[tuple[str, st.SearchStrategy[Case]]]:
+    schema = schemathesis.openapi.from_dict(daemon.app.openapi())
+    out: list[tuple[str, st.SearchStrategy[Case]]] = []
+    for result in schema.get_all_operations():
+        operation = result.ok()
+        # Routes without parameters or a body have no invalid form to generate.
+        modes = [GenerationMode.POSITIVE]
+        if operation.body or list(operation.iter_parameters()):
+            modes.append(GenerationMode.NEGATIVE)
+        for mode in modes:
+            out.append((operation.label, operation.as_strategy(generation_mode=mode)))
+    return out
+
+
+def _check(response: httpx.Response, label: str, extension: bool, token: bool = False) -> None:
+    assert response.status_code != 500, f"{label}: 500 {response.text[:500]}"
+    if token and label != "GET /health":
+        # A daemon with a token answers nothing else before it sees the token.
+        assert response.status_code == 401, f"{label}: {response.text[:500]}"
+    assert response.headers["content-type"] == "application/json", label
+    body = response.json()
+    assert body["request_id"] == response.headers["x-request-id"], label
+    if response.status_code == 200 and body["success"]:
+        SuccessEnvelope.model_validate(body)
+        return
+    failure = FailureEnvelope.model_validate(body)
+    known = error_for_code(failure.error.code)
+    assert known is not None, f"{label}: unknown code {failure.error.code}"
+    assert known.status == response.status_code, f"{label}: {body}"
+    assert failure.error.message, label
+    if response.status_code >= 500:
+        assert response.status_code in BRIDGE_STATUSES, f"{label}: {body}"
+        # Connected, the echoing extension answers every command: no bridge failure is due.
+        assert not extension, f"{label}: {body}"
+
+
+def _fuzz(daemon: Daemon, extension: bool, token: bool = False) -> Counter[int]:
+    statuses: Counter[int] = Counter()
+    with httpx.Client(base_url=daemon.base_url, trust_env=False, timeout=30) as client:
+        for label, strategy in _strategies(daemon):
+            _run_examples(client, daemon, label, strategy, (extension, token), statuses)
+    return statuses
+
+
+def _run_examples(
+    client: httpx.Client,
+    daemon: Daemon,
+    label: str,
+    strategy: st.SearchStrategy[Case],
+    setup: tuple[bool, bool],
+    statuses: Counter[int],
+) -> None:
+    @given(case=strategy)
+    @settings(
+        max_examples=EXAMPLES.get(label, 15),
+        derandomize=True,
+        database=None,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    def run(case: Case) -> None:
+        sent = case.as_transport_kwargs(base_url=daemon.base_url)
+        response = client.request(
+            sent["method"],
+            sent["url"],
+            headers=sent.get("headers"),
+            params=sent.get("params"),
+            content=sent.get("data"),
+            json=sent.get("json"),
+        )
+        statuses[response.status_code] += 1
+        _check(response, label, *setup)
+
+    run()
+
+
+def test_fuzzed_requests_with_an_extension_connected(daemon: Daemon) -> None:
+    with fake_extension_thread(daemon) as fake:
+        statuses = _fuzz(daemon, extension=True)
+        assert fake.commands, "no fuzzed command reached the extension"
+        assert statuses[200] > 0
+    _tried["connected"] = sum(statuses.values())
+
+
+def test_fuzzed_requests_with_no_extension(daemon: Daemon) -> None:
+    statuses = _fuzz(daemon, extension=False)
+    assert statuses[503] > 0  # commands waited out the grace and said so
+    _tried["alone"] = sum(statuses.values())
+
+
+def test_fuzzed_requests_without_the_token_are_all_401() -> None:
+    with (
+        run_daemon(token="fuzz-token") as guarded,
+        fake_extension_thread(guarded, token="fuzz-token"),
+    ):
+        statuses = _fuzz(guarded, extension=True, token=True)
+    assert statuses[401] > 0
+    _tried["token"] = sum(statuses.values())
+    if {"connected", "alone"} <= set(_tried):
+        figures.record(
+            "Hostile input",
+            "schemathesis requests to the OpenAPI (extension / none / token missing), 500s",
+            f"{_tried['connected']} / {_tried['alone']} / {_tried['token']}, 500s: 0",
+        )

@@ -1,0 +1,110 @@
+"""The token in the real Chromium with the real extension: the managed browser gets it from the
+daemon, and a person's Chrome takes it in the popup, where a wrong one is refused."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from selenium import webdriver
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from tests import figures
+from tests.e2e.harness import POPUP_URL, Daemon, launch_chromium, spawn_daemon, use_popup, wait_for
+
+pytestmark = pytest.mark.e2e
+
+TOKEN = "e2e-token-0f3c9a7d5b1e4c2a"
+BEARER = {"Authorization": f"Bearer {TOKEN}"}
+
+
+def _status(daemon: Daemon) -> dict[str, Any]:
+    result: dict[str, Any] = httpx.get(f"{daemon.url}/status", headers=BEARER, timeout=10).json()[
+        "result"
+    ]
+    return result
+
+
+def _execute(daemon: Daemon, headers: dict[str, str]) -> httpx.Response:
+    return httpx.post(
+        f"{daemon.url}/execute_javascript",
+        json={"script": "6 * 7"},
+        headers=headers,
+        timeout=30,
+    )
+
+
+def test_managed_browser_with_a_token(tmp_path: Path) -> None:
+    with spawn_daemon("--browser", "--token", TOKEN, "--connect-grace", "20") as managed:
+        response = _execute(managed, BEARER)
+        assert response.status_code == 200, response.text
+        assert response.json()["result"] == 42
+        assert _status(managed)["extension"]["connected"] is True
+        for headers in ({}, {"Authorization": "Bearer not-it"}):
+            refused = _execute(managed, headers)
+            assert refused.status_code == 401
+            assert refused.json()["error"]["code"] == "unauthorized"
+        # The CLI sends the token from TABPILOT_TOKEN by itself.
+        env = {**os.environ, "TABPILOT_TOKEN": TOKEN, "TABPILOT_STATE_DIR": str(tmp_path)}
+        run = subprocess.run(
+            [sys.executable, "-m", "tabpilot", "exec", "--port", str(managed.port), "6 * 7"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert (run.returncode, run.stdout.strip()) == (0, "42"), run.stderr
+
+
+def _set_token(driver: webdriver.Chrome, token: str) -> str:
+    """Type a token in the popup's Token field and save it; the connection line it shows then."""
+    previous = driver.current_window_handle
+    driver.switch_to.new_window("tab")
+    try:
+        driver.get(POPUP_URL)
+        field = driver.find_element(By.ID, "daemon-token")
+        field.clear()
+        field.send_keys(token, Keys.ENTER)
+        status = driver.find_element(By.ID, "connection-status")
+        expected = "Connected" if token == TOKEN else "unauthorized"
+        text: str = wait_for(
+            lambda: status.text if expected in status.text else None, 20, f"the popup: {expected}"
+        )
+        return text
+    finally:
+        driver.close()
+        driver.switch_to.window(previous)
+
+
+def test_own_chrome_needs_the_token_in_the_popup(pages: str) -> None:
+    profile = Path(tempfile.mkdtemp(prefix="tabpilot-chromium-"))
+    with spawn_daemon("--token", TOKEN) as daemon:
+        driver = launch_chromium(profile)
+        try:
+            driver.get(f"{pages}/index.html")
+            use_popup(driver, port=daemon.port, pilot=True)
+            # No token yet: the daemon closes the socket at the hello, so nothing runs.
+            shown = _set_token(driver, "not-the-token")
+            assert "needs a token" in shown
+            assert _status(daemon)["extension"]["connected"] is False
+            assert _execute(daemon, BEARER).json()["error"]["code"] == "extension_not_connected"
+            # The right token: it connects and runs.
+            _set_token(driver, TOKEN)
+            wait_for(lambda: _status(daemon)["extension"]["connected"], 20, "the extension")
+            assert _execute(daemon, BEARER).json()["result"] == 42
+        finally:
+            driver.quit()
+            shutil.rmtree(profile, ignore_errors=True)
+    figures.record(
+        "Hostile input",
+        "token: wrong or missing token over HTTP (401) and from the extension (close 4004)",
+        "refused; the right one works, in the managed browser and in the popup",
+    )

@@ -1,0 +1,351 @@
+"""The MCP tools, through the official SDK's client, over stdio (`tabpilot mcp`) and at /mcp.
+
+The daemon is real; the extension is the scripted fake of tests/support.py. The same tests run
+in the real Chromium in tests/e2e/test_mcp.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import signal
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tabpilot.app import MCP_PATH
+from tabpilot.cli import build_parser, cmd_mcp
+from tabpilot.config import DEFAULT_PORT
+from tabpilot.protocol import ExecuteParams
+from tests.e2e.harness import free_port, spawn_daemon
+from tests.mcp_support import TRANSPORTS, call, open_mcp
+from tests.support import (
+    TAB,
+    Command,
+    FakeExtension,
+    Reply,
+    connected,
+    fail,
+    never,
+    ok,
+    run_daemon,
+)
+
+#: Each test runs over both transports: `tabpilot mcp` on stdio, and the daemon's /mcp.
+both = pytest.mark.parametrize("transport", TRANSPORTS)
+
+RESULTS: dict[str, tuple[Any, str, str]] = {
+    # script: (result, result_type, the text a model reads)
+    "number": (42, "number", "42"),
+    "string": ("hello world", "string", "hello world"),
+    "object": ({"foo": "bar", "count": 5}, "object", '{"foo": "bar", "count": 5}'),
+    "array": ([1, 2, 3], "array", "[1, 2, 3]"),
+    "boolean": (True, "boolean", "true"),
+    "undefined": (None, "undefined", "undefined"),
+    "null": (None, "null", "null"),
+    "unicode": ("héllo ✓", "string", "héllo ✓"),
+}
+
+
+async def scripted(command: Command) -> Reply:
+    if command.command == "list_tabs":
+        return ok([{**TAB, "active": True, "window_id": 1}], "array", tab=None)
+    if command.params["script"] == "throw":
+        return fail("execution_error", "boom", "Error: boom\n    at <script>:1:7")
+    result, result_type, _ = RESULTS[command.params["script"]]
+    return ok(result, result_type)
+
+
+@both
+async def test_tools_are_listed_with_their_schemas(transport: str) -> None:
+    with run_daemon() as daemon:
+        async with open_mcp(transport, daemon.settings.port) as client:
+            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    assert set(tools) == {"execute_javascript", "list_tabs", "pilot_status"}
+
+    execute = tools["execute_javascript"]
+    schema = execute.input_schema
+    assert schema["required"] == ["script"]
+    props = schema["properties"]
+    assert set(props) == {"script", "timeout_ms", "await_promise", "tab_id"}
+    for name in ("timeout_ms", "await_promise"):
+        assert props[name]["default"] == ExecuteParams.model_fields[name].default
+        assert props[name]["description"]
+    assert (props["timeout_ms"]["minimum"], props["timeout_ms"]["maximum"]) == (1, 120_000)
+    # What a model reads to decide when to use it, and that it acts in the user's real tab.
+    description = execute.description or ""
+    for words in ("real Chrome tab", "Redux", "WebAssembly", "full", "AI Web Pilot"):
+        assert words in description
+    assert execute.annotations is not None
+    assert execute.annotations.read_only_hint is False
+    assert execute.annotations.idempotent_hint is False
+
+    for tool in tools.values():
+        assert tool.output_schema is not None
+        assert {
+            "success",
+            "request_id",
+            "result",
+            "result_type",
+            "tab",
+            "duration_ms",
+            "error",
+        } <= (set(tool.output_schema["properties"]))
+    assert tools["list_tabs"].annotations and tools["list_tabs"].annotations.read_only_hint
+
+
+@both
+@pytest.mark.parametrize("script", RESULTS)
+async def test_results_are_written_for_a_model(transport: str, script: str) -> None:
+    expected, result_type, text = RESULTS[script]
+    with run_daemon() as daemon:
+        async with connected(daemon, scripted), open_mcp(transport, daemon.settings.port) as client:
+            result, shown = await call(client, "execute_javascript", script=script)
+    assert shown == text
+    assert result.is_error is False
+    envelope = result.structured_content
+    assert envelope is not None
+    assert envelope["success"] is True
+    assert (envelope["result"], envelope["result_type"], envelope["tab"]) == (
+        expected,
+        result_type,
+        TAB,
+    )
+    assert len(envelope["request_id"]) == 16
+    assert envelope["duration_ms"] >= 0
+
+
+@both
+async def test_arguments_reach_the_extension(transport: str) -> None:
+    with run_daemon() as daemon:
+        async with connected(daemon) as fake, open_mcp(transport, daemon.settings.port) as client:
+            await call(
+                client,
+                "execute_javascript",
+                script="document.title",
+                timeout_ms=1234,
+                await_promise=False,
+                tab_id=7,
+            )
+            await call(client, "execute_javascript", script="1")
+    first, second = fake.commands
+    assert first.params == {
+        "script": "document.title",
+        "timeout_ms": 1234,
+        "await_promise": False,
+        "tab_id": 7,
+    }
+    defaults = ExecuteParams(script="1").model_dump()
+    assert second.params == defaults
+
+
+@both
+async def test_list_tabs_and_pilot_status(transport: str) -> None:
+    with run_daemon() as daemon:
+        async with connected(daemon, scripted), open_mcp(transport, daemon.settings.port) as client:
+            tabs, tabs_text = await call(client, "list_tabs")
+            status, status_text = await call(client, "pilot_status")
+    assert tabs_text == f"{TAB['id']} (active): {TAB['title']} {TAB['url']}"
+    assert tabs.structured_content and tabs.structured_content["result"][0]["id"] == TAB["id"]
+    assert "Extension: connected" in status_text
+    assert "AI Web Pilot: ON" in status_text
+    assert status.is_error is False
+    assert (
+        status.structured_content and status.structured_content["result"]["extension"]["connected"]
+    )
+
+
+@both
+async def test_pilot_status_says_what_is_missing(transport: str) -> None:
+    with run_daemon() as daemon:
+        async with open_mcp(transport, daemon.settings.port) as client:
+            _, alone = await call(client, "pilot_status")
+            async with connected(daemon, pilot_enabled=False):
+                _, off = await call(client, "pilot_status")
+    assert "Extension: not connected" in alone
+    assert "tabpilot serve --browser" in alone
+    assert "AI Web Pilot: OFF" in off
+    assert "extension popup" in off
+
+
+async def _failure(transport: str, port: int, **arguments: Any) -> tuple[str, dict[str, Any]]:
+    async with open_mcp(transport, port) as client:
+        result, text = await call(client, "execute_javascript", **arguments)
+    assert result.is_error is True
+    envelope = result.structured_content
+    assert envelope is not None and envelope["success"] is False
+    assert text == f"Error: {envelope['error']['message']}"
+    return text, envelope["error"]
+
+
+@both
+async def test_no_extension_says_how_to_connect_one(transport: str) -> None:
+    with run_daemon(connect_grace_s=0.2) as daemon:
+        text, error = await _failure(transport, daemon.settings.port, script="1")
+    assert error["code"] == "extension_not_connected"
+    assert "Open Chrome with the tabpilot extension" in text
+    assert "tabpilot serve --browser" in text
+
+
+@both
+async def test_pilot_off_says_to_turn_it_on(transport: str) -> None:
+    with run_daemon() as daemon:
+        async with connected(daemon, pilot_enabled=False):
+            text, error = await _failure(transport, daemon.settings.port, script="1")
+    assert error["code"] == "pilot_disabled"
+    assert "Turn it on in the tabpilot extension popup" in text
+
+
+@both
+async def test_timeout_says_to_narrow_the_script_or_raise_timeout_ms(transport: str) -> None:
+    with run_daemon(timeout_grace_s=0.1) as daemon:
+        async with connected(daemon, never):
+            text, error = await _failure(
+                transport, daemon.settings.port, script="1", timeout_ms=200
+            )
+    assert error["code"] == "execution_timeout"
+    assert "Narrow the script" in text
+    assert "raise timeout_ms" in text
+
+
+@both
+async def test_script_errors_keep_their_message_and_stack(transport: str) -> None:
+    with run_daemon() as daemon:
+        async with connected(daemon, scripted):
+            text, error = await _failure(transport, daemon.settings.port, script="throw")
+    assert text == "Error: boom"
+    assert (error["code"], error["message"]) == ("execution_error", "boom")
+    assert "<script>:1:7" in error["stack"]
+
+
+@both
+@pytest.mark.parametrize(
+    ("arguments", "complaint"),
+    [
+        ({"script": ""}, "script"),
+        ({"script": "1", "timeout_ms": 0}, "timeout_ms"),
+        ({"script": "1", "timeout_ms": 120_001}, "timeout_ms"),
+        ({"script": "1", "tab_id": "seven"}, "tab_id"),
+        ({}, "script"),
+    ],
+)
+async def test_bad_arguments_are_an_error_result(
+    transport: str, arguments: dict[str, Any], complaint: str
+) -> None:
+    with run_daemon() as daemon:
+        async with connected(daemon) as fake, open_mcp(transport, daemon.settings.port) as client:
+            result, text = await call(client, "execute_javascript", **arguments)
+    assert result.is_error is True
+    assert complaint in text
+    assert fake.commands == []  # nothing was sent to the browser
+
+
+async def test_daemon_not_running() -> None:
+    text, error = await _failure("stdio", free_port(), script="1")
+    assert error["code"] == "daemon_unreachable"
+    assert "daemon is not running" in text
+    assert "tabpilot serve" in text
+
+
+async def test_a_daemon_that_dies_mid_call_still_answers_over_stdio() -> None:
+    with spawn_daemon() as daemon:
+        fake = FakeExtension(f"ws://127.0.0.1:{daemon.port}/ws", never)
+        async with fake, open_mcp("stdio", daemon.port) as client:
+            pending = asyncio.ensure_future(
+                client.call_tool("execute_javascript", {"script": "1", "timeout_ms": 60_000})
+            )
+            await fake.next_command(timeout=20)
+            daemon.process.send_signal(signal.SIGKILL)
+            async with asyncio.timeout(20):
+                result = await pending
+    assert result.is_error is True
+    assert result.structured_content is not None
+    error = result.structured_content["error"]
+    assert error["code"] == "daemon_unreachable"
+    assert "may have run" in error["message"]
+
+
+async def test_a_daemon_that_dies_mid_call_fails_the_http_client_at_once() -> None:
+    # Over HTTP the MCP server is the daemon itself, so there is nobody left to answer: the
+    # SDK's client must fail the call (and its session) rather than wait.
+    with spawn_daemon() as daemon:
+        async with FakeExtension(f"ws://127.0.0.1:{daemon.port}/ws", never) as fake:
+            with pytest.raises(BaseException) as failure:
+                async with asyncio.timeout(20), open_mcp("http", daemon.port) as client:
+                    pending = asyncio.ensure_future(
+                        client.call_tool(
+                            "execute_javascript", {"script": "1", "timeout_ms": 60_000}
+                        )
+                    )
+                    await fake.next_command(timeout=20)
+                    daemon.process.send_signal(signal.SIGKILL)
+                    await pending
+    # A TimeoutError would be the asyncio.timeout above: the client hung.
+    assert not isinstance(failure.value, TimeoutError)
+
+
+async def test_mcp_is_guarded_like_every_route() -> None:
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
+    with run_daemon() as daemon, httpx.Client(trust_env=False) as http:
+        url = f"{daemon.base_url}/mcp"
+        headers = {"accept": "application/json, text/event-stream"}
+        from_page = http.post(
+            url, json=initialize, headers={**headers, "origin": "https://evil.example"}
+        )
+        rebound = http.post(url, json=initialize, headers={**headers, "host": "evil.example"})
+    assert from_page.status_code == 403
+    assert from_page.json()["error"]["code"] == "forbidden_origin"
+    assert rebound.status_code == 403
+    assert rebound.json()["error"]["code"] == "forbidden_host"
+
+
+@both
+async def test_a_script_past_the_limit_is_not_sent(transport: str) -> None:
+    with run_daemon(max_script_bytes=100) as daemon:
+        async with connected(daemon) as fake:
+            text, error = await _failure(transport, daemon.settings.port, script="1;" * 60)
+    assert error["code"] == "script_too_large"
+    assert "TABPILOT_MAX_SCRIPT_BYTES" in text
+    assert fake.commands == []
+
+
+@both
+async def test_a_daemon_with_a_token(transport: str) -> None:
+    token = "mcp-test-token"
+    with run_daemon(token=token) as daemon:
+        async with connected(daemon, token=token):
+            async with open_mcp(transport, daemon.settings.port, token=token) as client:
+                _, shown = await call(client, "execute_javascript", script="1 + 1")
+            assert shown == "1 + 1"  # the fake extension's echo
+            if transport == "stdio":
+                text, error = await _failure(transport, daemon.settings.port, script="1")
+                assert error["code"] == "unauthorized"
+                assert "TABPILOT_TOKEN" in text
+            else:
+                # The SDK's HTTP client fails at once on the 401, before any tool runs.
+                with pytest.raises(BaseException) as failure:
+                    async with asyncio.timeout(20):
+                        await _failure(transport, daemon.settings.port, script="1")
+                assert not isinstance(failure.value, TimeoutError)
+
+
+def test_readme_client_configurations_name_the_real_command_and_route() -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme.split("## Use it from an AI agent (MCP)")[1].split("\n## ")[0]
+    blocks = [json.loads(block) for block in re.findall(r"```json\n(.*?)```", section, re.S)]
+    assert len(blocks) == 4
+    kinds = set()
+    for block in blocks:
+        server = (block.get("mcpServers") or block.get("servers"))["tabpilot"]
+        if "url" in server:
+            assert server["url"] == f"http://127.0.0.1:{DEFAULT_PORT}{MCP_PATH}"
+            kinds.add("http")
+        else:
+            assert server["command"].endswith("/.venv/bin/tabpilot")
+            assert build_parser().parse_args(server["args"]).func is cmd_mcp
+            kinds.add("stdio")
+    assert kinds == {"http", "stdio"}
+    assert "claude mcp add tabpilot -- /path/to/tabpilot/.venv/bin/tabpilot mcp" in section
