@@ -1,6 +1,6 @@
 """Lean HTTP clients, so that the figures measure the daemon and not the client.
 
-httpx adds 1.5 to 2 ms a call on these machines, more than the daemon's own work; http.client over
+httpx adds about 0.4 ms a call on these machines, more than the daemon's own work; http.client over
 one keep-alive connection, or a bare asyncio loop that writes prebuilt requests, adds a few
 microseconds.
 """

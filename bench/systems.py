@@ -93,15 +93,32 @@ def tabpilot_mcp_http(rig: Rig) -> System:
     }
     conn = rig.client.conn
 
-    def call() -> float:
-        conn.request("POST", "/mcp", body=body, headers=headers)
+    def post(message: bytes) -> tuple[int, bytes, str | None]:
+        conn.request("POST", "/mcp", body=message, headers=headers)
         response = conn.getresponse()
-        data = response.read()
-        if response.status != 200:
-            raise RuntimeError(f"/mcp answered {response.status}: {data[:300]!r}")
+        return response.status, response.read(), response.getheader("mcp-session-id")
+
+    def setup() -> None:
+        # The session an MCP client opens with its initialize, then names on every request.
+        status, data, session = post(json.dumps(_initialize(0)).encode())
+        if status != 200 or session is None:
+            raise RuntimeError(f"/mcp initialize answered {status}: {data[:300]!r}")
+        headers["Mcp-Session-Id"] = session
+        post(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode())
+
+    def call() -> float:
+        status, data, _ = post(body)
+        if status != 200:
+            raise RuntimeError(f"/mcp answered {status}: {data[:300]!r}")
         return _mcp_answer(data)
 
-    return System("tabpilot MCP tools/call (HTTP /mcp)", call)
+    return System("tabpilot MCP tools/call (HTTP /mcp)", call, setup)
+
+
+def _initialize(request_id: int) -> dict[str, Any]:
+    client = {"name": "tabpilot-bench", "version": "1"}
+    params = {"protocolVersion": _MCP_PROTOCOL, "capabilities": {}, "clientInfo": client}
+    return {"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": params}
 
 
 def tabpilot_mcp_stdio(rig: Rig) -> System:
@@ -120,9 +137,7 @@ def tabpilot_mcp_stdio(rig: Rig) -> System:
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
         )
-        client = {"name": "tabpilot-bench", "version": "1"}
-        params = {"protocolVersion": _MCP_PROTOCOL, "capabilities": {}, "clientInfo": client}
-        send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params})
+        send(_initialize(0))
         if "result" not in json.loads(state["process"].stdout.readline()):
             raise RuntimeError("tabpilot mcp did not initialize")
         send({"jsonrpc": "2.0", "method": "notifications/initialized"})

@@ -304,3 +304,21 @@ def test_access_log_is_off_unless_asked_for() -> None:
     assert make_server(Settings(port=0, access_log=True)).config.access_log is True
     args = build_parser().parse_args(["serve", "--access-log"])
     assert args.access_log is True
+
+
+async def test_an_idle_keep_alive_connection_outlives_uvicorns_default(daemon: Daemon) -> None:
+    # A caller that calls every few seconds keeps its connection rather than connecting anew.
+    assert make_server(Settings(port=0)).config.timeout_keep_alive > 60
+    reader, writer = await asyncio.open_connection("127.0.0.1", daemon.settings.port)
+    try:
+        request = b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        for pause in (6, 0):  # 6 s: past uvicorn's 5 s default
+            writer.write(request)
+            await writer.drain()
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+            assert head.startswith(b"HTTP/1.1 200")
+            length = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
+            await reader.readexactly(length)
+            await asyncio.sleep(pause)
+    finally:
+        writer.close()

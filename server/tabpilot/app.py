@@ -55,6 +55,11 @@ _EXAMPLES: dict[type[BaseModel], str] = {
     PingParams: '{"to": "page"}',
 }
 MCP_PATH = "/mcp"
+#: How long an idle keep-alive connection stays open.
+KEEP_ALIVE_S = 120
+#: MCP clients connected over HTTP at once, and how long an idle one's session is kept.
+MCP_MAX_SESSIONS = 64
+MCP_SESSION_IDLE_S = 30 * 60
 
 LANDING_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>tabpilot</title></head>
@@ -196,11 +201,16 @@ def create_app(settings: Settings) -> FastAPI:
             "browser": browser.info() if browser is not None else None,
         }
 
-    # The MCP tools at /mcp, stateless and answering plain JSON: each tools/call is one POST
-    # with one answer, so no session state is kept per client and nothing is streamed.
+    # The MCP tools at /mcp, answering plain JSON: each tools/call is one POST with one answer,
+    # nothing streamed. Sessions (one per client, from its initialize) are kept because a
+    # stateless server builds a whole server session for every request, a fifth of a
+    # millisecond more a call (make bench); a few agents on one machine need few of them.
     mcp = build_server(LocalBackend(bridge, status_result))
     mcp_app = mcp.streamable_http_app(
-        streamable_http_path=MCP_PATH, stateless_http=True, json_response=True
+        streamable_http_path=MCP_PATH,
+        json_response=True,
+        max_sessions=MCP_MAX_SESSIONS,
+        session_idle_timeout=MCP_SESSION_IDLE_S,
     )
 
     @contextlib.asynccontextmanager
@@ -352,6 +362,9 @@ def make_server(
         proxy_headers=False,
         server_header=False,
         timeout_graceful_shutdown=5,
+        # Callers on loopback (`tabpilot mcp`, scripts) keep one connection and call every few
+        # seconds; uvicorn's 5 s default would make most of those calls connect anew.
+        timeout_keep_alive=KEEP_ALIVE_S,
         log_level=log_level,
         access_log=settings.access_log,
     )
