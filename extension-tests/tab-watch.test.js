@@ -4,7 +4,7 @@ import { test } from "node:test";
 
 import { createCommands } from "../extension/background/commands.js";
 import { PROBE_MS } from "../extension/background/tab-watch.js";
-import { fakeChrome, realTimers } from "./support/fake-chrome.js";
+import { NO_RECEIVER, fakeChrome, realTimers } from "./support/fake-chrome.js";
 
 const PAGE = { id: 7, url: "http://127.0.0.1:8000/page.html", title: "Page", active: true, windowId: 1, status: "complete" };
 const CLOSED = "A listener indicated an asynchronous response by returning true, but the message channel closed before a response was received";
@@ -167,4 +167,16 @@ test("a tab whose timed-out script is only awaiting answers the ping, and the ne
   const next = await commands.run(execute("next"));
   assert.equal(next.ok, true);
   assert.deepEqual(executes(chrome).map((c) => c.message.id), ["slow", "next"]);
+});
+
+test("a port the page took that closes saying 'Receiving end does not exist' is not sent again", async () => {
+  // Chrome says so of a live port as the browser shuts down: the script may have run already.
+  const { chrome, commands } = setup({
+    tabs: [{ ...PAGE, shuttingDown: true }],
+    onSend: () => new Promise((_, reject) => setTimeout(() => reject(new Error(NO_RECEIVER)), 10)),
+  });
+  const result = await commands.run(execute());
+  assert.equal(result.error.code, "tab_closed");
+  assert.equal(executes(chrome).length, 1);
+  assert.equal(chrome.calls.executeScript.filter((c) => c.files).length, 0); // no re-injection
 });

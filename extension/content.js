@@ -100,6 +100,8 @@
   // that its answer repeats. An answer for a port that closed meanwhile has nowhere to go.
   const onConnect = (port) => {
     if (port.name !== "tabpilot") return;
+    // Before any answer: tells the worker that what it posts on this port reaches this page.
+    port.postMessage({ reached: true });
     port.onMessage.addListener((request) => {
       const seq = request?.seq;
       dispatch(request?.message, (answer) => {

@@ -87,6 +87,7 @@ export function fakeChrome({
         const onMessage = event();
         const onDisconnect = event();
         let open = true;
+        let reached = false;
         const close = (reason) => {
           if (!open) return;
           open = false;
@@ -103,7 +104,16 @@ export function fakeChrome({
             calls.delivered.push({ tabId, message, options: { frameId: options?.frameId } });
             const attempt = ++sends;
             Promise.resolve()
-              .then(() => onSend(tabId, message, options, attempt))
+              .then(() => {
+                // Throwing at once plays a tab with no content script to take the port; else it
+                // takes the port and says so before its answer, as content.js does.
+                const answer = onSend(tabId, message, options, attempt);
+                if (!reached) {
+                  reached = true;
+                  onMessage.emit({ reached: true });
+                }
+                return answer;
+              })
               .then(
                 (answer) => open && onMessage.emit(JSON.parse(JSON.stringify({ seq, answer: answer ?? null }))),
                 (err) => close(String(err?.message ?? err)),
@@ -119,6 +129,7 @@ export function fakeChrome({
         const tab = tabs.find((t) => t.id === details.target.tabId);
         if (tab?.crashed) throw new Error("Cannot access contents of the page. Extension manifest must request permission to access the respective host.");
         if (tab?.refuseInjection) throw new Error(`Cannot access contents of url "${tab.url}".`);
+        if (tab?.shuttingDown) throw new Error("The browser is shutting down.");
         return [{ frameId: 0, result: undefined }];
       },
     },

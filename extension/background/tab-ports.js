@@ -4,28 +4,38 @@
 // each request and each answer in one hop.
 export const NO_RECEIVER = "Receiving end does not exist";
 
+// What was posted on the port never reached a content script: sending again cannot run it twice.
+export class NotDelivered extends Error {}
+
 export function createTabPorts(chrome) {
   const links = new Map(); // tab id -> {port, pending: Map(seq -> {resolve, reject})}
   let sequence = 0;
 
   function open(tabId) {
     const port = chrome.tabs.connect(tabId, { frameId: 0, name: "tabpilot" });
-    const link = { port, pending: new Map() };
+    const link = { port, pending: new Map(), reached: false };
     port.onMessage.addListener((reply) => {
+      // The content script says so first thing when it takes the port: from then on, whatever
+      // was posted may have reached it.
+      if (reply?.reached === true) {
+        link.reached = true;
+        return;
+      }
       const waiter = link.pending.get(reply?.seq);
       if (!waiter) return;
       link.pending.delete(reply.seq);
       waiter.resolve(reply.answer);
     });
     // Chrome closes the port when the page goes (navigation, back/forward cache, tab closed). A
-    // port that never connected says "Receiving end does not exist": nothing posted on it was
-    // delivered, so the caller may inject the content script and send again. Any other close may
-    // come after the page got a request, and that request is never sent again.
+    // port that no content script took says "Receiving end does not exist": nothing posted on it
+    // was delivered, so the caller may inject the content script and send again. Chrome can say
+    // the same of a port the page had taken, as the browser shuts down; such a port, and any
+    // other close, may come after the page got a request, and that request is never sent again.
     port.onDisconnect.addListener(() => {
       const why = String(chrome.runtime.lastError?.message ?? "");
       if (links.get(tabId) === link) links.delete(tabId);
-      const error = why.includes(NO_RECEIVER)
-        ? new Error(why)
+      const error = why.includes(NO_RECEIVER) && !link.reached
+        ? new NotDelivered(why)
         : new Error(`The message channel closed before the page answered${why ? ` (${why})` : ""}.`);
       for (const waiter of link.pending.values()) waiter.reject(error);
       link.pending.clear();

@@ -9,6 +9,8 @@ import { tabInfo } from "./tabs.js";
 // renderer answers in a millisecond; one running `while (true) {}` never does until the loop ends.
 export const PROBE_MS = 1000;
 const CHANNEL_CLOSED = /message (channel|port) closed/i;
+// What Chrome answers a probe while the whole browser closes, its tabs with it.
+const SHUTTING_DOWN = /browser is shutting down/i;
 
 // `ping(tabId)` asks the tab's content script for an answer that costs the page nothing.
 export function createTabWatch({ chrome, timers, ping }) {
@@ -109,8 +111,8 @@ export function createTabWatch({ chrome, timers, ping }) {
     try {
       await chrome.scripting.executeScript({ target: { tabId: tab.id, frameIds: [0] }, func: () => true });
       return navigatedError(now);
-    } catch {
-      if (seen.closed) return closedError(tab);
+    } catch (err) {
+      if (seen.closed || SHUTTING_DOWN.test(String(err?.message))) return closedError(tab);
       if (seen.navigated) return navigatedError(now);
       crashed.add(tab.id);
       return crashedError(now);

@@ -1,6 +1,6 @@
 // Finding the target tab and getting a message to its content script (protocol.md §2).
 import { CommandError } from "./errors.js";
-import { NO_RECEIVER } from "./tab-ports.js";
+import { NotDelivered } from "./tab-ports.js";
 
 // Chrome lets extensions script http(s) pages, and file pages when the user allows file access.
 // chrome://, chrome-extension://, about:, view-source:, devtools:// and the like are off limits.
@@ -54,7 +54,7 @@ export async function deliver(chrome, ports, tab, message, cancelled = () => fal
   try {
     return await ports.send(tab.id, message);
   } catch (err) {
-    if (!String(err?.message).includes(NO_RECEIVER)) throw err;
+    if (!(err instanceof NotDelivered)) throw err;
   }
   await inject(chrome, tab);
   if (cancelled()) return undefined;
