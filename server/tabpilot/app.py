@@ -20,6 +20,7 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import HTMLResponse, Response
+from starlette.routing import Route
 
 from tabpilot.bridge import Bridge
 from tabpilot.browser import BrowserError, ManagedBrowser, find_chromium
@@ -41,7 +42,7 @@ from tabpilot.errors import (
     TabpilotError,
     error_classes,
 )
-from tabpilot.mcp_server import LocalBackend, build_server
+from tabpilot.mcp_http import MCP_PATH, LazyMCPApp
 from tabpilot.protocol import PROTOCOL_VERSION, ExecuteParams, PingParams
 from tabpilot.security import SecurityMiddleware, new_request_id
 
@@ -54,12 +55,8 @@ _EXAMPLES: dict[type[BaseModel], str] = {
     ExecuteParams: '{"script": "2 + 2", "timeout_ms": 5000}',
     PingParams: '{"to": "page"}',
 }
-MCP_PATH = "/mcp"
 #: How long an idle keep-alive connection stays open.
 KEEP_ALIVE_S = 120
-#: MCP clients connected over HTTP at once, and how long an idle one's session is kept.
-MCP_MAX_SESSIONS = 64
-MCP_SESSION_IDLE_S = 30 * 60
 
 LANDING_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>tabpilot</title></head>
@@ -201,17 +198,7 @@ def create_app(settings: Settings) -> FastAPI:
             "browser": browser.info() if browser is not None else None,
         }
 
-    # The MCP tools at /mcp, answering plain JSON: each tools/call is one POST with one answer,
-    # nothing streamed. Sessions (one per client, from its initialize) are kept because a
-    # stateless server builds a whole server session for every request, a fifth of a
-    # millisecond more a call (make bench); a few agents on one machine need few of them.
-    mcp = build_server(LocalBackend(bridge, status_result))
-    mcp_app = mcp.streamable_http_app(
-        streamable_http_path=MCP_PATH,
-        json_response=True,
-        max_sessions=MCP_MAX_SESSIONS,
-        session_idle_timeout=MCP_SESSION_IDLE_S,
-    )
+    mcp = LazyMCPApp(bridge, status_result)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -228,9 +215,9 @@ def create_app(settings: Settings) -> FastAPI:
                 raise
             app.state.browser = browser
         try:
-            async with mcp.session_manager.run():
-                yield
+            yield
         finally:
+            await mcp.aclose()
             await bridge.close()
             if browser is not None:
                 await browser.stop()
@@ -313,8 +300,8 @@ def create_app(settings: Settings) -> FastAPI:
     async def extension_socket(websocket: WebSocket) -> None:
         await bridge.serve_connection(websocket)
 
-    # The SDK's route, added as it is: the SecurityMiddleware above guards it like the others.
-    app.router.routes.extend(mcp_app.routes)
+    # The MCP tools, an ASGI app of the SDK's behind the SecurityMiddleware like every route.
+    app.router.routes.append(Route(MCP_PATH, endpoint=mcp))
 
     return app
 

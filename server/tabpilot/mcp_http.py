@@ -1,0 +1,80 @@
+"""The daemon's ``/mcp`` route: the MCP tools over streamable HTTP, built on its first request.
+
+The MCP SDK takes about 0.6 s and 28 MB to import (make bench: start-up and idle memory), which a
+daemon that no MCP client calls over HTTP should not pay; `tabpilot mcp` over stdio and plain HTTP
+callers never need it. So the route is an ASGI app that imports the SDK, builds the tools
+(:func:`tabpilot.mcp_server.build_server`) and starts their session manager when the first request
+comes, and stops it when the daemon shuts down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from tabpilot.bridge import Bridge
+
+MCP_PATH = "/mcp"
+#: MCP clients connected over HTTP at once, and how long an idle one's session is kept.
+MCP_MAX_SESSIONS = 64
+MCP_SESSION_IDLE_S = 30 * 60
+
+
+class LazyMCPApp:
+    """The ``/mcp`` ASGI app; :meth:`aclose` stops its sessions (safe to call twice)."""
+
+    def __init__(self, bridge: Bridge, status: Callable[[], dict[str, Any]]) -> None:
+        self._bridge = bridge
+        self._status = status
+        self._app: ASGIApp | None = None
+        self._starting = asyncio.Lock()
+        self._stop = asyncio.Event()
+        self._sessions: asyncio.Task[None] | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        app = self._app or await self._start()
+        await app(scope, receive, send)
+
+    async def _start(self) -> ASGIApp:
+        async with self._starting:
+            if self._app is not None:
+                return self._app
+            from tabpilot.mcp_server import LocalBackend, build_server
+
+            server = build_server(LocalBackend(self._bridge, self._status))
+            # Plain JSON answers: each tools/call is one POST with one answer, nothing streamed.
+            # Sessions (one per client, from its initialize) are kept because a stateless server
+            # builds a whole server session for every request, a fifth of a millisecond more a
+            # call (make bench); a few agents on one machine need few of them.
+            app = server.streamable_http_app(
+                streamable_http_path=MCP_PATH,
+                json_response=True,
+                max_sessions=MCP_MAX_SESSIONS,
+                session_idle_timeout=MCP_SESSION_IDLE_S,
+            )
+            started = asyncio.Event()
+            # The session manager's task group must be entered and left by one task, so it lives
+            # in its own, not in whichever request came first.
+            self._sessions = asyncio.create_task(self._run_sessions(server, started))
+            waiting = asyncio.ensure_future(started.wait())
+            await asyncio.wait({waiting, self._sessions}, return_when=asyncio.FIRST_COMPLETED)
+            if not started.is_set():  # the manager failed to start: say why, here
+                waiting.cancel()
+                self._sessions.result()
+            self._app = app
+            return app
+
+    async def _run_sessions(self, server: Any, started: asyncio.Event) -> None:
+        async with server.session_manager.run():
+            started.set()
+            await self._stop.wait()
+
+    async def aclose(self) -> None:
+        self._stop.set()
+        if self._sessions is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sessions
