@@ -14,6 +14,7 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
+from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from tabpilot.bridge import Bridge
@@ -50,11 +51,18 @@ class LazyMCPApp:
             # Sessions (one per client, from its initialize) are kept because a stateless server
             # builds a whole server session for every request, a fifth of a millisecond more a
             # call (make bench); a few agents on one machine need few of them.
-            app = server.streamable_http_app(
+            sdk_app = server.streamable_http_app(
                 streamable_http_path=MCP_PATH,
                 json_response=True,
                 max_sessions=MCP_MAX_SESSIONS,
                 session_idle_timeout=MCP_SESSION_IDLE_S,
+            )
+            # Its route's own app: the daemon already routed the request and guards it, so the
+            # SDK's Starlette wrapper (router, error and exception middleware) would only repeat.
+            app: ASGIApp = next(
+                route.app
+                for route in sdk_app.routes
+                if isinstance(route, Route) and route.path == MCP_PATH
             )
             started = asyncio.Event()
             # The session manager's task group must be entered and left by one task, so it lives
