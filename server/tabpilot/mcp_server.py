@@ -3,7 +3,8 @@
 - ``tabpilot mcp`` serves them over stdio and forwards each call to the running daemon over HTTP
   (:class:`tabpilot.client.DaemonClient`, one shared keep-alive client).
 - The daemon serves them itself at ``/mcp`` (streamable HTTP), calling its bridge directly
-  (:class:`LocalBackend`), behind the same Host/Origin guard as every other route.
+  (:class:`LocalBackend`, mounted by :mod:`tabpilot.mcp_http` on first use), behind the same
+  Host, Origin and token guard as every other route.
 
 Both hand the same :class:`Backend` to :func:`build_server`, so there is one definition of each
 tool. Every call answers a ``CallToolResult``: text written for a model (``42``, ``hello world``,
