@@ -23,11 +23,6 @@ def _env_int(name: str, default: int) -> int:
     return int(raw) if raw else default
 
 
-def _env_port() -> int:
-    raw = os.environ.get("TABPILOT_PORT")
-    return int(raw) if raw else DEFAULT_PORT
-
-
 def _default_state_dir() -> Path:
     base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(base) / "tabpilot"
@@ -99,7 +94,7 @@ class Settings:
         """Settings from TABPILOT_* environment variables, then `overrides` (None means unset)."""
         state_dir = Path(os.environ.get("TABPILOT_STATE_DIR") or _default_state_dir())
         settings = cls(
-            port=_env_port(),
+            port=_env_int("TABPILOT_PORT", DEFAULT_PORT),
             connect_grace_s=_env_float("TABPILOT_CONNECT_GRACE", cls.connect_grace_s),
             max_in_flight=_env_int("TABPILOT_MAX_IN_FLIGHT", cls.max_in_flight),
             max_script_bytes=_env_int("TABPILOT_MAX_SCRIPT_BYTES", cls.max_script_bytes),

@@ -31,13 +31,12 @@ from tabpilot import __version__
 from tabpilot.bridge import Bridge
 from tabpilot.envelope import Envelope, answer_body, failure_body, result_text, success_body
 from tabpilot.errors import InternalError, InvalidRequest, TabpilotError
-from tabpilot.protocol import ExecuteParams, ResultFrame
+from tabpilot.protocol import MAX_TIMEOUT_MS, ExecuteParams, ResultFrame
 from tabpilot.security import new_request_id
 
 log = logging.getLogger(__name__)
 
 _DEFAULTS = ExecuteParams.model_fields
-MAX_TIMEOUT_MS = 120_000
 
 INSTRUCTIONS = """\
 tabpilot runs JavaScript in the user's real Chrome tab, through the tabpilot extension, while the
@@ -163,7 +162,7 @@ def build_server(backend: Backend) -> MCPServer:
             Field(
                 ge=1,
                 le=MAX_TIMEOUT_MS,
-                description="Give up after this many milliseconds (at most 120000).",
+                description=f"Give up after this many milliseconds (at most {MAX_TIMEOUT_MS}).",
             ),
         ] = _DEFAULTS["timeout_ms"].default,
         await_promise: Annotated[

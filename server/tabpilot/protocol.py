@@ -26,6 +26,9 @@ CLOSE_UNAUTHORIZED = 4004
 #: under Chrome's 64 MiB message limit and the daemon's ``ws_max_size``.
 MAX_RESULT_CHARS = 16 * 1024 * 1024
 
+#: Longest timeout_ms a command may ask for: two minutes.
+MAX_TIMEOUT_MS = 120_000
+
 CommandName = Literal["execute_javascript", "list_tabs", "ping"]
 
 
@@ -72,7 +75,7 @@ class ExecuteParams(BaseModel):
         examples=["document.title"],
     )
     timeout_ms: int = Field(
-        default=5000, ge=1, le=120_000, description="Give up after this many milliseconds."
+        default=5000, ge=1, le=MAX_TIMEOUT_MS, description="Give up after this many milliseconds."
     )
     await_promise: bool = Field(default=True, description="Await a returned promise.")
     tab_id: int | None = Field(
