@@ -1,11 +1,15 @@
-"""Fixtures shared by every test: an isolated environment."""
+"""Fixtures shared by every test: an isolated environment, and an HTTP client of the daemon."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import AsyncIterator
 from pathlib import Path
 
+import httpx
 import pytest
+
+from tests.support import Daemon
 
 
 @pytest.fixture(autouse=True)
@@ -17,6 +21,17 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     state_dir = tmp_path / "state"
     monkeypatch.setenv("TABPILOT_STATE_DIR", str(state_dir))
     return state_dir
+
+
+@pytest.fixture
+async def client(daemon: Daemon) -> AsyncIterator[httpx.AsyncClient]:
+    """An HTTP client of the module's ``daemon`` fixture (a tests/support.py run_daemon()).
+
+    Room for 200 connections at once, so that tests of many concurrent callers are not queued
+    by the client.
+    """
+    async with daemon.client(limits=httpx.Limits(max_connections=200)) as c:
+        yield c
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

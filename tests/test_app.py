@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -27,12 +27,6 @@ def _add_broken_route(app: FastAPI) -> None:
 def daemon() -> Iterator[Daemon]:
     with run_daemon(configure_app=_add_broken_route, connect_grace_s=0.2) as running:
         yield running
-
-
-@pytest.fixture
-async def client(daemon: Daemon) -> AsyncIterator[httpx.AsyncClient]:
-    async with daemon.client() as c:
-        yield c
 
 
 def assert_failure(response: httpx.Response, status: int, code: str) -> dict[str, Any]:

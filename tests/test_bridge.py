@@ -6,7 +6,7 @@ import asyncio
 import json
 import random
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -24,12 +24,6 @@ from tests.support import Command, Daemon, Reply, connected, echo, fail, never, 
 def daemon() -> Iterator[Daemon]:
     with run_daemon(connect_grace_s=0.5, timeout_grace_s=0.3) as running:
         yield running
-
-
-@pytest.fixture
-async def client(daemon: Daemon) -> AsyncIterator[httpx.AsyncClient]:
-    async with daemon.client(limits=httpx.Limits(max_connections=200)) as c:
-        yield c
 
 
 async def status(client: httpx.AsyncClient) -> dict[str, object]:

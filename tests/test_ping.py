@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -15,12 +15,6 @@ from tests.test_app import assert_failure
 def daemon() -> Iterator[Daemon]:
     with run_daemon(connect_grace_s=0.2) as running:
         yield running
-
-
-@pytest.fixture
-async def client(daemon: Daemon) -> AsyncIterator[httpx.AsyncClient]:
-    async with daemon.client() as c:
-        yield c
 
 
 async def pong(command: Command) -> Reply:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -18,12 +18,6 @@ from tests.support import EXTENSION_ORIGIN, Daemon, run_daemon
 def daemon() -> Iterator[Daemon]:
     with run_daemon() as running:
         yield running
-
-
-@pytest.fixture
-async def client(daemon: Daemon) -> AsyncIterator[httpx.AsyncClient]:
-    async with daemon.client() as c:
-        yield c
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ refused at once with their own codes, and nothing about them reaches the browser
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -20,12 +20,6 @@ LIMIT = 8
 def daemon() -> Iterator[Daemon]:
     with run_daemon(max_in_flight=LIMIT, max_script_bytes=1000) as running:
         yield running
-
-
-@pytest.fixture
-async def client(daemon: Daemon) -> AsyncIterator[httpx.AsyncClient]:
-    async with daemon.client(limits=httpx.Limits(max_connections=100)) as c:
-        yield c
 
 
 async def test_past_the_limit_callers_get_429_queue_full_with_retry_after(

@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -65,12 +65,6 @@ JUNK: list[tuple[str, str | bytes, str]] = [
 def daemon() -> Iterator[Daemon]:
     with run_daemon(ws_max_size=MAX_SIZE, connect_grace_s=2.0) as running:
         yield running
-
-
-@pytest.fixture
-async def client(daemon: Daemon) -> AsyncIterator[httpx.AsyncClient]:
-    async with daemon.client() as c:
-        yield c
 
 
 @pytest.fixture
