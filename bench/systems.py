@@ -10,14 +10,18 @@ plus one entry in ``comparison_systems``.
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from websockets.sync.client import connect
+
 from bench.clients import LeanClient
 from bench.rig import Rig
+from tabpilot.protocol import CALLS_PATH
 
 
 def _nothing() -> None:
@@ -64,14 +68,25 @@ def selenium_cdp_evaluate(rig: Rig) -> System:
     return System("Selenium CDP Runtime.evaluate", call)
 
 
-#: One JSON-RPC tools/call, as an MCP client sends it.
-_TOOLS_CALL = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "tools/call",
-    "params": {"name": "execute_javascript", "arguments": {"script": "1+1"}},
+#: The protocol revision the official MCP SDK's client speaks by default: each request carries its
+#: own envelope in ``_meta``, with no initialize handshake and no session.
+MCP_PROTOCOL = "2026-07-28"
+#: The last revision with a handshake and sessions, which older clients still speak.
+MCP_HANDSHAKE_PROTOCOL = "2025-06-18"
+_CLIENT = {"name": "tabpilot-bench", "version": "1"}
+_ENVELOPE = {
+    "io.modelcontextprotocol/protocolVersion": MCP_PROTOCOL,
+    "io.modelcontextprotocol/clientInfo": _CLIENT,
+    "io.modelcontextprotocol/clientCapabilities": {},
 }
-_MCP_PROTOCOL = "2025-06-18"
+
+
+def _tools_call(*, envelope: bool) -> dict[str, Any]:
+    """One tools/call of execute_javascript `1+1`, byte for byte as an MCP client sends it."""
+    params: dict[str, Any] = {"name": "execute_javascript", "arguments": {"script": "1+1"}}
+    if envelope:
+        params["_meta"] = _ENVELOPE
+    return {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params}
 
 
 def _mcp_answer(data: bytes) -> float:
@@ -82,15 +97,9 @@ def _mcp_answer(data: bytes) -> float:
     return float(answer["structuredContent"]["duration_ms"])
 
 
-def tabpilot_mcp_http(rig: Rig) -> System:
-    """tools/call at the daemon's /mcp (stateless, JSON answers), http.client keep-alive: the
-    bytes an MCP client's HTTP transport sends, without its own client-side overhead."""
-    body = json.dumps(_TOOLS_CALL).encode()
-    headers = {
-        "Content-Type": "application/json",
-        "Accept": "application/json, text/event-stream",
-        "MCP-Protocol-Version": _MCP_PROTOCOL,
-    }
+def _mcp_post(
+    rig: Rig, headers: dict[str, str]
+) -> Callable[[bytes], tuple[int, bytes, str | None]]:
     conn = rig.client.conn
 
     def post(message: bytes) -> tuple[int, bytes, str | None]:
@@ -98,8 +107,44 @@ def tabpilot_mcp_http(rig: Rig) -> System:
         response = conn.getresponse()
         return response.status, response.read(), response.getheader("mcp-session-id")
 
+    return post
+
+
+def tabpilot_mcp_http(rig: Rig) -> System:
+    """tools/call at the daemon's /mcp as the SDK's client sends it (2026-07-28: one
+    self-contained POST, JSON answer), over http.client keep-alive: the bytes of an MCP client's
+    HTTP transport, without its own client-side overhead."""
+    body = json.dumps(_tools_call(envelope=True)).encode()
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": MCP_PROTOCOL,
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": "execute_javascript",
+    }
+    post = _mcp_post(rig, headers)
+
+    def call() -> float:
+        status, data, _ = post(body)
+        if status != 200:
+            raise RuntimeError(f"/mcp answered {status}: {data[:300]!r}")
+        return _mcp_answer(data)
+
+    return System("tabpilot MCP tools/call (HTTP /mcp)", call)
+
+
+def tabpilot_mcp_http_session(rig: Rig) -> System:
+    """tools/call at /mcp as a client of a handshake-era revision sends it: in the session its
+    initialize opened (Mcp-Session-Id)."""
+    body = json.dumps(_tools_call(envelope=False)).encode()
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": MCP_HANDSHAKE_PROTOCOL,
+    }
+    post = _mcp_post(rig, headers)
+
     def setup() -> None:
-        # The session an MCP client opens with its initialize, then names on every request.
         status, data, session = post(json.dumps(_initialize(0)).encode())
         if status != 200 or session is None:
             raise RuntimeError(f"/mcp initialize answered {status}: {data[:300]!r}")
@@ -112,19 +157,49 @@ def tabpilot_mcp_http(rig: Rig) -> System:
             raise RuntimeError(f"/mcp answered {status}: {data[:300]!r}")
         return _mcp_answer(data)
 
-    return System("tabpilot MCP tools/call (HTTP /mcp)", call, setup)
+    return System(
+        f"tabpilot MCP tools/call (HTTP /mcp, {MCP_HANDSHAKE_PROTOCOL} session)", call, setup
+    )
 
 
 def _initialize(request_id: int) -> dict[str, Any]:
-    client = {"name": "tabpilot-bench", "version": "1"}
-    params = {"protocolVersion": _MCP_PROTOCOL, "capabilities": {}, "clientInfo": client}
+    params = {"protocolVersion": MCP_HANDSHAKE_PROTOCOL, "capabilities": {}, "clientInfo": _CLIENT}
     return {"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": params}
+
+
+def tabpilot_calls_socket(rig: Rig) -> System:
+    """tabpilot's callers' socket (/ws/calls), websockets' sync client on one connection."""
+    state: dict[str, Any] = {}
+    frame = json.dumps(
+        {"type": "call", "id": 1, "method": "execute_javascript", "params": {"script": "1+1"}}
+    )
+
+    def setup() -> None:
+        state["ws"] = connect(
+            f"ws://127.0.0.1:{rig.port}{CALLS_PATH}", compression=None, proxy=None, max_size=None
+        )
+        state["ws"].socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def call() -> float:
+        state["ws"].send(frame)
+        envelope = json.loads(state["ws"].recv())["envelope"]
+        if envelope.get("result") != 2:
+            raise RuntimeError(f"/ws/calls gave {envelope!r}")
+        return float(envelope["duration_ms"])
+
+    def teardown() -> None:
+        ws = state.pop("ws", None)
+        if ws is not None:
+            ws.close()
+
+    return System("tabpilot WebSocket /ws/calls", call, setup, teardown)
 
 
 def tabpilot_mcp_stdio(rig: Rig) -> System:
     """tools/call to `tabpilot mcp` over its stdin/stdout, as an agent's client spawns it; that
-    process forwards each call to the daemon over HTTP."""
+    process forwards each call to the daemon over the callers' socket."""
     state: dict[str, Any] = {}
+    tools_call = _tools_call(envelope=True)
 
     def send(message: dict[str, Any]) -> None:
         state["process"].stdin.write(json.dumps(message).encode() + b"\n")
@@ -137,13 +212,14 @@ def tabpilot_mcp_stdio(rig: Rig) -> System:
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
         )
-        send(_initialize(0))
+        # What the SDK's client opens with at 2026-07-28, in place of initialize.
+        discover = {"jsonrpc": "2.0", "id": 1, "method": "server/discover"}
+        send({**discover, "params": {"_meta": _ENVELOPE}})
         if "result" not in json.loads(state["process"].stdout.readline()):
-            raise RuntimeError("tabpilot mcp did not initialize")
-        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            raise RuntimeError("tabpilot mcp did not answer server/discover")
 
     def call() -> float:
-        send(_TOOLS_CALL)
+        send(tools_call)
         return _mcp_answer(state["process"].stdout.readline())
 
     def teardown() -> None:
@@ -159,7 +235,9 @@ def comparison_systems(rig: Rig) -> list[System]:
     """The latency suite: tabpilot first, then what it is compared with."""
     return [
         tabpilot_http(rig),
+        tabpilot_calls_socket(rig),
         tabpilot_mcp_http(rig),
+        tabpilot_mcp_http_session(rig),
         tabpilot_mcp_stdio(rig),
         selenium_execute_script(rig),
         selenium_cdp_evaluate(rig),

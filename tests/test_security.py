@@ -79,6 +79,19 @@ def test_origin_rules(origin: str | None, websocket: bool, refused: bool) -> Non
 
 
 @pytest.mark.parametrize(
+    ("origin", "refused"),
+    [
+        (None, False),  # a program: tabpilot mcp, a script
+        ("chrome-extension://mmgjobhjaeaocmcbdnjglfiobpnpkdpf", True),  # even tabpilot's own
+        ("http://evil.com", True),
+        ("null", True),
+    ],
+)
+def test_the_callers_socket_takes_no_origin_at_all(origin: str | None, refused: bool) -> None:
+    assert origin_refused(origin, websocket=True, caller_socket=True) is refused
+
+
+@pytest.mark.parametrize(
     ("site", "origin", "refused"),
     [
         (None, None, False),  # curl, the CLI

@@ -11,19 +11,20 @@ import contextlib
 import logging
 import socket
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from typing import Any, TypeVar
 
 import uvicorn
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from tabpilot.bridge import Bridge
 from tabpilot.browser import BrowserError, ManagedBrowser, find_chromium
+from tabpilot.calls import CallsSocket
 from tabpilot.config import LOOPBACK_HOST, Settings
 from tabpilot.envelope import (
     FailureEnvelope,
@@ -43,18 +44,20 @@ from tabpilot.errors import (
     error_classes,
 )
 from tabpilot.mcp_http import MCP_PATH, LazyMCPApp
-from tabpilot.protocol import PROTOCOL_VERSION, ExecuteParams, PingParams
+from tabpilot.protocol import (
+    CALLS_PATH,
+    PROTOCOL_VERSION,
+    ExecuteParams,
+    Params,
+    PingParams,
+    describe_invalid,
+)
 from tabpilot.security import SecurityMiddleware, new_request_id
 
 log = logging.getLogger(__name__)
 
-M = TypeVar("M", bound=BaseModel)
+P = TypeVar("P", bound=Params)
 
-#: What an invalid body's error message shows as an example of a good one, per body model.
-_EXAMPLES: dict[type[BaseModel], str] = {
-    ExecuteParams: '{"script": "2 + 2", "timeout_ms": 5000}',
-    PingParams: '{"to": "page"}',
-}
 #: How long an idle keep-alive connection stays open.
 KEEP_ALIVE_S = 120
 
@@ -104,32 +107,7 @@ def _request_id(request: Request | WebSocket) -> str:
     return str(state.get("request_id") or new_request_id())
 
 
-def _describe(errors: Sequence[Any], model: type[BaseModel] = ExecuteParams) -> str:
-    """One readable sentence for what FastAPI would answer as a bare 422."""
-    parts: list[str] = []
-    for err in errors:
-        where = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
-        kind = err.get("type", "")
-        if kind == "json_invalid":
-            parts.append("the body is not valid JSON")
-        elif kind == "missing" and not where:
-            parts.append("the body is missing")
-        elif kind == "missing":
-            parts.append(f"`{where}` is required")
-        elif kind == "extra_forbidden":
-            fields = ", ".join(model.model_fields)
-            parts.append(f"`{where}` is not a field (the fields are {fields})")
-        elif not where:
-            parts.append("the body must be a JSON object sent with Content-Type: application/json")
-        else:
-            parts.append(f"`{where}`: {err.get('msg', 'invalid')}")
-    return (
-        f"Invalid request: {'; '.join(parts) or 'bad body'}. "
-        f"Send JSON such as {_EXAMPLES[model]}; see /docs."
-    )
-
-
-async def read_params(request: Request, model: type[M], *, empty: str | None = None) -> M:
+async def read_params(request: Request, model: type[P], *, empty: str | None = None) -> P:
     """The body of a POST route as ``model``; ``empty`` is what a missing body stands for.
 
     Parsed as JSON whatever its Content-Type, so that a bare ``curl -d '{...}'`` (sent as a form)
@@ -148,12 +126,9 @@ async def read_params(request: Request, model: type[M], *, empty: str | None = N
     body = await request.body()
     if not body.strip():
         if empty is None:
-            raise InvalidRequest(_describe([{"type": "missing", "loc": ()}], model))
+            raise InvalidRequest(describe_invalid([{"type": "missing", "loc": ()}], model))
         body = empty.encode()
-    try:
-        return model.model_validate_json(body)
-    except ValidationError as exc:
-        raise InvalidRequest(_describe(exc.errors(), model)) from None
+    return model.parse(body)
 
 
 #: Room for the JSON around a script: field names and the other fields.
@@ -165,7 +140,7 @@ def to_api_error(exc: Exception) -> TabpilotError:
     if isinstance(exc, TabpilotError):
         return exc
     if isinstance(exc, RequestValidationError):
-        return InvalidRequest(_describe(exc.errors()))
+        return InvalidRequest(describe_invalid(exc.errors(), ExecuteParams))
     if isinstance(exc, StarletteHTTPException):
         if exc.status_code == 404:
             return NotFound()
@@ -299,6 +274,11 @@ def create_app(settings: Settings) -> FastAPI:
     @app.websocket("/ws")
     async def extension_socket(websocket: WebSocket) -> None:
         await bridge.serve_connection(websocket)
+
+    @app.websocket(CALLS_PATH)
+    async def calls_socket(websocket: WebSocket) -> None:
+        # Programs' calls over one socket: the routes above, without an HTTP request each.
+        await CallsSocket(websocket, bridge, status_result).serve()
 
     # The MCP tools, an ASGI app of the SDK's behind the SecurityMiddleware like every route.
     app.router.routes.append(Route(MCP_PATH, endpoint=mcp))

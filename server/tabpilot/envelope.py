@@ -10,14 +10,18 @@ the one way a result is written out as text, for the CLI and for a model.
 from __future__ import annotations
 
 import json
+import logging
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 from starlette.responses import Response
 
-from tabpilot.errors import TabpilotError
+from tabpilot.errors import InternalError, TabpilotError
 from tabpilot.protocol import ResultFrame, TabInfo
+
+log = logging.getLogger(__name__)
 
 REQUEST_ID_HEADER = "X-Request-ID"
 
@@ -106,6 +110,25 @@ def failure_body(request_id: str, error: TabpilotError) -> dict[str, Any]:
     if error.stack is not None:
         detail["stack"] = error.stack
     return {"success": False, "request_id": request_id, "error": detail}
+
+
+async def envelope_of(
+    request_id: str, call: Callable[[str], Awaitable[ResultFrame]], where: str
+) -> dict[str, Any]:
+    """The envelope of a bridge ``call`` made under ``request_id``: never raises.
+
+    For the ways in that answer an envelope rather than an HTTP response (the MCP tools and the
+    callers' socket); an unexpected exception is logged with ``where`` and answers internal_error.
+    """
+    started = time.perf_counter()
+    try:
+        answer = await call(request_id)
+    except TabpilotError as error:
+        return failure_body(request_id, error)
+    except Exception:
+        log.exception("internal error in %s", where)
+        return failure_body(request_id, InternalError())
+    return answer_body(request_id, answer, started)
 
 
 def dumps(body: Any) -> bytes:

@@ -18,8 +18,7 @@ import asyncio
 import inspect
 import logging
 import os
-import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Annotated, Any, Protocol
 
 from mcp.server.mcpserver import MCPServer
@@ -29,9 +28,9 @@ from pydantic import Field, ValidationError
 
 from tabpilot import __version__
 from tabpilot.bridge import Bridge
-from tabpilot.envelope import Envelope, answer_body, failure_body, result_text, success_body
-from tabpilot.errors import InternalError, InvalidRequest, TabpilotError
-from tabpilot.protocol import MAX_TIMEOUT_MS, ExecuteParams, ResultFrame
+from tabpilot.envelope import Envelope, envelope_of, failure_body, result_text, success_body
+from tabpilot.errors import InvalidRequest
+from tabpilot.protocol import MAX_TIMEOUT_MS, ExecuteParams
 from tabpilot.security import new_request_id
 
 log = logging.getLogger(__name__)
@@ -62,26 +61,17 @@ class LocalBackend:
         self._status = status
 
     async def execute(self, params: ExecuteParams) -> dict[str, Any]:
-        return await _answer(lambda request_id: self._bridge.execute(params, request_id))
+        return await envelope_of(
+            new_request_id(),
+            lambda request_id: self._bridge.execute(params, request_id),
+            "an MCP tool call",
+        )
 
     async def list_tabs(self) -> dict[str, Any]:
-        return await _answer(self._bridge.list_tabs)
+        return await envelope_of(new_request_id(), self._bridge.list_tabs, "an MCP tool call")
 
     async def status(self) -> dict[str, Any]:
         return success_body(new_request_id(), self._status())
-
-
-async def _answer(call: Callable[[str], Awaitable[ResultFrame]]) -> dict[str, Any]:
-    request_id = new_request_id()
-    started = time.perf_counter()
-    try:
-        answer = await call(request_id)
-    except TabpilotError as error:
-        return failure_body(request_id, error)
-    except Exception:
-        log.exception("internal error in an MCP tool call")
-        return failure_body(request_id, InternalError())
-    return answer_body(request_id, answer, started)
 
 
 def tool_result(envelope: dict[str, Any], text: Callable[[dict[str, Any]], str]) -> CallToolResult:

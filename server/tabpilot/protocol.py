@@ -1,4 +1,5 @@
-"""The wire between the daemon and the extension: docs/protocol.md §1, as pydantic models.
+"""The wire, as pydantic models: between the daemon and the extension (docs/protocol.md §1), and
+between a program and the daemon on the callers' socket (§6).
 
 Every frame is one JSON text object tagged with a ``type`` literal. Frames the extension sends are
 parsed with :data:`EXTENSION_FRAME` (a discriminated union), so a frame of an unknown ``type`` is a
@@ -7,9 +8,21 @@ validation error that the bridge logs and ignores instead of dropping the connec
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Iterable, Sequence
+from typing import Annotated, Any, ClassVar, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+    TypeAdapter,
+    ValidationError,
+    model_validator,
+)
+
+from tabpilot.errors import InvalidRequest
 
 #: Bumped on any change that an older extension could misread. The extension sends its own in
 #: ``hello``; a mismatch closes the socket with :data:`CLOSE_PROTOCOL_MISMATCH`.
@@ -59,15 +72,63 @@ class ErrorInfo(BaseModel):
 
 
 # ---------------------------------------------------------------------------------------------
-# Command params, also the HTTP request body of POST /execute_javascript
+# Command params, also the bodies of POST /execute_javascript and POST /ping
 
 
-class ExecuteParams(BaseModel):
-    """Run ``script`` in a tab: the body of ``POST /execute_javascript`` and the command params."""
+class Params(BaseModel):
+    """A request body; :meth:`parse` turns any way it is wrong into one readable sentence."""
 
     # Strict, and unknown fields refused: a typo such as ``timeout`` for ``timeout_ms`` should
     # be a 400 the caller sees, not a silently ignored field.
     model_config = ConfigDict(strict=True, extra="forbid")
+
+    #: A good body, shown in the error message of a bad one.
+    example: ClassVar[str] = "{}"
+
+    @classmethod
+    def parse(cls, data: str | bytes | dict[str, Any]) -> Self:
+        """``data`` (JSON text or a decoded object) as this model; raises InvalidRequest."""
+        try:
+            if isinstance(data, dict):
+                return cls.model_validate(data)
+            return cls.model_validate_json(data)
+        except ValidationError as exc:
+            raise InvalidRequest(describe_invalid(exc.errors(), cls)) from None
+
+
+def describe_invalid(errors: Sequence[Any], model: type[Params]) -> str:
+    """One readable sentence for what FastAPI would answer as a bare 422."""
+    return (
+        f"Invalid request: {invalid_reasons(errors, model.model_fields)}. "
+        f"Send JSON such as {model.example}; see /docs."
+    )
+
+
+def invalid_reasons(errors: Sequence[Any], fields: Iterable[str]) -> str:
+    """What is wrong with a JSON object, from pydantic's ``errors()``: "`script` is required"."""
+    parts: list[str] = []
+    for err in errors:
+        where = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
+        kind = err.get("type", "")
+        if kind == "json_invalid":
+            parts.append("the body is not valid JSON")
+        elif kind == "missing" and not where:
+            parts.append("the body is missing")
+        elif kind == "missing":
+            parts.append(f"`{where}` is required")
+        elif kind == "extra_forbidden":
+            parts.append(f"`{where}` is not a field (the fields are {', '.join(fields)})")
+        elif not where:
+            parts.append("the body must be a JSON object sent with Content-Type: application/json")
+        else:
+            parts.append(f"`{where}`: {err.get('msg', 'invalid')}")
+    return "; ".join(parts) or "bad body"
+
+
+class ExecuteParams(Params):
+    """Run ``script`` in a tab: the body of ``POST /execute_javascript`` and the command params."""
+
+    example: ClassVar[str] = '{"script": "2 + 2", "timeout_ms": 5000}'
 
     script: str = Field(
         min_length=1,
@@ -83,10 +144,10 @@ class ExecuteParams(BaseModel):
     )
 
 
-class PingParams(BaseModel):
+class PingParams(Params):
     """Time the chain up to one hop without running anything: the body of ``POST /ping``."""
 
-    model_config = ConfigDict(strict=True, extra="forbid")
+    example: ClassVar[str] = '{"to": "page"}'
 
     to: Literal["worker", "content", "page"] = Field(
         default="worker",
@@ -183,3 +244,37 @@ DaemonFrame = Annotated[DaemonHello | CommandFrame | KeepaliveFrame, Field(discr
 
 #: Parses one daemon -> extension frame (used by tests and tools that play the extension).
 DAEMON_FRAME: TypeAdapter[DaemonFrame] = TypeAdapter(DaemonFrame)
+
+
+# ---------------------------------------------------------------------------------------------
+# The callers' socket: a program and the daemon (docs/protocol.md §6)
+
+#: Where a program opens its socket. Unlike /ws, no browser may open it: no Origin, and the token.
+CALLS_PATH = "/ws/calls"
+
+#: What a call may ask for: the name of the HTTP route that does the same, without its slash.
+CallMethod = Literal["execute_javascript", "tabs", "status", "ping"]
+
+
+class CallFrame(BaseModel):
+    """One call; the daemon answers it with exactly one :class:`AnswerFrame` of the same id."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["call"]
+    #: Chosen by the caller, echoed in the answer; unique among the caller's calls in flight.
+    id: Annotated[StrictStr, Field(min_length=1, max_length=128)] | StrictInt
+    method: CallMethod
+    #: The route's JSON body; {} for ``tabs`` and ``status``.
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class AnswerFrame(BaseModel):
+    """The answer to one call: the envelope the HTTP route would have answered.
+
+    ``id`` is null only when a frame was too broken to tell which call it was.
+    """
+
+    type: Literal["answer"] = "answer"
+    id: str | int | None
+    envelope: dict[str, Any]

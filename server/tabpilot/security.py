@@ -14,9 +14,12 @@ WebSocket is exactly what a hostile page would like to reach.
 - Of extensions, only tabpilot's own (its id is fixed by the manifest key) may call or hold the
   WebSocket: another installed extension must not receive the scripts meant for the page, nor
   answer them.
+- The callers' socket (``/ws/calls``) is for programs, never for a browser: a handshake with any
+  Origin at all is refused there, since browsers send one on every WebSocket handshake.
 - With a token set (``Settings.token``), every route that reads or drives the browser needs
-  ``Authorization: Bearer <token>``; the extension carries it in its ``hello`` frame, which the
-  bridge checks, since a browser cannot put headers on a WebSocket. Tokens are compared with
+  ``Authorization: Bearer <token>``, the callers' socket's handshake included; the extension
+  carries it in its ``hello`` frame, which the bridge checks, since a browser cannot put headers
+  on a WebSocket. Tokens are compared with
   :func:`hmac.compare_digest`, whose time does not depend on where the strings differ.
 """
 
@@ -32,6 +35,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tabpilot.envelope import REQUEST_ID_HEADER, dumps, failure_body
 from tabpilot.errors import ForbiddenHost, ForbiddenOrigin, TabpilotError, Unauthorized
+from tabpilot.protocol import CALLS_PATH
 
 log = logging.getLogger(__name__)
 
@@ -60,8 +64,11 @@ def host_allowed(host: str | None) -> bool:
     return match is not None and match["name"] in ALLOWED_HOSTNAMES
 
 
-def origin_refused(origin: str | None, *, websocket: bool) -> bool:
+def origin_refused(origin: str | None, *, websocket: bool, caller_socket: bool = False) -> bool:
     """Whether a request with this Origin comes from somewhere the daemon must not serve."""
+    if caller_socket:
+        # The callers' socket is for programs; any Origin, the extension's too, is a browser's.
+        return origin is not None
     if origin is None:
         # curl, scripts, the CLI: no browser, no Origin. Chrome always sends its Origin on a
         # WebSocket handshake, so a socket without one is some other client.
@@ -118,20 +125,18 @@ class SecurityMiddleware:
         state: dict[str, Any] = scope.setdefault("state", {})
         state["request_id"] = request_id
         is_ws = scope["type"] == "websocket"
+        caller_socket = is_ws and scope.get("path") == CALLS_PATH
+        origin = _header(scope, b"origin")
 
         error: TabpilotError | None = None
         if not host_allowed(_header(scope, b"host")):
             error = ForbiddenHost()
-        elif origin_refused(_header(scope, b"origin"), websocket=is_ws) or fetch_site_refused(
-            _header(scope, b"sec-fetch-site"), _header(scope, b"origin")
-        ):
-            error = ForbiddenOrigin(
-                f"Only the tabpilot extension ({EXTENSION_ORIGIN}) may open the WebSocket."
-                if is_ws
-                else None
-            )
+        elif origin_refused(
+            origin, websocket=is_ws, caller_socket=caller_socket
+        ) or fetch_site_refused(_header(scope, b"sec-fetch-site"), origin):
+            error = ForbiddenOrigin(_socket_refusal(caller_socket) if is_ws else None)
         elif (
-            not is_ws
+            (not is_ws or caller_socket)
             and scope.get("path") not in OPEN_PATHS
             and not token_matches(bearer_token(_header(scope, b"authorization")), self.token)
         ):
@@ -143,7 +148,7 @@ class SecurityMiddleware:
                 scope.get("path"),
                 error.code,
                 _header(scope, b"host"),
-                _header(scope, b"origin"),
+                origin,
                 _header(scope, b"sec-fetch-site"),
             )
             await _refuse(scope, receive, send, request_id, error)
@@ -161,6 +166,15 @@ class SecurityMiddleware:
             await send(message)
 
         await self.app(scope, receive, send_with_id)
+
+
+def _socket_refusal(caller_socket: bool) -> str:
+    if caller_socket:
+        return (
+            f"{CALLS_PATH} is for programs on this machine, not for web pages or extensions. "
+            "Call the daemon from curl, a script, the tabpilot CLI or MCP."
+        )
+    return f"Only the tabpilot extension ({EXTENSION_ORIGIN}) may open the WebSocket."
 
 
 async def _refuse(

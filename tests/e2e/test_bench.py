@@ -36,7 +36,9 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
     systems = [row["system"] for row in results["latency"]]
     assert systems == [
         "tabpilot HTTP",
+        "tabpilot WebSocket /ws/calls",
         "tabpilot MCP tools/call (HTTP /mcp)",
+        "tabpilot MCP tools/call (HTTP /mcp, 2025-06-18 session)",
         "tabpilot MCP tools/call (stdio)",
         "Selenium execute_script",
         "Selenium CDP Runtime.evaluate",
@@ -56,7 +58,7 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
     assert all(row["calls"] > 0 for row in results["throughput"])
     assert [row["bytes"] for row in results["payload"]] == [1024, 102400, 1048576, 10485760]
     assert results["startup"]["startup_p50_ms"] > 0 and results["startup"]["idle_rss_bytes"] > 0
-    assert len(results["targets"]) == 6  # 2 latency, 2 MCP, throughput, 10 MB
+    assert len(results["targets"]) == 7  # 2 latency, 3 MCP, throughput, 10 MB
 
     table = (tmp_path / "results.md").read_text()
     for heading in ("**Targets**", "round trip", "hop by hop", "**Throughput**", "**Start-up**"):

@@ -29,6 +29,7 @@ ATTACKS = [
     "fetch_no_cors",
     "form_text_plain",
     "websocket",
+    "calls_socket",
     "read_status",
     "read_tabs",
     "read_status_no_cors",
@@ -82,6 +83,17 @@ const settle = (ms) => new Promise((r) => setTimeout(r, ms));
     ws.onopen = () => {
       ws.send(JSON.stringify({type: "hello", protocol_version: 1, extension_version: "0.1.0",
         pilot_enabled: true}));
+      resolve("opened");
+    };
+    ws.onmessage = (e) => resolve("message " + e.data);
+    ws.onclose = (e) => resolve("closed " + e.code);
+    setTimeout(() => resolve("timeout"), 5000);
+  }));
+  await attempt("calls_socket", () => new Promise((resolve) => {
+    const ws = new WebSocket("ws://127.0.0.1:%(daemon)d/ws/calls");
+    ws.onopen = () => {
+      ws.send(JSON.stringify({type: "call", id: 1, method: "execute_javascript",
+        params: {script: canary("calls_socket")}}));
       resolve("opened");
     };
     ws.onmessage = (e) => resolve("message " + e.data);
@@ -154,7 +166,7 @@ def test_a_page_on_another_origin_can_neither_run_nor_read(
     assert report["read_status_no_cors"] == "opaque opaque 0"
     # The form's answer lands in a frame of the daemon's origin: its contentDocument is null.
     assert report["form_text_plain"] == "blocked: TypeError"
-    assert report["websocket"] == "closed 1006"
+    assert report["websocket"] == report["calls_socket"] == "closed 1006"
     assert not report["script_tag_tabs"].startswith("loaded"), report["script_tag_tabs"]
     assert all(
         "daemon_version" not in value and "request_id" not in value for value in report.values()
