@@ -6,8 +6,10 @@ A test records a figure only after its assertions passed:
 
     figures.record("Load", "commands answered", f"{answered:,} of {sent:,}")
 
-The file is rewritten only when the run passed and every section in SECTIONS recorded
-something, so a partial run (`-k`, one file) leaves the committed document alone.
+The file is rewritten only when the run passed and recorded every figure the committed document
+has (and something in every section of SECTIONS), so a partial run (`-k`, one file, an
+`--ignore`) leaves it alone. A figure no test records any more is taken out of the document by
+hand.
 """
 
 from __future__ import annotations
@@ -39,7 +41,22 @@ def record(section: str, name: str, value: object) -> None:
 
 
 def complete() -> bool:
-    return all(_figures.get(section) for section in SECTIONS)
+    if not all(_figures.get(section) for section in SECTIONS):
+        return False
+    recorded = {name for figures in _figures.values() for name, _ in figures}
+    return _documented() <= recorded
+
+
+def _documented() -> set[str]:
+    """The names of the figures in the committed document."""
+    if not DOC.exists():
+        return set()
+    names = set()
+    for line in DOC.read_text(encoding="utf-8").splitlines():
+        name = line.split(" | ")[0].removeprefix("| ")
+        if line.startswith("| ") and name != "What":  # a figure's row, not the table's header
+            names.add(name)
+    return names
 
 
 def _chromium_version() -> str:

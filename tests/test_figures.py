@@ -28,6 +28,20 @@ def test_partial_run_leaves_the_document_alone(fresh: Path) -> None:
     assert not fresh.exists()
 
 
+def test_a_run_missing_a_documented_figure_leaves_the_document_alone(fresh: Path) -> None:
+    for section in figures.SECTIONS:
+        figures.record(section, f"{section} figure", 1)
+    assert figures.write_if_complete(passed=True)
+    written = fresh.read_text()
+    figures._figures.clear()
+    for section in figures.SECTIONS:
+        if section != "Hostile input":
+            figures.record(section, f"{section} figure", 2)
+        figures.record(section, "another figure", 3)
+    assert not figures.write_if_complete(passed=True)
+    assert fresh.read_text() == written
+
+
 def test_failed_run_leaves_the_document_alone(fresh: Path) -> None:
     for section in figures.SECTIONS:
         figures.record(section, "x", 1)
