@@ -265,3 +265,12 @@ async def test_it_needs_the_token_when_the_daemon_has_one() -> None:
     assert refused.value.response.status_code == wrong.value.response.status_code == 401
     assert got["envelope"]["result"] == "'in'"
     assert got["envelope"]["tab"] == TAB
+
+
+async def test_an_id_can_be_used_again_once_answered(daemon: Daemon) -> None:
+    async with connected(daemon), calls_socket(daemon) as ws:
+        answers = [
+            await call(ws, "execute_javascript", {"script": f"'{n}'"}, call_id="same")
+            for n in range(20)
+        ]
+    assert [a["envelope"]["result"] for a in answers] == [f"'{n}'" for n in range(20)]

@@ -94,18 +94,20 @@ class CallsSocket:
             # frames is slowed to the pace at which it reads the answers.
             await self._answer(call_id, failure_body(new_request_id(), error))
             return
-        task = asyncio.create_task(self._run(frame))
-        self._in_flight[frame.id] = task
-        task.add_done_callback(lambda _: self._in_flight.pop(frame.id, None))
+        self._in_flight[frame.id] = asyncio.create_task(self._run(frame))
 
     async def _run(self, frame: CallFrame) -> None:
         request_id = new_request_id()
-        if frame.method == "status":
-            body = success_body(request_id, self._status())
-        else:
-            body = await envelope_of(
-                request_id, lambda rid: self._call(frame, rid), f"the {frame.method} call"
-            )
+        try:
+            if frame.method == "status":
+                body = success_body(request_id, self._status())
+            else:
+                body = await envelope_of(
+                    request_id, lambda rid: self._call(frame, rid), f"the {frame.method} call"
+                )
+        finally:
+            # Free before the answer goes out: a caller may reuse the id as soon as it has it.
+            self._in_flight.pop(frame.id, None)
         await self._answer(frame.id, body)
 
     async def _call(self, frame: CallFrame, request_id: str) -> ResultFrame:

@@ -60,7 +60,8 @@ class _Link:
                 frame = _loads(message)
                 if not isinstance(frame, dict):
                     continue
-                future = self.waiting.pop(frame.get("id"), None)  # type: ignore[arg-type]
+                call_id = frame.get("id")
+                future = self.waiting.pop(call_id, None) if isinstance(call_id, int) else None
                 if future is not None and not future.done():
                     future.set_result(frame.get("envelope"))
         except ConnectionClosed:
@@ -80,8 +81,8 @@ class DaemonClient:
         self._link: _Link | None = None
         self._opening = asyncio.Lock()
         self._ids = itertools.count(1)
-        # Set when the daemon answers the socket's handshake with something other than an
-        # envelope (an older tabpilot without /ws/calls): HTTP from then on.
+        # Set when the daemon answers the socket's handshake with an HTTP status and no envelope
+        # (an older tabpilot without /ws/calls): HTTP from then on.
         self._http_only = False
         # TCP_NODELAY: httpx sends a request's headers and body in two writes, and without it
         # Nagle holds the body until the daemon's delayed ACK, about 40 ms a call.
@@ -219,7 +220,8 @@ class DaemonClient:
                 self._http_only = True
                 return None
             except InvalidHandshake:
-                self._http_only = True
+                # Not a WebSocket answer at all (or a daemon stopping mid-handshake): this call
+                # goes over HTTP, which says what is on the port; the next one tries again.
                 return None
             # TCP_NODELAY: each frame goes out at once rather than after Nagle's wait.
             sock = ws.transport.get_extra_info("socket")
@@ -233,7 +235,8 @@ class DaemonClient:
     ) -> dict[str, Any]:
         path = _ROUTES[method]
         if method in ("execute_javascript", "ping"):
-            return await self.request("POST", path, content=json.dumps(params), timeout=timeout)
+            body = json.dumps(params or {})
+            return await self.request("POST", path, content=body, timeout=timeout)
         return await self.request("GET", path, timeout=timeout)
 
     async def request(
