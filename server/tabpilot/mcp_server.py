@@ -1,7 +1,7 @@
 """The MCP tools of tabpilot, defined once and served two ways.
 
-- ``tabpilot mcp`` serves them over stdio and forwards each call to the running daemon over HTTP
-  (:class:`tabpilot.client.DaemonClient`, one shared keep-alive client).
+- ``tabpilot mcp`` serves them over stdio and forwards each call to the running daemon over its
+  callers' socket (:class:`tabpilot.client.DaemonClient`, one WebSocket for every call).
 - The daemon serves them itself at ``/mcp`` (streamable HTTP), calling its bridge directly
   (:class:`LocalBackend`, mounted by :mod:`tabpilot.mcp_http` on first use), behind the same
   Host, Origin and token guard as every other route.
