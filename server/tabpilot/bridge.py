@@ -8,14 +8,12 @@ futures that the receive loop resolves, so nothing in the path of a command slee
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
-from starlette.types import Message
 from starlette.websockets import WebSocket
 
 from tabpilot.config import Settings
@@ -45,7 +43,9 @@ from tabpilot.protocol import (
     PilotFrame,
     PingParams,
     ResultFrame,
+    loads,
     parse_extension_frame,
+    payload,
 )
 from tabpilot.security import EXTENSION_ORIGIN_PREFIX, token_matches
 
@@ -280,7 +280,7 @@ class Bridge:
             return None
         if message["type"] == "websocket.disconnect":
             return None
-        data = _loads(_payload(message))
+        data = loads(payload(message))
         if not isinstance(data, dict) or data.get("type") != "hello":
             await _close(ws, CLOSE_HELLO_EXPECTED, "hello_expected: the first frame must be hello")
             return None
@@ -307,7 +307,7 @@ class Bridge:
             message = await link.ws.receive()
             if message["type"] == "websocket.disconnect":
                 return
-            data = _payload(message)
+            data = payload(message)
             if data is None:
                 continue
             try:
@@ -334,7 +334,7 @@ class Bridge:
         entry[0].set_result(frame)
 
     def _on_malformed(self, link: _Link, data: str | bytes, exc: ValidationError) -> None:
-        raw = _loads(data)
+        raw = loads(data)
         kind = raw.get("type") if isinstance(raw, dict) else None
         log.warning(
             "ignoring a malformed frame of type %r: %s", kind, exc.errors(include_input=False)[:1]
@@ -376,21 +376,6 @@ class Bridge:
         if link is not None:
             self._detach(link, "The daemon is shutting down.")
             await _close(link.ws, CLOSE_GOING_AWAY, "daemon shutting down")
-
-
-def _payload(message: Message) -> str | bytes | None:
-    # Not `text or bytes`: an empty text frame is a frame too, and must be logged as malformed.
-    text = message.get("text")
-    return text if text is not None else message.get("bytes")
-
-
-def _loads(data: str | bytes | None) -> Any:
-    if data is None:
-        return None
-    try:
-        return json.loads(data)
-    except (ValueError, RecursionError):  # deeply nested JSON exhausts the stack; not a frame
-        return None
 
 
 async def _close(ws: WebSocket, code: int, reason: str) -> None:

@@ -33,6 +33,8 @@ from tabpilot.protocol import (
     PingParams,
     ResultFrame,
     invalid_reasons,
+    loads,
+    payload,
 )
 from tabpilot.security import new_request_id
 
@@ -63,17 +65,13 @@ class CallsSocket:
                 message = await self._ws.receive()
                 if message["type"] == "websocket.disconnect":
                     return
-                text = message.get("text")
-                await self._on_frame(text if text is not None else message.get("bytes"))
+                await self._on_frame(payload(message))
         finally:
             for task in list(self._in_flight.values()):
                 task.cancel()
 
     async def _on_frame(self, data: str | bytes | None) -> None:
-        try:
-            raw = json.loads(data) if data is not None else None
-        except (ValueError, RecursionError):
-            raw = None
+        raw = loads(data)
         call_id = _readable_id(raw)
         try:
             if not isinstance(raw, dict):

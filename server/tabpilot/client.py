@@ -28,7 +28,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 from tabpilot.config import Settings, client_headers
 from tabpilot.envelope import failure_body
 from tabpilot.errors import START_DAEMON, DaemonUnreachable
-from tabpilot.protocol import CALLS_PATH, CallMethod, ExecuteParams
+from tabpilot.protocol import CALLS_PATH, CallMethod, ExecuteParams, loads
 from tabpilot.security import new_request_id
 
 #: Seconds a call waits beyond the script's own timeout: the daemon answers at timeout_ms plus
@@ -57,7 +57,7 @@ class _Link:
     async def _read(self) -> None:
         try:
             async for message in self.ws:
-                frame = _loads(message)
+                frame = loads(message)
                 if not isinstance(frame, dict):
                     continue
                 call_id = frame.get("id")
@@ -214,7 +214,7 @@ class DaemonClient:
                     open_timeout=None,  # the call's own timeout bounds the handshake
                 )
             except InvalidStatus as exc:
-                envelope = _loads(bytes(exc.response.body or b""))
+                envelope = loads(bytes(exc.response.body or b""))
                 if _is_envelope(envelope):  # refused by the daemon: 401 without the token, say
                     raise _Refused(envelope) from None
                 self._http_only = True
@@ -271,7 +271,7 @@ class DaemonClient:
                 f"({type(exc).__name__}); it was probably stopped. A script sent may have run: "
                 "check the page before retrying, once the daemon is back."
             )
-        body = _loads(response.content)
+        body = loads(response.content)
         if not _is_envelope(body):
             return _not_tabpilot(where, f"HTTP {response.status_code}")
         return dict(body)
@@ -296,13 +296,6 @@ class _Refused(Exception):
     def __init__(self, envelope: dict[str, Any]) -> None:
         super().__init__(envelope)
         self.envelope = envelope
-
-
-def _loads(data: str | bytes) -> Any:
-    try:
-        return json.loads(data)
-    except (ValueError, RecursionError):
-        return None
 
 
 def _is_envelope(body: Any) -> bool:

@@ -8,7 +8,8 @@ validation error that the bridge logs and ignores instead of dropping the connec
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import json
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import (
@@ -49,6 +50,23 @@ class _Frame(BaseModel):
     # Extra fields are tolerated so that a newer extension can add optional data without a
     # protocol bump.
     model_config = ConfigDict(extra="ignore")
+
+
+def payload(message: Mapping[str, Any]) -> str | bytes | None:
+    """The text or bytes of an ASGI ``websocket.receive`` message."""
+    # Not `text or bytes`: an empty text frame is a frame too, and must be read as malformed.
+    text = message.get("text")
+    return text if text is not None else message.get("bytes")
+
+
+def loads(data: str | bytes | None) -> Any:
+    """``data`` as JSON, or None when it is not JSON (or is None)."""
+    if data is None:
+        return None
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):  # deeply nested JSON exhausts the stack; not a frame
+        return None
 
 
 # ---------------------------------------------------------------------------------------------
