@@ -14,7 +14,7 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import InvalidStatus
 
-from tabpilot.protocol import CALLS_PATH
+from tabpilot.protocol import CALLS_PATH, AnswerFrame
 from tests.support import TAB, Command, Daemon, Reply, connected, never, ok, run_daemon
 
 
@@ -46,7 +46,10 @@ async def call(
 
 
 async def answer(ws: ClientConnection) -> dict[str, Any]:
-    frame: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), 10))
+    """The next answer, checked against protocol.AnswerFrame."""
+    text = await asyncio.wait_for(ws.recv(), 10)
+    AnswerFrame.model_validate_json(text)
+    frame: dict[str, Any] = json.loads(text)
     assert frame["type"] == "answer"
     return frame
 

@@ -28,6 +28,8 @@ from tabpilot.bridge import Bridge
 from tabpilot.envelope import envelope_of, failure_body, success_body
 from tabpilot.errors import InvalidRequest, TabpilotError
 from tabpilot.protocol import (
+    CALL_ID,
+    MAX_CALL_ID_CHARS,
     CallFrame,
     ExecuteParams,
     PingParams,
@@ -118,6 +120,8 @@ class CallsSocket:
         return await self._bridge.list_tabs(request_id)
 
     async def _answer(self, call_id: str | int | None, envelope: dict[str, Any]) -> None:
+        # An AnswerFrame, written with json.dumps: the same text as its model_dump_json, and for a
+        # large non-ASCII result (a page's text in Chinese, say) half the time.
         text = json.dumps(
             {"type": "answer", "id": call_id, "envelope": envelope},
             ensure_ascii=False,
@@ -133,12 +137,10 @@ def _readable_id(raw: Any) -> str | int | None:
     """The id of a frame that may be broken, if it has one that could be echoed back."""
     if not isinstance(raw, dict):
         return None
-    value = raw.get("id")
-    if isinstance(value, bool) or not isinstance(value, str | int):
+    try:
+        return CALL_ID.validate_python(raw.get("id"))
+    except ValidationError:
         return None
-    if isinstance(value, str) and not 0 < len(value) <= 128:
-        return None
-    return value
 
 
 def _describe_call(exc: ValidationError) -> str:
@@ -146,7 +148,9 @@ def _describe_call(exc: ValidationError) -> str:
     errors = [e for e in exc.errors() if not (len(e["loc"]) > 1 and e["loc"][0] == "id")]
     reasons = [invalid_reasons(errors, CallFrame.model_fields)] if errors else []
     if len(errors) < exc.error_count():
-        reasons.append("`id` must be a string of 1 to 128 characters, or an integer")
+        reasons.append(
+            f"`id` must be a string of 1 to {MAX_CALL_ID_CHARS} characters, or an integer"
+        )
     return (
         f"Invalid call: {'; '.join(reasons)}. Send a frame such as {CALL_EXAMPLE}; "
         "see docs/protocol.md."

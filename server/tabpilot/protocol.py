@@ -274,6 +274,16 @@ CALLS_PATH = "/ws/calls"
 CallMethod = Literal["execute_javascript", "tabs", "status", "ping"]
 
 
+#: Longest string id of a call.
+MAX_CALL_ID_CHARS = 128
+
+#: A call's id, chosen by the caller: a string of 1 to MAX_CALL_ID_CHARS characters, or an integer.
+CallId = Annotated[StrictStr, Field(min_length=1, max_length=MAX_CALL_ID_CHARS)] | StrictInt
+
+#: Validates an id on its own, for the answer to a frame too broken to be a call.
+CALL_ID: TypeAdapter[CallId] = TypeAdapter(CallId)
+
+
 class CallFrame(BaseModel):
     """One call; the daemon answers it with exactly one :class:`AnswerFrame` of the same id."""
 
@@ -281,7 +291,7 @@ class CallFrame(BaseModel):
 
     type: Literal["call"]
     #: Chosen by the caller, echoed in the answer; unique among the caller's calls in flight.
-    id: Annotated[StrictStr, Field(min_length=1, max_length=128)] | StrictInt
+    id: CallId
     method: CallMethod
     #: The route's JSON body; {} for ``tabs`` and ``status``.
     params: dict[str, Any] = Field(default_factory=dict)
@@ -294,5 +304,5 @@ class AnswerFrame(BaseModel):
     """
 
     type: Literal["answer"] = "answer"
-    id: str | int | None
+    id: CallId | None
     envelope: dict[str, Any]
