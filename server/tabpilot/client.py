@@ -99,6 +99,10 @@ class DaemonClient:
             timeout=SHORT_TIMEOUT_S,
         )
 
+    @property
+    def _where(self) -> str:
+        return f"{self.settings.host}:{self.settings.port}"
+
     async def __aenter__(self) -> DaemonClient:
         return self
 
@@ -140,8 +144,8 @@ class DaemonClient:
         timeout: float = SHORT_TIMEOUT_S,
     ) -> dict[str, Any]:
         """One call over the callers' socket (HTTP if the daemon has none): its envelope."""
-        path = _ROUTES[method]
-        where = f"{self.settings.host}:{self.settings.port}"
+        path = _ROUTES[method][1]
+        where = self._where
         try:
             async with asyncio.timeout(timeout):
                 envelope = await self._call_on_socket(method, params or {})
@@ -150,18 +154,11 @@ class DaemonClient:
         except _Refused as refused:
             return refused.envelope
         except OSError:
-            return _unreachable(f"The tabpilot daemon is not running on {where}. {START_DAEMON}")
+            return _not_running(where)
         except TimeoutError:
-            return _unreachable(
-                f"The tabpilot daemon on {where} did not answer {path} within {timeout:g} s. "
-                "Check that it is still running (`tabpilot status`), then retry."
-            )
+            return _no_answer(where, path, timeout)
         except (_SocketBroke, ConnectionClosed):
-            return _unreachable(
-                f"The connection to the tabpilot daemon on {where} broke during {path}; it was "
-                "probably stopped. A script sent may have run: check the page before retrying, "
-                "once the daemon is back."
-            )
+            return _broke(where, path)
         if not _is_envelope(envelope):
             return _not_tabpilot(where, "its answer was not an envelope")
         return dict(envelope)
@@ -233,11 +230,9 @@ class DaemonClient:
     async def _over_http(
         self, method: CallMethod, params: dict[str, Any] | None, timeout: float
     ) -> dict[str, Any]:
-        path = _ROUTES[method]
-        if method in ("execute_javascript", "ping"):
-            body = json.dumps(params or {})
-            return await self.request("POST", path, content=body, timeout=timeout)
-        return await self.request("GET", path, timeout=timeout)
+        verb, path = _ROUTES[method]
+        body = json.dumps(params or {}) if verb == "POST" else None
+        return await self.request(verb, path, content=body, timeout=timeout)
 
     async def request(
         self,
@@ -248,7 +243,7 @@ class DaemonClient:
         timeout: float = SHORT_TIMEOUT_S,
     ) -> dict[str, Any]:
         """One call to the daemon: its envelope, or a ``daemon_unreachable`` failure envelope."""
-        where = f"{self.settings.host}:{self.settings.port}"
+        where = self._where
         try:
             response = await self._http.request(
                 method,
@@ -258,31 +253,23 @@ class DaemonClient:
                 timeout=timeout,
             )
         except httpx.ConnectError:
-            return _unreachable(f"The tabpilot daemon is not running on {where}. {START_DAEMON}")
+            return _not_running(where)
         except httpx.TimeoutException:
-            return _unreachable(
-                f"The tabpilot daemon on {where} did not answer {path} within {timeout:g} s. "
-                "Check that it is still running (`tabpilot status`), then retry."
-            )
+            return _no_answer(where, path, timeout)
         except httpx.HTTPError as exc:
-            # The daemon went away with the call in flight: a script may have run, so say so.
-            return _unreachable(
-                f"The connection to the tabpilot daemon on {where} broke during {path} "
-                f"({type(exc).__name__}); it was probably stopped. A script sent may have run: "
-                "check the page before retrying, once the daemon is back."
-            )
+            return _broke(where, f"{path} ({type(exc).__name__})")
         body = loads(response.content)
         if not _is_envelope(body):
             return _not_tabpilot(where, f"HTTP {response.status_code}")
         return dict(body)
 
 
-#: The HTTP route that does what each call does.
-_ROUTES: dict[str, str] = {
-    "execute_javascript": "/execute_javascript",
-    "tabs": "/tabs",
-    "status": "/status",
-    "ping": "/ping",
+#: The HTTP route that does what each call does: its method, and its path.
+_ROUTES: dict[str, tuple[str, str]] = {
+    "execute_javascript": ("POST", "/execute_javascript"),
+    "tabs": ("GET", "/tabs"),
+    "status": ("GET", "/status"),
+    "ping": ("POST", "/ping"),
 }
 
 
@@ -300,6 +287,26 @@ class _Refused(Exception):
 
 def _is_envelope(body: Any) -> bool:
     return isinstance(body, dict) and "success" in body and "request_id" in body
+
+
+def _not_running(where: str) -> dict[str, Any]:
+    return _unreachable(f"The tabpilot daemon is not running on {where}. {START_DAEMON}")
+
+
+def _no_answer(where: str, path: str, timeout: float) -> dict[str, Any]:
+    return _unreachable(
+        f"The tabpilot daemon on {where} did not answer {path} within {timeout:g} s. "
+        "Check that it is still running (`tabpilot status`), then retry."
+    )
+
+
+def _broke(where: str, during: str) -> dict[str, Any]:
+    # The daemon went away with the call in flight: a script may have run, so say so.
+    return _unreachable(
+        f"The connection to the tabpilot daemon on {where} broke during {during}; it was "
+        "probably stopped. A script sent may have run: check the page before retrying, once the "
+        "daemon is back."
+    )
 
 
 def _not_tabpilot(where: str, status: str) -> dict[str, Any]:
