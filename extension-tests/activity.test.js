@@ -16,7 +16,7 @@ const execute = (id, script = "document.title") => ({
   command: "execute_javascript",
   params: { script, timeout_ms: 1000, await_promise: true, tab_id: null },
 });
-const ok = (id) => ({ type: "result", id, ok: true, result: "Example", result_type: "string", tab: { id: 7, url: PAGE.url, title: "Example" } });
+const ok = (id) => ({ type: "result", id, ok: true, result: "Example", result_type: "string", tab: { id: 7, url: PAGE.url, title: "Example" }, route: "page" });
 const failed = (id, code) => ({ type: "result", id, ok: false, error: { code, message: "no" }, tab: { id: 7, url: PAGE.url, title: "Example" } });
 
 // Long enough for the throttled write to storage.session to have happened.

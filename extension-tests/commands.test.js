@@ -11,7 +11,7 @@ const answer42 = { ok: true, result: 42, result_type: "number", url: PAGE.url, t
 function setup({ pilotOn = true, ...options } = {}) {
   const { chrome } = fakeChrome({ tabs: [PAGE], ...options });
   const pilot = { ready: Promise.resolve(), isEnabled: () => pilotOn };
-  const commands = createCommands({ chrome, pilot, timers: realTimers });
+  const commands = createCommands({ chrome, pilot, timers: realTimers, now: () => 1000 });
   return { chrome, commands };
 }
 
@@ -32,11 +32,21 @@ test("a script that runs gives ok with result, result_type and the tab", async (
     result: 42,
     result_type: "number",
     tab: { id: 7, url: PAGE.url, title: "Page" },
+    route: "page",
   });
   assert.deepEqual(chrome.calls.delivered, [
     {
       tabId: 7,
-      message: { type: "execute", id: "r1", script: "2 + 2", timeout_ms: 1000, await_promise: true },
+      message: {
+        type: "execute",
+        id: "r1",
+        script: "2 + 2",
+        timeout_ms: 1000,
+        await_promise: true,
+        dialog: "dismiss",
+        prompt_text: null,
+        deadline: 2000,
+      },
       options: { frameId: 0 },
     },
   ]);

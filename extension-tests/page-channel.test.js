@@ -84,7 +84,8 @@ function makePage() {
     },
   };
   const isolated = vm.createContext({
-    document, CustomEvent, crypto, chrome, location: { href: "http://localhost/test" }, setTimeout,
+    document, CustomEvent, crypto, chrome, location: { href: "http://localhost/test" }, setTimeout, Date,
+    self: { origin: "http://localhost" }, MutationObserver: class { observe() {} },
     console: { warn: (...args) => warnings.push(args.join(" ")) },
   });
   const main = vm.createContext({ document, EventTarget, Event, CustomEvent, console, setTimeout, clearTimeout });
@@ -143,12 +144,13 @@ test("the libraries are taken off the page's globals", () => {
   assert.equal(vm.runInContext("typeof __tabpilotSerialize + typeof __tabpilotExecutor", page.main), "undefinedundefined");
 });
 
-test("without a paired page world the answer says to reload the tab", async () => {
+test("without a paired page world the answer says so, for the worker to take another route", async () => {
   const page = makePage();
   page.loadContent();
   const answer = await page.execute("1");
   assert.equal(answer.ok, false);
-  assert.equal(answer.error.code, "extension_error");
+  assert.equal(answer.error.code, "page_world_unreachable");
+  assert.equal(answer.error.sandboxed, false);
   assert.match(answer.error.message, /reload the tab/);
 });
 
@@ -160,7 +162,7 @@ test("a request nobody hears (listeners lost to document.open) fails at once", a
   }, { once: true });
   page.loadContent();
   const answer = await page.execute("1");
-  assert.equal(answer.error.code, "extension_error");
+  assert.equal(answer.error.code, "page_world_unreachable");
   assert.match(answer.error.message, /reload the tab/);
 });
 
@@ -253,7 +255,7 @@ test("a ping to the page world of an unpaired tab fails with the reload hint", a
   page.loadContent(); // no inject.js: nothing in the page world answers
   const answer = await page.chrome.send({ type: "ping", id: "p1", to: "page" });
   assert.equal(answer.ok, false);
-  assert.equal(answer.error.code, "extension_error");
+  assert.equal(answer.error.code, "page_world_unreachable");
   assert.match(answer.error.message, /reload the tab/);
 });
 

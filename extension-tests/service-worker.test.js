@@ -85,6 +85,7 @@ test("a command comes back as one result frame with its id", async () => {
     result: 5,
     result_type: "number",
     tab: { id: 7, url: PAGE.url, title: "Example" },
+    route: "page",
   });
 });
 

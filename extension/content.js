@@ -12,7 +12,14 @@
     globalThis[FLAG]?.retire();
   } catch {}
 
-  const RELOAD_HINT = "the page world of this tab is not connected to tabpilot; reload the tab and try again";
+  // The page world never answered the pairing: a CSP `sandbox` without allow-scripts (an opaque
+  // origin) runs no script there at all; otherwise the channel was lost. The service worker then
+  // re-injects the page-world files or takes another route (background/routes.js); nothing ran.
+  const UNREACHABLE = "page_world_unreachable";
+  const unreachable = () =>
+    failed(UNREACHABLE, "the page world of this tab is not connected to tabpilot; reload the tab and try again", {
+      sandboxed: self.origin === "null",
+    });
   const doc = document;
   const bytes = new Uint8Array(16); // 128 bits
   crypto.getRandomValues(bytes);
@@ -23,12 +30,42 @@
   const pending = new Map(); // our own request id -> sendResponse; the page never sees daemon ids
 
   const fire = (type, detail, cancelable = false) => doc.dispatchEvent(new CustomEvent(type, { detail, cancelable }));
-  const where = () => ({ url: location.href, title: doc.title });
-  const failed = (code, message) => ({ ok: false, error: { code, message }, ...where() });
+  // A page can make its title or url (a data: url, say) many megabytes long; the answer carries
+  // them beside the result, so they are cut to a bounded length.
+  const MAX_TITLE_CHARS = 1024;
+  const MAX_URL_CHARS = 8192;
+  const bounded = (text, max) => (text.length > max ? text.slice(0, max - 1) + "\u2026" : text);
+  const where = () => ({ url: bounded(location.href, MAX_URL_CHARS), title: bounded(String(doc.title), MAX_TITLE_CHARS) });
+  const failed = (code, message, extra) => ({ ok: false, error: { code, message, ...extra }, ...where() });
 
   // Answered until paired: covers the order where inject.js runs after us.
   const onMainReady = () => {
     if (!paired) fire("tabpilot:channel", nonce);
+  };
+  // The page world tells us of a dialog the page opens between commands, before the browser shows
+  // it: the page's thread then stops until someone answers, so this is the last moment to tell the
+  // worker, which reports it to the next command (protocol.md §3, "Dialogs").
+  const onDialog = (event) => {
+    let report;
+    try {
+      report = JSON.parse(event.detail);
+    } catch {
+      return;
+    }
+    if (!report || (report.phase !== "open" && report.phase !== "closed")) return;
+    try {
+      chrome.runtime
+        .sendMessage({ type: "page_dialog", phase: report.phase, dialog_type: String(report.type ?? ""), message: String(report.message ?? "").slice(0, 2000) })
+        .catch(() => {});
+    } catch {} // an orphaned copy (the extension was reloaded) has no worker to tell
+  };
+  const listen = () => {
+    doc.addEventListener("tabpilot:res:" + nonce, onResult);
+    doc.addEventListener("tabpilot:dialog:" + nonce, onDialog);
+    if (!paired && !retired) {
+      doc.addEventListener("tabpilot:main-ready", onMainReady);
+      doc.addEventListener("tabpilot:ready:" + nonce, onReady);
+    }
   };
   const onReady = () => {
     paired = true;
@@ -46,10 +83,14 @@
     const respond = answer && pending.get(answer.id);
     if (!respond) return;
     pending.delete(answer.id);
+    // Which route ran and the dialogs answered meanwhile travel beside the result (protocol.md §3).
+    const extra = {};
+    if (typeof answer.route === "string") extra.route = answer.route;
+    if (Array.isArray(answer.dialogs)) extra.dialogs = answer.dialogs;
     if (answer.ok === true) {
-      respond({ ok: true, result: answer.result ?? null, result_type: answer.result_type, ...where() });
+      respond({ ok: true, result: answer.result ?? null, result_type: answer.result_type, ...extra, ...where() });
     } else if (typeof answer.error?.code === "string") {
-      respond({ ok: false, error: answer.error, ...where() });
+      respond({ ok: false, error: answer.error, ...extra, ...where() });
     } else {
       respond(failed("extension_error", "the page world sent a malformed answer; reload the tab and try again"));
     }
@@ -58,7 +99,7 @@
   // Hands one request to the page world; onResult answers it.
   const toPage = (fields, sendResponse) => {
     if (!paired) {
-      sendResponse(failed("extension_error", RELOAD_HINT));
+      sendResponse(unreachable());
       return;
     }
     const id = String(++sequence);
@@ -67,11 +108,29 @@
     // inject.js cancels the event as its receipt; an uncancelled one went unheard (document.open()
     // drops the page's listeners), and waiting for an answer would only end in a timeout.
     const heard = !fire("tabpilot:req:" + nonce, request, true);
-    if (!heard && pending.delete(id)) sendResponse(failed("extension_error", RELOAD_HINT));
+    if (!heard && pending.delete(id)) sendResponse(unreachable());
   };
 
-  const execute = (message, sendResponse) =>
-    toPage({ script: message.script, timeout_ms: message.timeout_ms, await_promise: message.await_promise !== false }, sendResponse);
+  const execute = (message, sendResponse) => {
+    // A command that waited here behind a busy page (a long loop, say) past its deadline was
+    // answered execution_timeout already; starting it now would run it after its caller was told
+    // it did not, and a retry would run it twice.
+    if (typeof message.deadline === "number" && Date.now() > message.deadline) {
+      sendResponse(failed("execution_timeout", "The script was not started: its deadline passed while the tab was busy.", { dropped: true }));
+      return;
+    }
+    toPage(
+      {
+        script: message.script,
+        timeout_ms: message.timeout_ms,
+        await_promise: message.await_promise !== false,
+        dialog: message.dialog,
+        prompt_text: message.prompt_text,
+        deadline: message.deadline,
+      },
+      sendResponse,
+    );
+  };
 
   // A ping runs nothing: it answers here, or crosses to the page world and back.
   const ping = (message, sendResponse) => {
@@ -107,7 +166,13 @@
       dispatch(request?.message, (answer) => {
         try {
           port.postMessage({ seq, answer });
-        } catch {}
+        } catch (err) {
+          // Too large for Chrome's 64 MiB message limit, or not cloneable: the worker must still
+          // hear that the command ended. A port that closed meanwhile throws again, harmlessly.
+          try {
+            port.postMessage({ seq, answer: failed("result_too_large", `The answer could not be sent back: ${err?.message ?? err}. Return less.`) });
+          } catch {}
+        }
       });
     });
   };
@@ -148,9 +213,11 @@
   };
 
   globalThis[FLAG] = Object.freeze({ retire });
-  doc.addEventListener("tabpilot:main-ready", onMainReady);
-  doc.addEventListener("tabpilot:ready:" + nonce, onReady);
-  doc.addEventListener("tabpilot:res:" + nonce, onResult);
+  listen();
+  // document.open() (document.write() after load calls it) erases every listener on the document,
+  // ours included, so the answer to a script that wrote the page would be lost. It also empties the
+  // document, which this observer sees; adding the same listener again is a no-op otherwise.
+  new MutationObserver(listen).observe(doc, { childList: true });
   chrome.runtime.onConnect.addListener(onConnect);
   fire("tabpilot:channel", nonce);
   holdWorker();

@@ -5,6 +5,8 @@ import { createActivityView } from "./popup-activity.js";
 const REFRESH_MS = 1000;
 
 const toggle = document.getElementById("pilot-toggle");
+const debuggerToggle = document.getElementById("debugger-toggle");
+const userScriptsStatus = document.getElementById("user-scripts-status");
 const status = document.getElementById("connection-status");
 const portForm = document.getElementById("port-form");
 const portInput = document.getElementById("daemon-port");
@@ -18,12 +20,19 @@ const activity = createActivityView({
 });
 
 async function load() {
-  const { pilotEnabled, daemonPort, daemonToken } = await chrome.storage.local.get([
+  const { pilotEnabled, debuggerEnabled, daemonPort, daemonToken } = await chrome.storage.local.get([
     "pilotEnabled",
+    "debuggerEnabled",
     "daemonPort",
     "daemonToken",
   ]);
   toggle.checked = pilotEnabled === true;
+  debuggerToggle.checked = debuggerEnabled === true;
+  // chrome.userScripts exists only once the person allowed user scripts for tabpilot.
+  userScriptsStatus.textContent =
+    typeof chrome.userScripts?.execute === "function"
+      ? "User scripts are allowed: strict pages run without the debugger, sharing the page's DOM but not its JavaScript globals."
+      : 'To run scripts on strict pages without the debugger, turn on "Allow User Scripts" for tabpilot at chrome://extensions (Details).';
   if (typeof daemonToken === "string") tokenInput.value = daemonToken;
   // With no port chosen here, the worker's own (7878, or the managed profile's) fills it in below.
   if (daemonPort !== undefined) portInput.value = daemonPort;
@@ -31,6 +40,10 @@ async function load() {
 
 toggle.addEventListener("change", () => {
   chrome.storage.local.set({ pilotEnabled: toggle.checked });
+});
+// Only this page writes the switch (the service worker reads it; no daemon frame reaches it).
+debuggerToggle.addEventListener("change", () => {
+  chrome.storage.local.set({ debuggerEnabled: debuggerToggle.checked });
 });
 
 portForm.addEventListener("submit", (event) => {
@@ -60,6 +73,7 @@ tokenForm.addEventListener("submit", (event) => {
 // after it starts, maybe while the popup is open.
 chrome.storage.onChanged.addListener((changes, area) => {
   if (area === "local" && "pilotEnabled" in changes) toggle.checked = changes.pilotEnabled.newValue === true;
+  if (area === "local" && "debuggerEnabled" in changes) debuggerToggle.checked = changes.debuggerEnabled.newValue === true;
 });
 
 function show(text, connected) {

@@ -90,7 +90,14 @@ async def test_openapi_documents_the_error_table(client: httpx.AsyncClient) -> N
     execute = schema["paths"]["/execute_javascript"]["post"]
     assert {"400", "403", "503", "504"} <= set(execute["responses"])
     body_schema = execute["requestBody"]["content"]["application/json"]["schema"]
-    assert set(body_schema["properties"]) == {"script", "timeout_ms", "await_promise", "tab_id"}
+    assert set(body_schema["properties"]) == {
+        "script",
+        "timeout_ms",
+        "await_promise",
+        "tab_id",
+        "dialog",
+        "prompt_text",
+    }
 
 
 @pytest.mark.parametrize(

@@ -52,6 +52,8 @@ async def test_command_reaches_the_extension_with_its_request_id(
         "timeout_ms": 1000,
         "await_promise": False,
         "tab_id": 3,
+        "dialog": "dismiss",
+        "prompt_text": None,
     }
 
 

@@ -70,7 +70,7 @@ def test_profile_gets_a_managed_copy_of_the_extension(tmp_path: Path) -> None:
     assert profile.parent == tmp_path
     assert (extension / "manifest.json").is_file()
     managed = json.loads((extension / "managed.json").read_text())
-    assert managed == {"pilot_default": True, "daemon_port": 9123}
+    assert managed == {"managed": True, "pilot_default": True, "daemon_port": 9123}
     # The shipped extension itself never has it: in a person's Chrome the switch starts off.
     assert not (Path(__file__).resolve().parents[1] / "extension" / "managed.json").exists()
 

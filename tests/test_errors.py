@@ -32,6 +32,7 @@ TABLE = {
     "method_not_allowed": 405,
     "tab_not_scriptable": 409,
     "csp_blocked": 409,
+    "dialog_open": 409,
     "tab_navigated": 409,
     "tab_closed": 410,
     "script_too_large": 413,

@@ -72,8 +72,15 @@ async def test_tools_are_listed_with_their_schemas(transport: str) -> None:
     schema = execute.input_schema
     assert schema["required"] == ["script"]
     props = schema["properties"]
-    assert set(props) == {"script", "timeout_ms", "await_promise", "tab_id"}
-    for name in ("timeout_ms", "await_promise"):
+    assert set(props) == {
+        "script",
+        "timeout_ms",
+        "await_promise",
+        "tab_id",
+        "dialog",
+        "prompt_text",
+    }
+    for name in ("timeout_ms", "await_promise", "dialog"):
         assert props[name]["default"] == ExecuteParams.model_fields[name].default
         assert props[name]["description"]
     assert (props["timeout_ms"]["minimum"], props["timeout_ms"]["maximum"]) == (1, 120_000)
@@ -131,6 +138,8 @@ async def test_arguments_reach_the_extension(transport: str) -> None:
                 timeout_ms=1234,
                 await_promise=False,
                 tab_id=7,
+                dialog="accept",
+                prompt_text="yes",
             )
             await call(client, "execute_javascript", script="1")
     first, second = fake.commands
@@ -139,6 +148,8 @@ async def test_arguments_reach_the_extension(transport: str) -> None:
         "timeout_ms": 1234,
         "await_promise": False,
         "tab_id": 7,
+        "dialog": "accept",
+        "prompt_text": "yes",
     }
     defaults = ExecuteParams(script="1").model_dump()
     assert second.params == defaults

@@ -110,6 +110,8 @@ def test_execute_params_defaults() -> None:
         "timeout_ms": 5000,
         "await_promise": True,
         "tab_id": None,
+        "dialog": "dismiss",
+        "prompt_text": None,
     }
 
 

@@ -21,7 +21,7 @@ const tokenOf = (value) => (typeof value === "string" && value.trim() !== "" ? v
 export function createBackground({ chrome, WebSocket, fetch, timers, userAgent = "", now = Date.now }) {
   const managed = loadManaged({ chrome, fetch });
   const pilot = createPilot({ chrome, managed });
-  const commands = createCommands({ chrome, pilot, timers });
+  const commands = createCommands({ chrome, pilot, timers, fetch, managed, now });
   const activity = createActivity({ chrome, now, timers });
   let daemonVersion = null;
   // The daemon's token, if it has one: the popup's (storage "daemonToken") wins over managed.json's.
@@ -77,6 +77,11 @@ export function createBackground({ chrome, WebSocket, fetch, timers, userAgent =
       pilot.ready.then(() => ({ ...connection.status(), pilot_enabled: pilot.isEnabled(), daemon_version: daemonVersion })),
     get_activity: (_message, sender) => ownPage(sender).then(() => activity.list()).then((entries) => ({ entries })),
     clear_activity: (_message, sender) => ownPage(sender).then(() => activity.clear()).then(() => ({ entries: [] })),
+    // A content script's report of a dialog its page opens (dialogs.js). Chrome sets sender.tab.
+    page_dialog: async (message, sender) => {
+      if (Number.isInteger(sender?.tab?.id) && sender.frameId === 0) commands.dialogs.report(sender.tab.id, message);
+      return {};
+    },
   };
 
   // Content scripts can message this worker too. The activity holds scripts and page titles from
@@ -118,7 +123,11 @@ export function createBackground({ chrome, WebSocket, fetch, timers, userAgent =
     if ("daemonPort" in changes) connection.setPort(parsePort(changes.daemonPort.newValue));
   });
 
-  pilot.onChange((enabled) => connection.send({ type: "pilot", enabled }));
+  pilot.onChange((enabled) => {
+    connection.send({ type: "pilot", enabled });
+    // Off means nothing runs and nothing is read: let go of every tab the debugger holds.
+    if (!enabled) commands.debug.detachAll();
+  });
 
   // Chrome stops an idle worker after 30 s, timers included; a 30 s alarm (the minimum since
   // Chrome 120) wakes it, and waking reruns this file, which connects.

@@ -2,19 +2,29 @@
 import { CommandError, errorPayload } from "./errors.js";
 import { createTabPorts } from "./tab-ports.js";
 import { createTabWatch } from "./tab-watch.js";
-import { assertScriptable, deliver, listTabs, resolveTab, tabInfo } from "./tabs.js";
+import { createDebugger } from "./debugger.js";
+import { createDialogs } from "./dialogs.js";
+import { createRoutes } from "./routes.js";
+import { assertScriptable, deliver, listTabs, reinject, resolveTab, tabInfo } from "./tabs.js";
 
 const DEFAULT_TIMEOUT_MS = 5000;
 // A ping runs nothing, so it answers in milliseconds unless the page is stuck.
 const PING_TIMEOUT_MS = 5000;
 const PING_TARGETS = new Set(["worker", "content", "page"]);
+// What the page world answers when it did not run the script: its CSP forbids code from strings, or
+// it is out of reach (content.js). Another route may run it (routes.js).
+const UNREACHABLE = "page_world_unreachable";
+const FALLBACK_CODES = new Set(["csp_blocked", UNREACHABLE]);
 
 const PILOT_OFF =
   "AI Web Pilot is off. The person at this browser must turn it on in the tabpilot extension popup " +
   "(toolbar icon) before scripts can run in their tabs.";
 
-export function createCommands({ chrome, pilot, timers }) {
+export function createCommands({ chrome, pilot, timers, fetch, managed, now = Date.now }) {
   const ports = createTabPorts(chrome);
+  const debug = createDebugger({ chrome, managed });
+  const dialogs = createDialogs({ chrome, debug });
+  const routes = createRoutes({ chrome, debug, fetch, now });
   const tabWatch = createTabWatch({ chrome, timers, ping: (tabId) => ports.send(tabId, { type: "ping", to: "content" }) });
   const handlers = {
     execute_javascript: executeJavascript,
@@ -41,7 +51,7 @@ export function createCommands({ chrome, pilot, timers }) {
       return { type: "result", id, ok: true, ...(await handler(frame.params ?? {}, id)) };
     } catch (err) {
       if (!(err instanceof CommandError)) console.error("tabpilot: command failed", err);
-      const result = { type: "result", id, ok: false, error: errorPayload(err) };
+      const result = { type: "result", id, ok: false, error: errorPayload(err), ...(err?.extra ?? {}) };
       if (err?.tab) result.tab = err.tab;
       return result;
     }
@@ -49,8 +59,13 @@ export function createCommands({ chrome, pilot, timers }) {
 
   async function executeJavascript(params, id) {
     const timeoutMs = Number.isFinite(params.timeout_ms) ? params.timeout_ms : DEFAULT_TIMEOUT_MS;
+    // Carried to the tab: a command still waiting there when it passes is dropped, not started.
+    const deadline = now() + timeoutMs;
     const tab = await resolveTab(chrome, params.tab_id);
     assertScriptable(tab);
+    const answered = [];
+    const before = await dialogs.settle(tab, params);
+    if (before) answered.push(before);
     await tabWatch.guard(tab);
     const message = {
       type: "execute",
@@ -58,13 +73,40 @@ export function createCommands({ chrome, pilot, timers }) {
       script: params.script,
       timeout_ms: timeoutMs,
       await_promise: params.await_promise !== false,
+      dialog: params.dialog === "accept" ? "accept" : "dismiss",
+      prompt_text: typeof params.prompt_text === "string" ? params.prompt_text : null,
+      deadline,
     };
     let expired = false;
-    const delivery = tabWatch.watch(tab, () => deliver(chrome, ports, tab, message, () => expired));
-    const answer = await withTimeout(
-      delivery,
-      timeoutMs,
-      () => {
+    let failDuring;
+    const stuck = new Promise((_resolve, reject) => (failDuring = reject));
+    stuck.catch(() => {});
+    // A dialog the page opens by itself while the script runs (a handler the script triggered, say)
+    // stops the page: answer it where the debugger may, else say so now rather than at the timeout.
+    const unwatch = dialogs.watch(tab.id, () => {
+      dialogs
+        .settle(tab, params, true)
+        .then((record) => record && answered.push(record))
+        .catch((err) => failDuring(err));
+    });
+    const attempt = async () => {
+      let answer = await deliver(chrome, ports, tab, message, () => expired);
+      if (answer?.ok === false && answer.error?.code === UNREACHABLE && !answer.error.sandboxed && !expired) {
+        // Nothing reached the page world (its channel was lost: document.open(), say): inject it
+        // again, and send once more.
+        await reinject(chrome, tab);
+        ports.forget(tab.id);
+        answer = await ports.send(tab.id, message);
+      }
+      if (answer?.ok === false && FALLBACK_CODES.has(answer.error?.code) && !expired) {
+        return routes.fallback(tab, { ...params, timeout_ms: Math.max(1, deadline - now()) }, answer.error);
+      }
+      return answer;
+    };
+    const delivery = tabWatch.watch(tab, attempt);
+    let answer;
+    try {
+      answer = await withTimeout(Promise.race([delivery, stuck]), timeoutMs, () => {
         expired = true;
         tabWatch.abandon(tab.id, delivery);
         return new CommandError(
@@ -74,22 +116,35 @@ export function createCommands({ chrome, pilot, timers }) {
             "the loop ends or the tab is reloaded or closed.",
           { tab: tabInfo(tab) },
         );
-      },
-    );
+      });
+    } catch (err) {
+      if (err instanceof CommandError && err.code === "dialog_open") {
+        expired = true;
+        tabWatch.abandon(tab.id, delivery);
+      }
+      throw err;
+    } finally {
+      unwatch();
+    }
     if (!answer || typeof answer !== "object") {
       throw new CommandError("extension_error", "The tab's content script gave no answer: the page navigated or closed. Retry once it has loaded.", {
         tab: tabInfo(tab),
       });
     }
     const where = await answerTab(tab, answer);
+    // The page world's answers name their route; one that does not (an older page world) ran there.
+    const extra = { route: typeof answer.route === "string" ? answer.route : "page" };
+    const dialogsSeen = [...answered, ...(Array.isArray(answer.dialogs) ? answer.dialogs : [])];
+    if (dialogsSeen.length > 0) extra.dialogs = dialogsSeen;
     if (answer.ok !== true) {
       const error = answer.error ?? {};
       throw new CommandError(error.code || "extension_error", error.message ?? "the page reported a failure", {
         tab: where,
         stack: error.stack,
+        extra,
       });
     }
-    return { result: answer.result ?? null, result_type: answer.result_type ?? "undefined", tab: where };
+    return { result: answer.result ?? null, result_type: answer.result_type ?? "undefined", tab: where, ...extra };
   }
 
   // Times one more hop of the chain per target, running nothing in the page: "worker" answers here,
@@ -110,7 +165,8 @@ export function createCommands({ chrome, pilot, timers }) {
       });
     });
     if (answer?.ok !== true) {
-      throw new CommandError(answer?.error?.code || "extension_error", answer?.error?.message ?? "The tab's content script gave no answer to a ping.", {
+      const code = answer?.error?.code === UNREACHABLE ? "extension_error" : answer?.error?.code;
+      throw new CommandError(code || "extension_error", answer?.error?.message ?? "The tab's content script gave no answer to a ping.", {
         tab: tabInfo(tab),
       });
     }
@@ -146,5 +202,5 @@ export function createCommands({ chrome, pilot, timers }) {
     });
   }
 
-  return { run };
+  return { run, dialogs, debug };
 }

@@ -1,12 +1,14 @@
 // One error type for every refusal a command can end in. `code` is the wire code of protocol.md §1
 // (the daemon maps it to an HTTP status), `tab` is the {id, url, title} the refusal concerns, if any.
 export class CommandError extends Error {
-  constructor(code, message, { tab = null, stack } = {}) {
+  constructor(code, message, { tab = null, stack, extra = null } = {}) {
     super(message);
     this.name = "CommandError";
     this.code = code;
     this.tab = tab;
     this.pageStack = stack;
+    // Fields of the result frame beside the error: the route that ran, the dialogs answered.
+    this.extra = extra;
   }
 }
 

@@ -10,6 +10,8 @@ export function loadManaged({ chrome, fetch }) {
     .catch(() => ({})) // no file: a normal install
     .then((body) => ({
       pilotDefault: body?.pilot_default === true,
+      // The daemon's own headless browser, where no one sees the debugger's banner (debugger.js).
+      managed: body?.managed === true,
       daemonPort: Number.isInteger(body?.daemon_port) ? body.daemon_port : null,
       token: typeof body?.token === "string" && body.token !== "" ? body.token : null,
     }));

@@ -61,5 +61,19 @@ export function createTabPorts(chrome) {
     });
   }
 
-  return { send };
+  // Closes the tab's port, so that the next send opens one to whichever content script listens now
+  // (a newly injected copy; the one before stopped listening for ports when it retired).
+  function forget(tabId) {
+    const link = links.get(tabId);
+    if (!link) return;
+    links.delete(tabId);
+    try {
+      link.port.disconnect();
+    } catch {}
+    const error = new Error("The message channel closed: tabpilot reconnected to the tab.");
+    for (const waiter of link.pending.values()) waiter.reject(error);
+    link.pending.clear();
+  }
+
+  return { send, forget };
 }

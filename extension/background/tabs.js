@@ -75,6 +75,12 @@ function inject(chrome, tab) {
   return pending;
 }
 
+// Injects the page-world files and the content script again into a tab whose page-world channel
+// was lost, so that they pair anew (content.js retires its earlier copy).
+export function reinject(chrome, tab) {
+  return inject(chrome, tab);
+}
+
 async function injectFiles(chrome, tab) {
   const target = { tabId: tab.id, frameIds: [0] };
   try {

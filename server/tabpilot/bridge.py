@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 from starlette.websockets import WebSocket
 
 from tabpilot.config import Settings
+from tabpilot.envelope import dialog_dicts
 from tabpilot.errors import (
     ExecutionTimeout,
     ExtensionDisconnected,
@@ -196,7 +197,10 @@ class Bridge:
                 future.exception()  # mark retrieved: no "never retrieved" noise on cancel
         if not answer.ok:
             assert answer.error is not None  # ResultFrame validates this
-            raise from_extension(answer.error.code, answer.error.message, answer.error.stack)
+            error = from_extension(answer.error.code, answer.error.message, answer.error.stack)
+            error.route = answer.route
+            error.dialogs = dialog_dicts(answer.dialogs)
+            raise error
         return answer
 
     async def _wait_for_link(self) -> _Link:

@@ -119,7 +119,13 @@ class ManagedBrowser:
         profile = Path(tempfile.mkdtemp(prefix="browser-", dir=self._settings.state_dir))
         extension = profile / "tabpilot-extension"
         shutil.copytree(extension_source_dir(), extension)
-        managed: dict[str, Any] = {"pilot_default": True, "daemon_port": self._settings.port}
+        # "managed": this headless profile has no one to see the debugger's banner, so the
+        # extension may use chrome.debugger here without its popup switch.
+        managed: dict[str, Any] = {
+            "managed": True,
+            "pilot_default": True,
+            "daemon_port": self._settings.port,
+        }
         if self._settings.token:
             managed["token"] = self._settings.token
         managed_file = extension / "managed.json"

@@ -104,7 +104,10 @@ def cmd_exec(args: argparse.Namespace) -> int:
         "script": script,
         "timeout_ms": args.timeout_ms,
         "await_promise": not args.no_await,
+        "dialog": args.dialog,
     }
+    if args.prompt_text is not None:
+        payload["prompt_text"] = args.prompt_text
     if args.tab is not None:
         payload["tab_id"] = args.tab
     try:
@@ -243,6 +246,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--no-await", action="store_true", help="return a promise as is instead of awaiting it"
+    )
+    run.add_argument(
+        "--dialog",
+        choices=("accept", "dismiss"),
+        default="dismiss",
+        help="answer alerts, confirms and prompts the script raises (default: dismiss)",
+    )
+    run.add_argument(
+        "--prompt-text", metavar="TEXT", help="what an accepted prompt answers (default: its own)"
     )
     run.add_argument("--json", action="store_true", help="print the whole response envelope")
     run.add_argument("--port", type=int, help=port_help)

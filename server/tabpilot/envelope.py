@@ -19,15 +19,29 @@ from pydantic import BaseModel, Field
 from starlette.responses import Response
 
 from tabpilot.errors import InternalError, TabpilotError
-from tabpilot.protocol import ResultFrame, TabInfo
+from tabpilot.protocol import DialogRecord, ResultFrame, TabInfo
 
 log = logging.getLogger(__name__)
 
 REQUEST_ID_HEADER = "X-Request-ID"
 
 
+ROUTE_DESCRIPTION = (
+    "Scripts only: how the script ran: `page` (the page's own world, the fast path), "
+    "`trusted_types` (the same, through a Trusted Types policy), `user_scripts` "
+    "(chrome.userScripts, which shares the page's DOM but not its globals) or `debugger` "
+    "(chrome.debugger)."
+)
+DIALOGS_DESCRIPTION = (
+    "Scripts only: the alerts, confirms and prompts answered while the script ran (or left "
+    "open before it): type, message, action (`accepted`/`dismissed`) and, for a prompt, the "
+    "text answered."
+)
+
+
 class SuccessEnvelope(BaseModel):
-    """What a successful call answers. Every key is always present."""
+    """What a successful call answers. Every key is always present, but for ``route`` and
+    ``dialogs``, which only a script's answer carries."""
 
     success: Literal[True] = True
     request_id: str
@@ -35,14 +49,19 @@ class SuccessEnvelope(BaseModel):
     result_type: str | None = Field(description="JavaScript type of the result; null if none.")
     tab: TabInfo | None = Field(description="The tab the script ran in; null if none.")
     duration_ms: float = Field(description="Time spent in the daemon, in milliseconds.")
+    route: str | None = Field(default=None, description=ROUTE_DESCRIPTION)
+    dialogs: list[DialogRecord] | None = Field(default=None, description=DIALOGS_DESCRIPTION)
 
 
 class ErrorBody(BaseModel):
-    """The ``error`` of a failure envelope; ``stack`` only when the script had one."""
+    """The ``error`` of a failure envelope; ``stack`` only when the script had one, ``route`` and
+    ``dialogs`` only when a script ran."""
 
     code: str
     message: str
     stack: str | None = None
+    route: str | None = None
+    dialogs: list[DialogRecord] | None = None
 
 
 class FailureEnvelope(BaseModel):
@@ -62,6 +81,8 @@ class Envelope(BaseModel):
     result_type: str | None = Field(default=None, description="JavaScript type of the result.")
     tab: TabInfo | None = Field(default=None, description="The tab the script ran in.")
     duration_ms: float | None = Field(default=None, description="Time in the daemon, in ms.")
+    route: str | None = Field(default=None, description=ROUTE_DESCRIPTION)
+    dialogs: list[DialogRecord] | None = Field(default=None, description=DIALOGS_DESCRIPTION)
     error: ErrorBody | None = Field(default=None, description="On failure: code and message.")
 
 
@@ -81,9 +102,11 @@ def success_body(
     result_type: str | None = None,
     tab: TabInfo | dict[str, Any] | None = None,
     duration_ms: float = 0.0,
+    route: str | None = None,
+    dialogs: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """The success envelope as a plain dict."""
-    return {
+    """The success envelope as a plain dict; ``route`` and ``dialogs`` only for a script."""
+    body: dict[str, Any] = {
         "success": True,
         "request_id": request_id,
         "result": result,
@@ -91,6 +114,15 @@ def success_body(
         "tab": tab.model_dump() if isinstance(tab, TabInfo) else tab,
         "duration_ms": round(duration_ms, 3),
     }
+    if route is not None:  # a script's answer: how it ran, and the dialogs answered meanwhile
+        body["route"] = route
+        body["dialogs"] = dialogs or []
+    return body
+
+
+def dialog_dicts(dialogs: list[DialogRecord] | None) -> list[dict[str, Any]] | None:
+    """The dialogs of a result frame as plain dicts, without the fields that are not set."""
+    return [d.model_dump(exclude_none=True) for d in dialogs] if dialogs else None
 
 
 def answer_body(request_id: str, answer: ResultFrame, started: float) -> dict[str, Any]:
@@ -101,6 +133,8 @@ def answer_body(request_id: str, answer: ResultFrame, started: float) -> dict[st
         result_type=answer.result_type,
         tab=answer.tab,
         duration_ms=(time.perf_counter() - started) * 1000,
+        route=answer.route,
+        dialogs=dialog_dicts(answer.dialogs),
     )
 
 
@@ -109,6 +143,10 @@ def failure_body(request_id: str, error: TabpilotError) -> dict[str, Any]:
     detail: dict[str, Any] = {"code": error.code, "message": error.message}
     if error.stack is not None:
         detail["stack"] = error.stack
+    if error.route is not None:
+        detail["route"] = error.route
+    if error.dialogs:
+        detail["dialogs"] = error.dialogs
     return {"success": False, "request_id": request_id, "error": detail}
 
 

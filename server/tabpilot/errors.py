@@ -15,6 +15,7 @@ The hierarchy::
      │    ├── MethodNotAllowed         405 method_not_allowed
      │    ├── TabNotScriptable         409 tab_not_scriptable
      │    ├── CspBlocked               409 csp_blocked
+     │    ├── DialogOpen               409 dialog_open
      │    ├── TabNavigated             409 tab_navigated
      │    ├── TabClosed                410 tab_closed
      │    ├── ScriptTooLarge           413 script_too_large
@@ -42,7 +43,7 @@ description is built from these) and a ``default_message`` that says what to do 
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 _BY_CODE: dict[str, type[TabpilotError]] = {}
 
@@ -63,6 +64,9 @@ class TabpilotError(Exception):
         self.message = message
         self.status = status  # type: ignore[misc]
         self.stack = stack
+        #: For a script's failure: the route it ran by, and the dialogs answered meanwhile.
+        self.route: str | None = None
+        self.dialogs: list[dict[str, Any]] | None = None
 
     def __init_subclass__(cls) -> None:
         super().__init_subclass__()
@@ -184,10 +188,27 @@ class TabNotScriptable(RequestRefused):
 
 class CspBlocked(RequestRefused):
     code, status = "csp_blocked", 409
-    meaning = "The page's Content-Security-Policy forbids evaluating code."
+    meaning = (
+        "The page's Content-Security-Policy refuses the script on every route this browser allows; "
+        "the message names the directive and the switch that would let it run."
+    )
     default_message = (
-        "The page's Content-Security-Policy forbids 'unsafe-eval', so scripts cannot run in it. "
-        "Pick another tab."
+        "The page's Content-Security-Policy forbids running code from strings, and no other "
+        'route is allowed in this browser. Turn on "Allow User Scripts" for tabpilot, or the '
+        'popup switch "Strict pages: allow the debugger", or pick another tab.'
+    )
+
+
+class DialogOpen(RequestRefused):
+    code, status = "dialog_open", 409
+    meaning = (
+        "The tab shows a JavaScript dialog (alert, confirm, prompt) that stops the page; only the "
+        "person at the browser can answer it there."
+    )
+    default_message = (
+        "The tab shows a dialog that stops the page until it is answered. Answer it in the "
+        'browser, or turn on the popup switch "Strict pages: allow the debugger" so that tabpilot '
+        "answers dialogs by itself, then retry."
     )
 
 

@@ -19,7 +19,7 @@ import inspect
 import logging
 import os
 from collections.abc import Callable
-from typing import Annotated, Any, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
@@ -90,7 +90,20 @@ def tool_result(envelope: dict[str, Any], text: Callable[[dict[str, Any]], str])
 
 
 def _script_text(envelope: dict[str, Any]) -> str:
-    return result_text(envelope.get("result"), envelope.get("result_type"))
+    text = result_text(envelope.get("result"), envelope.get("result_type"))
+    return text + dialogs_note(envelope.get("dialogs"))
+
+
+def dialogs_note(dialogs: list[dict[str, Any]] | None) -> str:
+    """One line per dialog answered, for the model: it should know a confirm was dismissed."""
+    lines = [
+        f'\n[{d.get("type")} "{d.get("message", "")}" {d.get("action", "dismissed")}'
+        + (f' with "{d["text"]}"' if d.get("text") is not None else "")
+        + ("; it was open before this script" if d.get("before") else "")
+        + "]"
+        for d in dialogs or []
+    ]
+    return "".join(lines)
 
 
 def _tabs_text(envelope: dict[str, Any]) -> str:
@@ -166,6 +179,13 @@ def build_server(backend: Backend) -> MCPServer:
                 "active tab of the last focused window."
             ),
         ] = None,
+        dialog: Annotated[
+            Literal["accept", "dismiss"],
+            Field(description="How to answer an alert, confirm or prompt the script raises."),
+        ] = "dismiss",
+        prompt_text: Annotated[
+            str | None, Field(description="What an accepted prompt answers.")
+        ] = None,
     ) -> Annotated[CallToolResult, Envelope]:
         """Run JavaScript in the user's real Chrome tab and return its result as JSON.
 
@@ -178,11 +198,17 @@ def build_server(backend: Backend) -> MCPServer:
 
         The result is made JSON-safe: DOM nodes, functions, Maps, Sets, cycles and the like come
         back as short descriptions. Return just the fields you need, not whole objects: the
-        result is read into your context.
+        result is read into your context. Dialogs the script raises are answered (dismissed
+        unless `dialog` is "accept") and listed after the result.
         """
         try:
             params = ExecuteParams(
-                script=script, timeout_ms=timeout_ms, await_promise=await_promise, tab_id=tab_id
+                script=script,
+                timeout_ms=timeout_ms,
+                await_promise=await_promise,
+                tab_id=tab_id,
+                dialog=dialog,
+                prompt_text=prompt_text,
             )
         except ValidationError as exc:
             error = InvalidRequest(f"Invalid arguments: {exc.errors()[0]['msg']}.")

@@ -160,6 +160,15 @@ class ExecuteParams(Params):
     tab_id: int | None = Field(
         default=None, description="Target tab; null: the active tab of the last focused window."
     )
+    dialog: Literal["accept", "dismiss"] = Field(
+        default="dismiss",
+        description="How to answer an alert, confirm or prompt raised while the script runs.",
+    )
+    prompt_text: str | None = Field(
+        default=None,
+        max_length=10_000,
+        description="What an accepted prompt answers; null: the prompt's own default text.",
+    )
 
 
 class PingParams(Params):
@@ -193,6 +202,20 @@ class ExtensionHello(_Frame):
     token: str | None = Field(default=None, repr=False)
 
 
+class DialogRecord(BaseModel):
+    """A JavaScript dialog tabpilot answered while (or just before) a script ran."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    type: str = Field(description="`alert`, `confirm`, `prompt` or `beforeunload`.")
+    message: str = Field(default="", description="The dialog's text.")
+    action: str = Field(default="dismissed", description="`accepted` or `dismissed`.")
+    text: str | None = Field(default=None, description="What an accepted prompt answered.")
+    before: bool | None = Field(
+        default=None, description="true: left open by the page before this command, and answered."
+    )
+
+
 class ResultFrame(_Frame):
     """The one answer to a command."""
 
@@ -203,6 +226,9 @@ class ResultFrame(_Frame):
     result_type: str | None = None
     tab: TabInfo | None = None
     error: ErrorInfo | None = None
+    #: Which route ran a script: "page", "trusted_types", "user_scripts" or "debugger".
+    route: str | None = None
+    dialogs: list[DialogRecord] | None = None
 
     @model_validator(mode="after")
     def _error_when_not_ok(self) -> ResultFrame:

@@ -30,6 +30,23 @@ PAGES: dict[str, tuple[dict[str, str], str]] = {
         "<!doctype html><title>strict csp</title><p>strict</p>",
     ),
     "/other.html": ({}, "<!doctype html><title>other tab</title><p>other</p>"),
+    # Strict pages of the kinds real sites send (tests/e2e/test_strict_pages.py).
+    "/nonce.html": (
+        {
+            "Content-Security-Policy": "script-src 'nonce-r4nd0m' 'strict-dynamic'; "
+            "object-src 'none'; base-uri 'none'"
+        },
+        "<!doctype html><title>nonce csp</title>"
+        '<script nonce="r4nd0m">window.appVersion = "1.2.3";</script>',
+    ),
+    "/trusted-types-strict.html": (
+        {"Content-Security-Policy": "require-trusted-types-for 'script'; script-src 'self'"},
+        "<!doctype html><title>trusted types, no eval</title><p>tt</p>",
+    ),
+    "/sandbox.html": (
+        {"Content-Security-Policy": "sandbox"},
+        "<!doctype html><title>sandboxed</title><p>sandboxed</p>",
+    ),
 }
 
 

@@ -1,0 +1,230 @@
+"""Strict pages and dialogs in a real Chromium: every route a script can take, and the switches
+that allow them.
+
+A person's Chrome (its own daemon and browser here, since the tests flip its switches): a strict
+Content-Security-Policy refuses the script until the person allows user scripts or the debugger,
+and the answer says how. The daemon's managed browser uses the debugger freely.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.common.by import By
+
+from tests.e2e.harness import (
+    EXTENSION_ID,
+    POPUP_URL,
+    Daemon,
+    launch_chromium,
+    set_pilot,
+    spawn_daemon,
+    use_popup,
+    wait_for,
+)
+
+#: The strict pages of tests/e2e/conftest.py, and what their refusal names.
+STRICT_PAGES = {
+    "/csp.html": "script-src 'self'",
+    "/nonce.html": "strict-dynamic",
+    "/trusted-types-strict.html": "script-src 'self'",
+    "/sandbox.html": "sandbox",
+}
+
+
+@pytest.fixture(scope="module")
+def human(pages: str) -> Iterator[tuple[Daemon, webdriver.Chrome]]:
+    """A daemon and a Chromium set up as a new user does: the extension, the pilot on."""
+    profile = Path(tempfile.mkdtemp(prefix="tabpilot-chromium-"))
+    with spawn_daemon() as daemon:
+        driver = launch_chromium(profile)
+        try:
+            driver.get(f"{pages}/index.html")
+            use_popup(driver, port=daemon.port)
+            wait_for(lambda: daemon.status()["extension"]["connected"], 15, "the extension")
+            set_pilot(driver, daemon, True)
+            yield daemon, driver
+        finally:
+            driver.quit()
+            shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def managed() -> Iterator[Daemon]:
+    """`tabpilot serve --browser`: the daemon with its own headless Chromium."""
+    with spawn_daemon("--browser") as daemon:
+        wait_for(lambda: daemon.status()["extension"]["pilot_enabled"], 30, "the managed browser")
+        yield daemon
+
+
+def set_switch(driver: webdriver.Chrome, element_id: str, on: bool) -> None:
+    """Flip a popup switch as a person does, then go back to the tab before."""
+    previous = driver.current_window_handle
+    driver.switch_to.new_window("tab")
+    try:
+        driver.get(POPUP_URL)
+        toggle = driver.find_element(By.ID, element_id)
+        if toggle.is_selected() != on:
+            toggle.click()
+        wait_for(lambda: toggle.is_selected() == on, 5, f"{element_id} to move")
+    finally:
+        driver.close()
+        driver.switch_to.window(previous)
+
+
+def allow_user_scripts(driver: webdriver.Chrome, allowed: bool) -> None:
+    """Turn "Allow User Scripts" on or off for tabpilot, as on its chrome://extensions page."""
+    previous = driver.current_window_handle
+    driver.switch_to.new_window("tab")
+    try:
+        driver.get("chrome://extensions")
+        error = driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "chrome.developerPrivate.updateExtensionConfiguration("
+            f"{{extensionId: '{EXTENSION_ID}', userScriptsAccess: {json.dumps(allowed)}}},"
+            "() => done(chrome.runtime.lastError ? chrome.runtime.lastError.message : null));"
+        )
+        assert error is None, error
+    finally:
+        driver.close()
+        driver.switch_to.window(previous)
+
+
+def run(daemon: Daemon, script: str, **params: Any) -> tuple[int, dict[str, Any]]:
+    response = daemon.execute(script, **params)
+    return response.status_code, response.json()
+
+
+def open_in_managed(daemon: Daemon, url: str) -> None:
+    """Navigate the managed browser's tab, and wait until a script can read the new page."""
+    status, body = run(daemon, f"location.href = {json.dumps(url)}; 1")
+    assert status == 200, body
+
+    def loaded() -> bool:
+        status, body = run(daemon, "document.readyState")
+        return status == 200 and body["tab"]["url"] == url and body["result"] == "complete"
+
+    wait_for(loaded, 15, f"{url} to load")
+
+
+@pytest.mark.parametrize("path", STRICT_PAGES)
+def test_a_strict_page_refuses_until_a_switch_allows_it_and_says_which(
+    human: tuple[Daemon, webdriver.Chrome], pages: str, path: str
+) -> None:
+    daemon, driver = human
+    driver.get(f"{pages}{path}")
+    status, body = run(daemon, "1 + 1")
+    assert status == 409, body
+    error = body["error"]
+    assert error["code"] == "csp_blocked"
+    assert STRICT_PAGES[path] in error["message"]
+    assert "Allow User Scripts" in error["message"]
+    assert "Strict pages: allow the debugger" in error["message"]
+
+
+def test_the_debugger_switch_runs_strict_pages_in_the_page_world(
+    human: tuple[Daemon, webdriver.Chrome], pages: str
+) -> None:
+    daemon, driver = human
+    set_switch(driver, "debugger-toggle", True)
+    try:
+        for path in STRICT_PAGES:
+            driver.get(f"{pages}{path}")
+            status, body = run(daemon, "1 + 1")
+            assert (status, body["result"], body["route"]) == (200, 2, "debugger"), (path, body)
+            assert body["tab"]["url"] == f"{pages}{path}"
+        # The page's own world: its globals are there, and errors read as on the fast path.
+        driver.get(f"{pages}/nonce.html")
+        assert run(daemon, "window.appVersion")[1]["result"] == "1.2.3"
+        status, body = run(daemon, "throw new Error('strict failure')")
+        assert status == 200
+        assert body["error"]["code"] == "execution_error"
+        assert body["error"]["message"] == "strict failure"
+        assert body["error"]["route"] == "debugger"
+        status, body = run(daemon, "await new Promise((r) => setTimeout(() => r('later'), 20))")
+        assert (status, body["result"]) == (200, "later"), body
+        # A loop the page world could never stop is stopped; the tab answers at once after.
+        status, body = run(daemon, "while (true) {}", timeout_ms=1000)
+        assert status == 504, body
+        assert body["error"]["code"] == "execution_timeout"
+        assert "the tab is free again" in body["error"]["message"]
+        assert run(daemon, "document.title")[1]["result"] == "nonce csp"
+    finally:
+        set_switch(driver, "debugger-toggle", False)
+    status, body = run(daemon, "1 + 1")
+    assert body["error"]["code"] == "csp_blocked", body
+
+
+def test_allowed_user_scripts_run_strict_pages_without_the_debugger(
+    human: tuple[Daemon, webdriver.Chrome], pages: str
+) -> None:
+    daemon, driver = human
+    allow_user_scripts(driver, True)
+    try:
+        driver.get(f"{pages}/nonce.html")
+        status, body = run(daemon, "document.title + ' ' + (1 + 1)")
+        assert (status, body["result"], body["route"]) == (200, "nonce csp 2", "user_scripts")
+        # The user-script world shares the DOM, not the page's JavaScript globals.
+        assert run(daemon, "typeof window.appVersion")[1]["result"] == "undefined"
+        status, body = run(daemon, "throw new Error('in a user script')")
+        assert (body["error"]["code"], body["error"]["message"]) == (
+            "execution_error",
+            "in a user script",
+        )
+        status, body = run(daemon, "confirm('Proceed?')", dialog="accept")
+        assert body["result"] is True, body
+        assert body["dialogs"] == [{"type": "confirm", "message": "Proceed?", "action": "accepted"}]
+    finally:
+        allow_user_scripts(driver, False)
+
+
+def test_a_dialog_the_page_opened_is_reported_until_the_person_answers_it(
+    human: tuple[Daemon, webdriver.Chrome], pages: str
+) -> None:
+    daemon, driver = human
+    driver.get(f"{pages}/index.html")
+    run(daemon, "setTimeout(() => { document.title = 'saved: ' + confirm('Save?'); }, 10); 1")
+    wait_for(lambda: run(daemon, "1")[0] == 409, 10, "the dialog to block the tab")
+    status, body = run(daemon, "document.title")
+    assert (status, body["error"]["code"]) == (409, "dialog_open"), body
+    assert 'confirm dialog ("Save?")' in body["error"]["message"]
+    driver.switch_to.alert.accept()  # the person answers it
+    saved = lambda: run(daemon, "document.title")[1].get("result") == "saved: true"  # noqa: E731
+    wait_for(saved, 10, "the page to go on")
+
+
+def test_the_managed_browser_runs_strict_pages_through_the_debugger(
+    managed: Daemon, pages: str
+) -> None:
+    for path in STRICT_PAGES:
+        open_in_managed(managed, f"{pages}{path}")
+        status, body = run(managed, "1 + 1")
+        assert (status, body["result"], body["route"]) == (200, 2, "debugger"), (path, body)
+
+
+def test_the_managed_browser_answers_a_dialog_left_open_and_reports_it(
+    managed: Daemon, pages: str
+) -> None:
+    open_in_managed(managed, f"{pages}/index.html")
+    run(managed, "setTimeout(() => { document.title = 'saved: ' + confirm('Save?'); }, 10); 1")
+    answered: list[dict[str, Any]] = []
+
+    def next_command_answers_it() -> list[dict[str, Any]]:
+        status, body = run(managed, "document.title", dialog="accept", timeout_ms=3000)
+        assert status == 200, body
+        answered.extend(body["dialogs"])
+        return answered
+
+    wait_for(next_command_answers_it, 10, "a command to answer the dialog")
+    # Left open before the command (`before`), or opened while it ran: answered once either way.
+    assert [{k: v for k, v in d.items() if k != "before"} for d in answered] == [
+        {"type": "confirm", "message": "Save?", "action": "accepted"}
+    ]
+    assert run(managed, "document.title")[1]["result"] == "saved: true"
