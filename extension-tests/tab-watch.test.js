@@ -115,7 +115,7 @@ test("a crashed tab gives tab_crashed, then fails fast until it is reloaded", as
   });
   const result = await commands.run(execute());
   assert.equal(result.error.code, "tab_crashed");
-  assert.match(result.error.message, /Reload the tab/);
+  assert.match(result.error.message, /close the tab and open a fresh one \(browser_tabs/);
 
   const again = await commands.run(execute("r2"));
   assert.equal(again.error.code, "tab_crashed");
@@ -144,7 +144,7 @@ test("a tab stuck in an earlier script fails fast with tab_unresponsive, and not
   const next = await commands.run(execute("next"));
   const elapsed = Date.now() - started;
   assert.equal(next.error.code, "tab_unresponsive");
-  assert.match(next.error.message, /reload or close the tab/);
+  assert.match(next.error.message, /close the tab and open a fresh one \(browser_tabs/);
   assert.ok(elapsed >= PROBE_MS - 50 && elapsed < PROBE_MS + 1000, `took ${elapsed} ms`);
   assert.deepEqual(executes(chrome).map((c) => c.message.id), ["loop"], "the second script was never sent");
 

@@ -33,6 +33,7 @@ TABLE = {
     "tab_not_scriptable": 409,
     "csp_blocked": 409,
     "dialog_open": 409,
+    "tab_discarded": 409,
     "tab_navigated": 409,
     "tab_closed": 410,
     "script_too_large": 413,

@@ -66,7 +66,7 @@ async def test_tools_are_listed_with_their_schemas(transport: str) -> None:
     with run_daemon() as daemon:
         async with open_mcp(transport, daemon.settings.port) as client:
             tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-    assert set(tools) == {"execute_javascript", "list_tabs", "pilot_status"}
+    assert set(tools) == {"execute_javascript", "list_tabs", "browser_tabs", "pilot_status"}
 
     execute = tools["execute_javascript"]
     schema = execute.input_schema

@@ -21,7 +21,9 @@ const tokenOf = (value) => (typeof value === "string" && value.trim() !== "" ? v
 export function createBackground({ chrome, WebSocket, fetch, timers, userAgent = "", now = Date.now }) {
   const managed = loadManaged({ chrome, fetch });
   const pilot = createPilot({ chrome, managed });
-  const commands = createCommands({ chrome, pilot, timers, fetch, managed, now });
+  // The daemon's landing page: where a new tab opens by default, a page scripts may run in.
+  const landingUrl = async () => `http://127.0.0.1:${connection.status().port ?? DEFAULT_PORT}/`;
+  const commands = createCommands({ chrome, pilot, timers, fetch, managed, landingUrl, now });
   const activity = createActivity({ chrome, now, timers });
   let daemonVersion = null;
   // The daemon's token, if it has one: the popup's (storage "daemonToken") wins over managed.json's.

@@ -5,6 +5,7 @@ import { createTabWatch } from "./tab-watch.js";
 import { createDebugger } from "./debugger.js";
 import { createDialogs } from "./dialogs.js";
 import { createRoutes } from "./routes.js";
+import { createTabActions } from "./tab-actions.js";
 import { assertScriptable, deliver, listTabs, reinject, resolveTab, tabInfo } from "./tabs.js";
 
 const DEFAULT_TIMEOUT_MS = 5000;
@@ -20,15 +21,17 @@ const PILOT_OFF =
   "AI Web Pilot is off. The person at this browser must turn it on in the tabpilot extension popup " +
   "(toolbar icon) before scripts can run in their tabs.";
 
-export function createCommands({ chrome, pilot, timers, fetch, managed, now = Date.now }) {
+export function createCommands({ chrome, pilot, timers, fetch, managed, landingUrl, now = Date.now }) {
   const ports = createTabPorts(chrome);
   const debug = createDebugger({ chrome, managed });
   const dialogs = createDialogs({ chrome, debug });
   const routes = createRoutes({ chrome, debug, fetch, now });
+  const browserTabs = createTabActions({ chrome, debug, landingUrl });
   const tabWatch = createTabWatch({ chrome, timers, ping: (tabId) => ports.send(tabId, { type: "ping", to: "content" }) });
   const handlers = {
     execute_javascript: executeJavascript,
     list_tabs: async () => ({ result: await listTabs(chrome), result_type: "array", tab: null }),
+    browser_tabs: (params) => browserTabs(params),
     ping,
   };
 

@@ -135,6 +135,7 @@ export function createDebugger({ chrome, managed }) {
     send,
     answerDialog,
     detachAll,
+    isManaged: () => isManaged,
     // dialogs.js hears the dialogs the debugger sees through this.
     onDialog: (fn) => (onDialog = fn),
   };

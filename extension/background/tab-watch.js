@@ -8,6 +8,10 @@ import { tabInfo } from "./tabs.js";
 // How long a tab with an unanswered script has to answer a ping before it counts as stuck. A free
 // renderer answers in a millisecond; one running `while (true) {}` never does until the loop ends.
 export const PROBE_MS = 1000;
+// What frees a tab that no script can: the person reloads it, or the AI replaces it.
+const WAY_BACK =
+  'To go on now, close the tab and open a fresh one (browser_tabs with action "close", then "new"), ' +
+  "or reload it in the browser.";
 const CHANNEL_CLOSED = /message (channel|port) closed/i;
 // What Chrome answers a probe while the whole browser closes, its tabs with it.
 const SHUTTING_DOWN = /browser is shutting down/i;
@@ -41,7 +45,7 @@ export function createTabWatch({ chrome, timers, ping }) {
   // the stuck one, to run long after their callers were told they timed out.
   async function guard(tab) {
     if (crashed.has(tab.id)) {
-      throw new CommandError("tab_crashed", `The page in tab ${tab.id} has crashed, so nothing was sent. Reload the tab, then retry.`, {
+      throw new CommandError("tab_crashed", `The page in tab ${tab.id} has crashed ("Aw, Snap!"), so nothing was sent. ${WAY_BACK}`, {
         tab: tabInfo(tab),
       });
     }
@@ -58,7 +62,7 @@ export function createTabWatch({ chrome, timers, ping }) {
       throw new CommandError(
         "tab_unresponsive",
         `Tab ${tab.id} is still running an earlier script that timed out (a long loop, say), so this ` +
-          "command was not sent. It clears when that script ends; reload or close the tab to stop it.",
+          `command was not sent. It clears when that script ends. ${WAY_BACK}`,
         { tab: tabInfo(tab) },
       );
     }
@@ -142,8 +146,8 @@ function navigatedError(tab) {
 function crashedError(tab) {
   return new CommandError(
     "tab_crashed",
-    `The page in tab ${tab.id} crashed, so the script's answer was lost; it may have run in part. ` +
-      "Reload the tab, then retry.",
+    `The page in tab ${tab.id} crashed ("Aw, Snap!"), so the script's answer was lost; it may have run in part. ` +
+      WAY_BACK,
     { tab: tabInfo(tab) },
   );
 }

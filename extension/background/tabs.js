@@ -42,6 +42,15 @@ export async function resolveTab(chrome, tabId) {
 }
 
 export function assertScriptable(tab) {
+  if (tab.discarded) {
+    // Chrome unloads background tabs to save memory; the tab stays in the strip with no page.
+    throw new CommandError(
+      "tab_discarded",
+      `Tab ${tab.id} was discarded by Chrome to save memory, so no page is loaded in it. Select it ` +
+        '(browser_tabs with action "select", or click it) to load it again, then retry.',
+      { tab: tabInfo(tab) },
+    );
+  }
   if (!SCRIPTABLE_URL.test(tabInfo(tab).url)) throw notScriptable(tab);
 }
 

@@ -50,6 +50,7 @@ from tabpilot.protocol import (
     ExecuteParams,
     Params,
     PingParams,
+    TabsParams,
     describe_invalid,
 )
 from tabpilot.security import SecurityMiddleware, new_request_id
@@ -245,6 +246,26 @@ def create_app(settings: Settings) -> FastAPI:
         request_id = _request_id(request)
         params = await read_params(request, PingParams, empty="{}")
         return render(answer_body(request_id, await bridge.ping(params, request_id), started))
+
+    @app.post(
+        "/browser_tabs",
+        response_model=SuccessEnvelope,
+        openapi_extra=_body_schema(TabsParams, required=False),
+        responses=_responses(400, 401, 403, 404, 429, 502, 503, 504),
+    )
+    async def browser_tabs(request: Request) -> Response:
+        """List, open, select or close tabs; also the way back from a tab no script can free.
+
+        `action`: `list` (the default), `new` (at `url`, else the daemon's landing page),
+        `select` or `close` (with `tab_id`). The managed browser opens its landing page before
+        it closes its last tab.
+        """
+        started = time.perf_counter()
+        request_id = _request_id(request)
+        params = await read_params(request, TabsParams, empty="{}")
+        return render(
+            answer_body(request_id, await bridge.browser_tabs(params, request_id), started)
+        )
 
     @app.get("/status", response_model=SuccessEnvelope, responses=_responses(401, 403))
     async def status(request: Request) -> Response:

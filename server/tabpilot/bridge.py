@@ -44,6 +44,7 @@ from tabpilot.protocol import (
     PilotFrame,
     PingParams,
     ResultFrame,
+    TabsParams,
     loads,
     parse_extension_frame,
     payload,
@@ -142,6 +143,11 @@ class Bridge:
         """The open tabs, as the extension lists them."""
         timeout_s = LIST_TABS_TIMEOUT_S + self._settings.timeout_grace_s
         return await self.call("list_tabs", {}, request_id, timeout_s)
+
+    async def browser_tabs(self, params: TabsParams, request_id: str) -> ResultFrame:
+        """List, open, select or close tabs."""
+        timeout_s = LIST_TABS_TIMEOUT_S + self._settings.timeout_grace_s
+        return await self.call("browser_tabs", params.model_dump(), request_id, timeout_s)
 
     async def ping(self, params: PingParams, request_id: str) -> ResultFrame:
         """A round trip to the service worker, the tab's content script or its page world."""

@@ -34,6 +34,7 @@ from tabpilot.protocol import (
     ExecuteParams,
     PingParams,
     ResultFrame,
+    TabsParams,
     invalid_reasons,
     loads,
     payload,
@@ -115,6 +116,8 @@ class CallsSocket:
             return await self._bridge.execute(ExecuteParams.parse(frame.params), request_id)
         if frame.method == "ping":
             return await self._bridge.ping(PingParams.parse(frame.params), request_id)
+        if frame.method == "browser_tabs":
+            return await self._bridge.browser_tabs(TabsParams.parse(frame.params), request_id)
         if frame.params:
             raise InvalidRequest(f"Invalid call: {frame.method} takes no params; send {{}}.")
         return await self._bridge.list_tabs(request_id)

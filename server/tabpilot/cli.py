@@ -166,12 +166,28 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_tabs(args: argparse.Namespace) -> int:
-    """List the browser's tabs: id, active mark, title and url."""
-    tabs = _request(args, "GET", "/tabs", timeout=10)["result"]
+    """List the browser's tabs, or open, select or close one."""
+    body: dict[str, Any] = {"action": args.action}
+    if args.action == "new" and args.target is not None:
+        body["url"] = args.target
+    elif args.action in ("select", "close"):
+        if args.target is None or not args.target.isdigit():
+            raise CliError(
+                f"tabpilot tabs {args.action} needs a tab id; `tabpilot tabs` lists them."
+            )
+        body["tab_id"] = int(args.target)
+    elif args.target is not None:
+        raise CliError(f"tabpilot tabs {args.action} takes no argument.")
+    result = _request(args, "POST", "/browser_tabs", json=body, timeout=15)["result"]
     if args.json:
-        print(json.dumps(tabs, indent=2, ensure_ascii=False))
+        print(json.dumps(result, indent=2, ensure_ascii=False))
         return EXIT_OK
-    for tab in tabs:
+    for tab in result if args.action == "list" else [result]:
+        if "closed" in tab:
+            print(f"closed {tab['closed']}")
+            if tab.get("opened"):
+                print(f"opened {tab['opened']['id']}  {tab['opened']['url']}")
+            continue
         mark = "*" if tab.get("active") else " "
         print(f"{mark} {tab.get('id'):>6}  {tab.get('title') or '(untitled)'}  {tab.get('url')}")
     return EXIT_OK
@@ -280,9 +296,17 @@ def build_parser() -> argparse.ArgumentParser:
     status.set_defaults(func=cmd_status)
 
     tabs = commands.add_parser(
-        "tabs", help="list the browser's tabs", description="List the browser's tabs."
+        "tabs",
+        help="list, open, select or close the browser's tabs",
+        description="List the browser's tabs (the default), open a new one (at URL, else the "
+        "daemon's landing page), or select or close the tab ID. Closing a stuck tab and opening "
+        "a new one is the way back from a page no script can free.",
     )
-    tabs.add_argument("--json", action="store_true", help="print the tabs as JSON")
+    tabs.add_argument(
+        "action", nargs="?", default="list", choices=("list", "new", "select", "close")
+    )
+    tabs.add_argument("target", nargs="?", metavar="URL|ID", help="the url to open, or a tab id")
+    tabs.add_argument("--json", action="store_true", help="print the result as JSON")
     tabs.add_argument("--port", type=int, help=port_help)
     tabs.set_defaults(func=cmd_tabs)
     return parser

@@ -28,7 +28,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 from tabpilot.config import Settings, client_headers
 from tabpilot.envelope import failure_body
 from tabpilot.errors import START_DAEMON, DaemonUnreachable
-from tabpilot.protocol import CALLS_PATH, CallMethod, ExecuteParams, loads
+from tabpilot.protocol import CALLS_PATH, CallMethod, ExecuteParams, TabsParams, loads
 from tabpilot.security import new_request_id
 
 #: Seconds a call waits beyond the script's own timeout: the daemon answers at timeout_ms plus
@@ -135,6 +135,10 @@ class DaemonClient:
     async def status(self) -> dict[str, Any]:
         """The envelope of GET /status."""
         return await self.call("status")
+
+    async def browser_tabs(self, params: TabsParams) -> dict[str, Any]:
+        """The envelope of POST /browser_tabs."""
+        return await self.call("browser_tabs", params.model_dump(exclude_none=True))
 
     async def call(
         self,
@@ -268,6 +272,7 @@ class DaemonClient:
 _ROUTES: dict[str, tuple[str, str]] = {
     "execute_javascript": ("POST", "/execute_javascript"),
     "tabs": ("GET", "/tabs"),
+    "browser_tabs": ("POST", "/browser_tabs"),
     "status": ("GET", "/status"),
     "ping": ("POST", "/ping"),
 }

@@ -16,6 +16,7 @@ The hierarchy::
      │    ├── TabNotScriptable         409 tab_not_scriptable
      │    ├── CspBlocked               409 csp_blocked
      │    ├── DialogOpen               409 dialog_open
+     │    ├── TabDiscarded             409 tab_discarded
      │    ├── TabNavigated             409 tab_navigated
      │    ├── TabClosed                410 tab_closed
      │    ├── ScriptTooLarge           413 script_too_large
@@ -209,6 +210,17 @@ class DialogOpen(RequestRefused):
         "The tab shows a dialog that stops the page until it is answered. Answer it in the "
         'browser, or turn on the popup switch "Strict pages: allow the debugger" so that tabpilot '
         "answers dialogs by itself, then retry."
+    )
+
+
+class TabDiscarded(RequestRefused):
+    code, status = "tab_discarded", 409
+    meaning = (
+        "Chrome discarded the tab to save memory: no page is loaded in it until it is selected."
+    )
+    default_message = (
+        "Chrome discarded this tab to save memory, so no page is loaded in it. Select it "
+        '(browser_tabs with action "select", or click it) to load it again, then retry.'
     )
 
 

@@ -30,7 +30,7 @@ from tabpilot import __version__
 from tabpilot.bridge import Bridge
 from tabpilot.envelope import Envelope, envelope_of, failure_body, result_text, success_body
 from tabpilot.errors import InvalidRequest
-from tabpilot.protocol import MAX_TIMEOUT_MS, ExecuteParams
+from tabpilot.protocol import MAX_TIMEOUT_MS, ExecuteParams, TabsParams
 from tabpilot.security import new_request_id
 
 log = logging.getLogger(__name__)
@@ -40,7 +40,8 @@ _DEFAULTS = ExecuteParams.model_fields
 INSTRUCTIONS = """\
 tabpilot runs JavaScript in the user's real Chrome tab, through the tabpilot extension, while the
 user's AI Web Pilot switch is on. Call pilot_status first if unsure, list_tabs to find a tab, then
-execute_javascript. Return only the fields you need: results count against your context."""
+execute_javascript; browser_tabs opens, selects and closes tabs. Return only the fields you need:
+results count against your context."""
 
 
 class Backend(Protocol):
@@ -51,6 +52,7 @@ class Backend(Protocol):
     async def list_tabs(self) -> dict[str, Any]: ...
 
     async def status(self) -> dict[str, Any]: ...
+    async def browser_tabs(self, params: TabsParams) -> dict[str, Any]: ...
 
 
 class LocalBackend:
@@ -72,6 +74,13 @@ class LocalBackend:
 
     async def status(self) -> dict[str, Any]:
         return success_body(new_request_id(), self._status())
+
+    async def browser_tabs(self, params: TabsParams) -> dict[str, Any]:
+        return await envelope_of(
+            new_request_id(),
+            lambda request_id: self._bridge.browser_tabs(params, request_id),
+            "an MCP tool call",
+        )
 
 
 def tool_result(envelope: dict[str, Any], text: Callable[[dict[str, Any]], str]) -> CallToolResult:
@@ -115,6 +124,18 @@ def _tabs_text(envelope: dict[str, Any]) -> str:
         mark = " (active)" if tab.get("active") else ""
         lines.append(f"{tab.get('id')}{mark}: {tab.get('title') or '(untitled)'} {tab.get('url')}")
     return "\n".join(lines)
+
+
+def _browser_tabs_text(envelope: dict[str, Any]) -> str:
+    result = envelope.get("result")
+    if isinstance(result, list):
+        return _tabs_text(envelope)
+    if isinstance(result, dict) and "closed" in result:
+        opened = result.get("opened")
+        extra = f"; opened {opened.get('id')}: {opened.get('url')}" if opened else ""
+        return f"Closed tab {result['closed']}{extra}."
+    tab = result if isinstance(result, dict) else {}
+    return f"{tab.get('id')} (active): {tab.get('title') or '(untitled)'} {tab.get('url')}"
 
 
 def _status_text(envelope: dict[str, Any]) -> str:
@@ -222,6 +243,29 @@ def build_server(backend: Backend) -> MCPServer:
         """
         return tool_result(await backend.list_tabs(), _tabs_text)
 
+    async def browser_tabs(
+        action: Annotated[
+            Literal["list", "new", "select", "close"],
+            Field(description="list the tabs, or open a new one, select or close one."),
+        ] = "list",
+        url: Annotated[
+            str | None, Field(description="For new: an http(s) url; else a blank start page.")
+        ] = None,
+        tab_id: Annotated[int | None, Field(description="For select and close.")] = None,
+    ) -> Annotated[CallToolResult, Envelope]:
+        """List, open, select or close tabs of the user's browser.
+
+        A new tab becomes the active one, where execute_javascript runs by default. A tab stuck
+        in a script (tab_unresponsive) or crashed (tab_crashed) is freed by closing it and
+        opening a new one.
+        """
+        try:
+            params = TabsParams(action=action, url=url, tab_id=tab_id)
+        except ValidationError as exc:
+            error = InvalidRequest(f"Invalid arguments: {exc.errors()[0]['msg']}.")
+            return tool_result(failure_body(new_request_id(), error), _browser_tabs_text)
+        return tool_result(await backend.browser_tabs(params), _browser_tabs_text)
+
     async def pilot_status() -> Annotated[CallToolResult, Envelope]:
         """Say whether tabpilot can run scripts now: the daemon, the browser extension, and the
         user's AI Web Pilot switch (scripts run only while it is on)."""
@@ -234,6 +278,7 @@ def build_server(backend: Backend) -> MCPServer:
     for fn, title, hints in (
         (execute_javascript, "Run JavaScript in the user's browser tab", acts),
         (list_tabs, "List the browser's tabs", reads),
+        (browser_tabs, "Open, select or close the browser's tabs", acts),
         (pilot_status, "Is tabpilot ready?", reads),
     ):
         server.add_tool(fn, title=title, description=tool_description(fn), annotations=hints)

@@ -43,7 +43,7 @@ MAX_RESULT_CHARS = 16 * 1024 * 1024
 #: Longest timeout_ms a command may ask for: two minutes.
 MAX_TIMEOUT_MS = 120_000
 
-CommandName = Literal["execute_javascript", "list_tabs", "ping"]
+CommandName = Literal["execute_javascript", "list_tabs", "browser_tabs", "ping"]
 
 
 class _Frame(BaseModel):
@@ -136,6 +136,8 @@ def invalid_reasons(errors: Sequence[Any], fields: Iterable[str]) -> str:
             parts.append(f"`{where}` is required")
         elif kind == "extra_forbidden":
             parts.append(f"`{where}` is not a field (the fields are {', '.join(fields)})")
+        elif kind == "value_error" and not where:  # a model's own rule, across fields
+            parts.append(str(err.get("msg", "invalid")).removeprefix("Value error, "))
         elif not where:
             parts.append("the body must be a JSON object sent with Content-Type: application/json")
         else:
@@ -169,6 +171,33 @@ class ExecuteParams(Params):
         max_length=10_000,
         description="What an accepted prompt answers; null: the prompt's own default text.",
     )
+
+
+class TabsParams(Params):
+    """List, open, select or close tabs: the body of ``POST /browser_tabs``."""
+
+    example: ClassVar[str] = '{"action": "new", "url": "https://example.com/"}'
+
+    action: Literal["list", "new", "select", "close"] = Field(
+        default="list",
+        description="`list` the tabs; open a `new` one (at `url`, else the daemon's landing page) "
+        "and make it active; `select` (activate) or `close` the tab `tab_id`.",
+    )
+    url: str | None = Field(
+        default=None,
+        max_length=8192,
+        pattern=r"^[hH][tT][tT][pP][sS]?://",
+        description="For `new`: an http or https url.",
+    )
+    tab_id: int | None = Field(default=None, description="For `select` and `close`: the tab.")
+
+    @model_validator(mode="after")
+    def _needs_what_it_acts_on(self) -> TabsParams:
+        if self.action in ("select", "close") and self.tab_id is None:
+            raise ValueError(f"`{self.action}` needs `tab_id`; the `list` action lists the tabs")
+        if self.url is not None and self.action != "new":
+            raise ValueError("`url` goes with the `new` action only")
+        return self
 
 
 class PingParams(Params):
@@ -297,7 +326,7 @@ DAEMON_FRAME: TypeAdapter[DaemonFrame] = TypeAdapter(DaemonFrame)
 CALLS_PATH = "/ws/calls"
 
 #: What a call may ask for: the name of the HTTP route that does the same, without its slash.
-CallMethod = Literal["execute_javascript", "tabs", "status", "ping"]
+CallMethod = Literal["execute_javascript", "tabs", "browser_tabs", "status", "ping"]
 
 
 #: Longest string id of a call.

@@ -105,6 +105,14 @@ def browser(daemon: Daemon, pages: str) -> Iterator[webdriver.Chrome]:
         shutil.rmtree(profile, ignore_errors=True)
 
 
+@pytest.fixture(scope="session")
+def managed() -> Iterator[Daemon]:
+    """`tabpilot serve --browser`: a daemon with its own headless Chromium, as `make run` starts."""
+    with spawn_daemon("--browser") as running:
+        wait_for(lambda: running.status()["extension"]["pilot_enabled"], 30, "the managed browser")
+        yield running
+
+
 @pytest.fixture
 def page(browser: webdriver.Chrome, daemon: Daemon, pages: str) -> dict[str, Any]:
     """The test page, loaded fresh in the active tab; returns its entry from GET /tabs."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -162,3 +163,15 @@ def set_pilot(driver: webdriver.Chrome, daemon: Daemon, enabled: bool) -> None:
         10,
         f"the daemon to see the pilot {'on' if enabled else 'off'}",
     )
+
+
+def open_url(daemon: Daemon, url: str) -> None:
+    """Navigate the active tab with a script, and wait until a script can read the new page."""
+    response = daemon.execute(f"location.href = {json.dumps(url)}; 1")
+    assert response.status_code == 200, response.text
+
+    def loaded() -> bool:
+        body = daemon.execute("document.readyState").json()
+        return bool(body["success"]) and body["tab"]["url"] == url and body["result"] == "complete"
+
+    wait_for(loaded, 15, f"{url} to load")

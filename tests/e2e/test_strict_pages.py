@@ -24,6 +24,7 @@ from tests.e2e.harness import (
     POPUP_URL,
     Daemon,
     launch_chromium,
+    open_url,
     set_pilot,
     spawn_daemon,
     use_popup,
@@ -54,14 +55,6 @@ def human(pages: str) -> Iterator[tuple[Daemon, webdriver.Chrome]]:
         finally:
             driver.quit()
             shutil.rmtree(profile, ignore_errors=True)
-
-
-@pytest.fixture(scope="module")
-def managed() -> Iterator[Daemon]:
-    """`tabpilot serve --browser`: the daemon with its own headless Chromium."""
-    with spawn_daemon("--browser") as daemon:
-        wait_for(lambda: daemon.status()["extension"]["pilot_enabled"], 30, "the managed browser")
-        yield daemon
 
 
 def set_switch(driver: webdriver.Chrome, element_id: str, on: bool) -> None:
@@ -100,18 +93,6 @@ def allow_user_scripts(driver: webdriver.Chrome, allowed: bool) -> None:
 def run(daemon: Daemon, script: str, **params: Any) -> tuple[int, dict[str, Any]]:
     response = daemon.execute(script, **params)
     return response.status_code, response.json()
-
-
-def open_in_managed(daemon: Daemon, url: str) -> None:
-    """Navigate the managed browser's tab, and wait until a script can read the new page."""
-    status, body = run(daemon, f"location.href = {json.dumps(url)}; 1")
-    assert status == 200, body
-
-    def loaded() -> bool:
-        status, body = run(daemon, "document.readyState")
-        return status == 200 and body["tab"]["url"] == url and body["result"] == "complete"
-
-    wait_for(loaded, 15, f"{url} to load")
 
 
 @pytest.mark.parametrize("path", STRICT_PAGES)
@@ -204,7 +185,7 @@ def test_the_managed_browser_runs_strict_pages_through_the_debugger(
     managed: Daemon, pages: str
 ) -> None:
     for path in STRICT_PAGES:
-        open_in_managed(managed, f"{pages}{path}")
+        open_url(managed, f"{pages}{path}")
         status, body = run(managed, "1 + 1")
         assert (status, body["result"], body["route"]) == (200, 2, "debugger"), (path, body)
 
@@ -212,7 +193,7 @@ def test_the_managed_browser_runs_strict_pages_through_the_debugger(
 def test_the_managed_browser_answers_a_dialog_left_open_and_reports_it(
     managed: Daemon, pages: str
 ) -> None:
-    open_in_managed(managed, f"{pages}/index.html")
+    open_url(managed, f"{pages}/index.html")
     run(managed, "setTimeout(() => { document.title = 'saved: ' + confirm('Save?'); }, 10); 1")
     answered: list[dict[str, Any]] = []
 
