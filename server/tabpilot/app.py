@@ -89,7 +89,7 @@ def _error_table() -> str:
         "and every response carries its request id in `X-Request-ID`. A script that ran and "
         "threw still answers HTTP 200, with `success: false`.\n\n"
         "The same tools are served to MCP clients at `/mcp` (streamable HTTP): "
-        "`execute_javascript`, `list_tabs` and `pilot_status`.\n\n"
+        "`execute_javascript`, `list_tabs`, `browser_tabs` and `pilot_status`.\n\n"
         "| code | HTTP | meaning |\n|---|---|---|\n" + rows
     )
 

@@ -279,9 +279,9 @@ def build_parser() -> argparse.ArgumentParser:
     mcp = commands.add_parser(
         "mcp",
         help="serve the MCP tools over stdio, for an agent's MCP configuration",
-        description="Serve tabpilot's MCP tools (execute_javascript, list_tabs, pilot_status) "
-        "over stdio. An MCP client starts it; each call goes to the daemon, which must be "
-        "running (`tabpilot serve`).",
+        description="Serve tabpilot's MCP tools (execute_javascript, list_tabs, browser_tabs, "
+        "pilot_status) over stdio. An MCP client starts it; each call goes to the daemon, "
+        "which must be running (`tabpilot serve`).",
     )
     mcp.add_argument("--port", type=int, help=port_help)
     mcp.set_defaults(func=cmd_mcp)

@@ -140,7 +140,7 @@ def test_renderer_crash_mid_command_is_tab_crashed(
         started = time.monotonic()
         again = daemon.execute("1", tab_id=tab["id"])
         assert again.json()["error"]["code"] == "tab_crashed"
-        assert "Reload the tab" in again.json()["error"]["message"]
+        assert "close the tab and open a fresh one" in again.json()["error"]["message"]
         fast = time.monotonic() - started
         assert fast < 2
     figures.record(
