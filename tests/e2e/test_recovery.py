@@ -123,3 +123,15 @@ def test_the_managed_browser_replaces_a_stuck_tab_and_never_closes_its_last(
     assert tabs(managed, action="close", tab_id=body["result"]["id"])[0] == 200
     status, body = tabs(managed, action="new", url="chrome://settings")
     assert (status, body["error"]["code"]) == (400, "invalid_request"), json.dumps(body)
+
+
+def test_a_huge_title_cannot_push_an_answer_past_its_limits(
+    daemon: Daemon, page: dict[str, Any]
+) -> None:
+    status, body = run(
+        daemon, "document.title = 'T'.repeat(20_000_000); return 'set'", timeout_ms=20000
+    )
+    assert (status, body["result"]) == (200, "set"), body["error"] if "error" in body else ""
+    title = body["tab"]["title"]
+    assert len(title) == 1024 and title.endswith("\u2026")
+    assert run(daemon, "document.title.length")[1]["result"] == 20_000_000
