@@ -39,10 +39,10 @@ from tabpilot.errors import (
     InvalidRequest,
     MethodNotAllowed,
     NotFound,
-    ScriptTooLarge,
     TabpilotError,
     error_classes,
 )
+from tabpilot.limits import read_body
 from tabpilot.mcp_http import MCP_PATH, LazyMCPApp
 from tabpilot.protocol import (
     CALLS_PATH,
@@ -113,26 +113,12 @@ async def read_params(request: Request, model: type[P], *, empty: str | None = N
     Parsed as JSON whatever its Content-Type, so that a bare ``curl -d '{...}'`` (sent as a form)
     works too. That is safe: browsers are kept out by the Origin check, not by the content type.
     """
-    limit: int = request.app.state.settings.max_script_bytes
-    # Refuse a body that cannot hold a script within the limit before reading it: JSON escapes a
-    # character into at most 6 (\uXXXX), and the other fields are short. The script itself is
-    # measured by the bridge, for every route.
-    if int(request.headers.get("content-length") or 0) > 6 * limit + _BODY_OVERHEAD:
-        raise ScriptTooLarge(
-            f"The request body is too large to hold a script of at most {limit:,} bytes, so it "
-            "was not read. Send a shorter script, or raise the limit with "
-            "TABPILOT_MAX_SCRIPT_BYTES."
-        )
-    body = await request.body()
+    body = await read_body(request, request.app.state.settings)
     if not body.strip():
         if empty is None:
             raise InvalidRequest(describe_invalid([{"type": "missing", "loc": ()}], model))
         body = empty.encode()
     return model.parse(body)
-
-
-#: Room for the JSON around a script: field names and the other fields.
-_BODY_OVERHEAD = 64 * 1024
 
 
 def to_api_error(exc: Exception) -> TabpilotError:
@@ -173,7 +159,7 @@ def create_app(settings: Settings) -> FastAPI:
             "browser": browser.info() if browser is not None else None,
         }
 
-    mcp = LazyMCPApp(bridge, status_result)
+    mcp = LazyMCPApp(bridge, status_result, settings)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -203,6 +189,9 @@ def create_app(settings: Settings) -> FastAPI:
         description=_error_table(),
         lifespan=lifespan,
         redoc_url=None,
+        # Paths arrive without a trailing slash (SecurityMiddleware): a path that still does not
+        # match is a 404 in the envelope, never a redirect.
+        redirect_slashes=False,
     )
     app.state.settings = settings
     app.state.bridge = bridge

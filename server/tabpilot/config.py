@@ -28,6 +28,9 @@ def _default_state_dir() -> Path:
     return Path(base) / "tabpilot"
 
 
+#: Room in a request body for the JSON around a script: field names and the other fields.
+BODY_OVERHEAD_BYTES = 64 * 1024
+
 #: The token file in the state dir; the daemon and the CLI both read it, so one file set up once
 #: (mode 0600) protects the daemon from the machine's other users.
 TOKEN_FILE_NAME = "token"
@@ -104,6 +107,13 @@ class Settings:
         )
         given = {key: value for key, value in overrides.items() if value is not None}
         return replace(settings, **given)  # type: ignore[arg-type]
+
+    @property
+    def max_body_bytes(self) -> int:
+        """Longest request body or ``/ws/calls`` frame read, in bytes: room for a script of
+        ``max_script_bytes`` with every character escaped (JSON's ``\\uXXXX`` is 6 bytes), plus
+        the other fields. Past it the daemon stops reading and answers ``script_too_large``."""
+        return 6 * self.max_script_bytes + BODY_OVERHEAD_BYTES
 
     @property
     def base_url(self) -> str:

@@ -1,0 +1,112 @@
+"""The edges of the daemon's HTTP: paths with a trailing slash, malformed requests, and bodies
+that only say their size as they arrive. Against a scripted fake extension."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+
+import httpx
+import pytest
+
+from tests.support import Command, Daemon, Reply, connected, echo, ok, run_daemon
+
+#: Small, so that bodies past the limit are cheap to send; the reading is the same at 1 MiB.
+SCRIPT_LIMIT = 1000
+
+
+@pytest.fixture(scope="module")
+def daemon() -> Iterator[Daemon]:
+    with run_daemon(max_script_bytes=SCRIPT_LIMIT) as running:
+        yield running
+
+
+async def echo_or_pong(command: Command) -> Reply:
+    return ok("pong", "string") if command.command == "ping" else await echo(command)
+
+
+#: (method, path, body, HTTP status, the result or the error code)
+SLASHED = [
+    ("POST", "/execute_javascript/", {"script": "slashed"}, 200, "slashed"),
+    ("POST", "/execute_javascript//", {"script": "twice"}, 200, "twice"),
+    ("POST", "/ping/", {}, 200, "pong"),
+    ("GET", "/tabs/", None, 200, None),
+    ("GET", "/status/", None, 200, None),
+    ("GET", "/health/", None, 200, None),
+    ("GET", "/execute_javascript/", None, 405, "method_not_allowed"),
+    ("POST", "/nowhere/", None, 404, "not_found"),
+    ("POST", "/execute_javascript/extra", None, 404, "not_found"),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "body", "status", "expected"), SLASHED)
+async def test_a_trailing_slash_answers_like_the_route_never_a_redirect(
+    daemon: Daemon,
+    client: httpx.AsyncClient,
+    method: str,
+    path: str,
+    body: dict[str, str] | None,
+    status: int,
+    expected: str | None,
+) -> None:
+    async with connected(daemon, echo_or_pong):
+        response = await client.request(method, path, json=body)
+    assert response.status_code == status, response.text
+    answer = response.json()
+    assert response.headers["x-request-id"] == answer["request_id"]
+    assert answer["success"] is (status == 200)
+    if status != 200:
+        assert answer["error"]["code"] == expected
+    elif expected is not None:
+        assert answer["result"] == expected
+
+
+async def _chunked(*parts: bytes) -> AsyncIterator[bytes]:
+    for part in parts:
+        yield part
+
+
+async def test_a_chunked_body_past_the_limit_is_413_and_the_connection_serves_on(
+    daemon: Daemon, client: httpx.AsyncClient
+) -> None:
+    limit = daemon.settings.max_body_bytes
+    part = b"x" * 4096
+    parts = [b'{"script": "'] + [part] * (limit // len(part) + 2)
+    response = await client.post("/execute_javascript", content=_chunked(*parts))
+    assert response.request.headers["transfer-encoding"] == "chunked"
+    assert response.status_code == 413
+    error = response.json()["error"]
+    assert error["code"] == "script_too_large"
+    assert f"{limit:,} bytes" in error["message"] and f"{SCRIPT_LIMIT:,} bytes" in error["message"]
+    async with connected(daemon):
+        after = await client.post("/execute_javascript", content=_chunked(b'{"script"', b': "ok"}'))
+    assert after.status_code == 200 and after.json()["result"] == "ok"
+
+
+async def test_a_content_length_past_the_limit_is_413_before_reading(
+    daemon: Daemon, client: httpx.AsyncClient
+) -> None:
+    body = b'{"script": "' + b"x" * daemon.settings.max_body_bytes + b'"}'
+    response = await client.post("/ping", content=body)
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "script_too_large"
+
+
+async def test_mcp_bodies_are_bounded_too(daemon: Daemon, client: httpx.AsyncClient) -> None:
+    limit = daemon.settings.max_body_bytes
+    headers = {"Accept": "application/json, text/event-stream"}
+    for content in (b"x" * (limit + 1), _chunked(*[b"x" * 4096] * (limit // 4096 + 2))):
+        response = await client.post("/mcp", content=content, headers=headers)
+        assert response.status_code == 413
+        assert response.json()["error"]["code"] == "script_too_large"
+    # Within the limit, even chunked, the SDK reads the body as before.
+    initialize = (
+        b'{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": '
+        b'"2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}'
+    )
+    response = await client.post(
+        "/mcp",
+        content=_chunked(initialize[:40], initialize[40:]),
+        headers={**headers, "Content-Type": "application/json"},
+    )
+    assert response.status_code == 200, response.text
+    assert response.json()["result"]["serverInfo"]["name"] == "tabpilot"
