@@ -3,11 +3,21 @@ that only say their size as they arrive. Against a scripted fake extension."""
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
+import json
+import socket
+import threading
+import time
 from collections.abc import AsyncIterator, Iterator
 
 import httpx
 import pytest
+import uvicorn
 
+from tabpilot.app import bind_socket, create_app
+from tabpilot.config import Settings
+from tabpilot.transport import EnvelopeH11Protocol
 from tests.support import Command, Daemon, Reply, connected, echo, ok, run_daemon
 
 #: Small, so that bodies past the limit are cheap to send; the reading is the same at 1 MiB.
@@ -110,3 +120,70 @@ async def test_mcp_bodies_are_bounded_too(daemon: Daemon, client: httpx.AsyncCli
     )
     assert response.status_code == 200, response.text
     assert response.json()["result"]["serverInfo"]["name"] == "tabpilot"
+
+
+MALFORMED = [
+    ("garbage bytes", b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03 hello\r\n\r\n"),
+    ("bad request line", b"GET /health HTTP/9.9 extra\r\nHost: 127.0.0.1\r\n\r\n"),
+    ("bad header", b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nbad header line\r\n\r\n"),
+    ("space in header name", b"GET /health HTTP/1.1\r\nHo st: 127.0.0.1\r\n\r\n"),
+    (
+        "bad chunk size",
+        b"POST /ping HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+    ),
+    (
+        "two content lengths",
+        b"POST /ping HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
+    ),
+]
+
+
+def _raw_exchange(port: int, data: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        conn.sendall(data)
+        answer = b""
+        while chunk := conn.recv(65536):  # the daemon closes after its answer
+            answer += chunk
+    return answer
+
+
+def assert_malformed_answer(answer: bytes) -> None:
+    head, _, body = answer.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    assert lines[0] == "HTTP/1.1 400 Bad Request", answer
+    headers = dict(line.lower().split(": ", 1) for line in lines[1:])
+    assert headers["content-type"] == "application/json"
+    assert int(headers["content-length"]) == len(body)
+    envelope = json.loads(body)
+    assert envelope["success"] is False
+    assert envelope["error"]["code"] == "invalid_request"
+    assert "HTTP/1.1" in envelope["error"]["message"]
+    assert headers["x-request-id"] == envelope["request_id"]
+
+
+@pytest.mark.parametrize(("name", "data"), MALFORMED, ids=[m[0] for m in MALFORMED])
+async def test_malformed_http_gets_the_envelope_with_a_request_id(
+    daemon: Daemon, client: httpx.AsyncClient, name: str, data: bytes
+) -> None:
+    answer = await asyncio.to_thread(_raw_exchange, daemon.settings.port, data)
+    assert_malformed_answer(answer)
+    assert (await client.get("/health")).status_code == 200
+
+
+def test_the_h11_protocol_answers_in_the_envelope_too() -> None:
+    """Where httptools is not installed, uvicorn's h11 protocol serves, with the same answer."""
+    settings = dataclasses.replace(Settings.from_env(), port=0)
+    sock = bind_socket(settings)
+    config = uvicorn.Config(create_app(settings), http=EnvelopeH11Protocol, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[sock])))
+    thread.start()
+    try:
+        while not server.started:
+            assert thread.is_alive()
+            time.sleep(0.01)
+        assert_malformed_answer(_raw_exchange(sock.getsockname()[1], MALFORMED[1][1]))
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()

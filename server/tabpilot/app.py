@@ -53,6 +53,7 @@ from tabpilot.protocol import (
     describe_invalid,
 )
 from tabpilot.security import SecurityMiddleware, new_request_id
+from tabpilot.transport import HTTP_PROTOCOL
 
 log = logging.getLogger(__name__)
 
@@ -309,6 +310,8 @@ def make_server(
     """A uvicorn server for the daemon, configured the one way tabpilot runs it."""
     config = uvicorn.Config(
         app or create_app(settings),
+        # httptools (uvicorn's "auto" choice), answering unparsable requests in the envelope.
+        http=HTTP_PROTOCOL,
         ws_max_size=settings.ws_max_size,
         # Chrome offers permessage-deflate and uvicorn accepts it by default: on loopback that is
         # pure cost, a compress in the extension and a decompress here for every frame, 10 MB
