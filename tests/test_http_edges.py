@@ -133,7 +133,8 @@ MALFORMED = [
     ),
     (
         "two content lengths",
-        b"POST /ping HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
+        b"POST /ping HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
     ),
 ]
 
