@@ -42,6 +42,7 @@ from tabpilot.errors import (
     TabpilotError,
     error_classes,
 )
+from tabpilot.frame_gate import websocket_protocol
 from tabpilot.limits import read_body
 from tabpilot.mcp_http import MCP_PATH, LazyMCPApp
 from tabpilot.protocol import (
@@ -268,7 +269,7 @@ def create_app(settings: Settings) -> FastAPI:
     @app.websocket(CALLS_PATH)
     async def calls_socket(websocket: WebSocket) -> None:
         # Programs' calls over one socket: the routes above, without an HTTP request each.
-        await CallsSocket(websocket, bridge, status_result).serve()
+        await CallsSocket(websocket, bridge, status_result, settings).serve()
 
     # The MCP tools, an ASGI app of the SDK's behind the SecurityMiddleware like every route.
     app.router.routes.append(Route(MCP_PATH, endpoint=mcp))
@@ -313,6 +314,8 @@ def make_server(
         # httptools (uvicorn's "auto" choice), answering unparsable requests in the envelope.
         http=HTTP_PROTOCOL,
         ws_max_size=settings.ws_max_size,
+        # uvicorn's WebSocket protocol, with frames on /ws/calls held to the routes' body limit.
+        ws=websocket_protocol(settings.max_body_bytes),
         # Chrome offers permessage-deflate and uvicorn accepts it by default: on loopback that is
         # pure cost, a compress in the extension and a decompress here for every frame, 10 MB
         # results included.

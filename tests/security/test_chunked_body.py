@@ -1,9 +1,15 @@
 """A body without a length (Transfer-Encoding: chunked) is bounded like one with it: a real daemon
-process reads at most its limit of a 200 MB body, answers script_too_large, and keeps serving."""
+process reads at most its limit of a 200 MB body, answers script_too_large, and keeps serving. The
+same holds for a 200 MB frame on the callers' socket, and for a caller there that never reads its
+answers: the daemon stops reading that caller instead of holding its answers without end."""
 
 from __future__ import annotations
 
+import json
+import socket
+import struct
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -25,6 +31,51 @@ def _status_kib(pid: int, field: str) -> int:
             if line.startswith(field + ":"):
                 return int(line.split()[1]) * 1024
     raise AssertionError(f"no {field} for pid {pid}")
+
+
+class RawCallsSocket:
+    """A WebSocket client of /ws/calls written by hand, to stream a frame larger than memory and
+    to not read answers at will."""
+
+    def __init__(self, port: int, *, receive_buffer: int | None = None) -> None:
+        self.sock = socket.socket()
+        if receive_buffer is not None:
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+        self.sock.connect(("127.0.0.1", port))
+        self.sock.settimeout(30)
+        self.sock.sendall(
+            b"GET /ws/calls HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+            b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+            b"Sec-WebSocket-Version: 13\r\n\r\n"
+        )
+        handshake = b""
+        while b"\r\n\r\n" not in handshake:
+            handshake += self.sock.recv(1)
+        assert handshake.startswith(b"HTTP/1.1 101"), handshake
+
+    def header(self, size: int) -> bytes:
+        """A masked text frame's header, with a zero mask: the payload goes as it is."""
+        return bytes([0x81, 0x80 | 127]) + struct.pack("!Q", size) + b"\0\0\0\0"
+
+    def send(self, text: str) -> None:
+        data = text.encode()
+        self.sock.sendall(self.header(len(data)) + data)
+
+    def answer(self) -> dict[str, Any]:
+        head = self._read(2)
+        size = head[1] & 0x7F
+        if size >= 126:
+            size = int.from_bytes(self._read(2 if size == 126 else 8), "big")
+        frame: dict[str, Any] = json.loads(self._read(size))
+        return frame
+
+    def _read(self, size: int) -> bytes:
+        data = b""
+        while len(data) < size:
+            chunk = self.sock.recv(size - len(data))
+            assert chunk, "the daemon closed the socket"
+            data += chunk
+        return data
 
 
 def _chunks() -> Iterator[bytes]:
@@ -75,3 +126,44 @@ def test_a_chunked_body_within_the_limit_is_read(lonely: Daemon) -> None:
         response = client.post("/execute_javascript", content=parts())
     # Read and parsed: it got as far as looking for the extension.
     assert response.json()["error"]["code"] == "extension_not_connected"
+
+
+def test_a_200_mb_frame_on_the_callers_socket_is_refused_within_the_limit(lonely: Daemon) -> None:
+    pid = lonely.process.pid
+    before = _status_kib(pid, "VmRSS")
+    ws = RawCallsSocket(lonely.port)
+    start = b'{"type": "call", "id": "huge", "method": "execute_javascript", "params": {"script": "'
+    ws.sock.sendall(ws.header(SENT) + start)
+    block = b"x" * MIB
+    for _ in range(SENT // MIB - 1):
+        ws.sock.sendall(block)
+    ws.sock.sendall(block[: MIB - len(start)])
+    refused = ws.answer()
+    assert refused["id"] == "huge"
+    assert refused["envelope"]["error"]["code"] == "script_too_large"
+    ws.send('{"type": "call", "id": 2, "method": "status"}')
+    assert ws.answer()["envelope"]["success"] is True  # the same socket serves on
+    ws.sock.close()
+    grown = _status_kib(pid, "VmHWM") - before
+    assert grown < ALLOWED_GROWTH, f"the daemon grew by {grown / MIB:.0f} MiB"
+
+
+def test_a_caller_that_never_reads_its_answers_stops_being_read() -> None:
+    """It sends status calls (answered at once) and reads none of the answers: once its answers
+    fill the sockets' buffers, the daemon holds a bounded number more and reads no further, so
+    the caller's sends stall instead of the daemon's memory growing (by 875 MiB before it was
+    bounded)."""
+    with spawn_daemon(env={"TABPILOT_MAX_IN_FLIGHT": "4"}) as daemon:
+        before = _status_kib(daemon.process.pid, "VmRSS")
+        ws = RawCallsSocket(daemon.port, receive_buffer=4096)
+        ws.sock.settimeout(3)
+        sent = 0
+        with pytest.raises(TimeoutError):
+            while sent < 2_000_000:
+                text = f'{{"type": "call", "id": {sent}, "method": "status"}}'.encode()
+                ws.sock.sendall(ws.header(len(text)) + text)
+                sent += 1
+        grown = _status_kib(daemon.process.pid, "VmHWM") - before
+        ws.sock.close()
+        assert grown < ALLOWED_GROWTH, f"the daemon grew by {grown / MIB:.0f} MiB"
+        assert daemon.get("/health").status_code == 200
