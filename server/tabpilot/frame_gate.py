@@ -63,6 +63,8 @@ class FrameGate:
 
     def feed(self, data: bytes) -> list[bytes]:
         """What to do with the next bytes read: see the class."""
+        if self._whole_small_frame(data):
+            return [data]
         out: list[bytes] = []
         # Where the bytes of data that pass as they are start: here, unless a read ended inside a
         # header or inside a frame that is held or thrown away.
@@ -110,6 +112,20 @@ class FrameGate:
         if run is not None and run < size:
             out.append(data if run == 0 else data[run:])
         return out
+
+    def _whole_small_frame(self, data: bytes) -> bool:
+        # The common read, one whole call of under 64 KiB in one frame, as fast as can be.
+        if self._head or self._left or self._held is not None or self._refusing:
+            return False
+        if len(data) < 6 or not (data[0] & 0x80 and data[1] & 0x80):  # final, masked
+            return False
+        length = data[1] & 0x7F
+        if length < 126:
+            return len(data) == 6 + length
+        if length == 126:
+            length = int.from_bytes(data[2:4], "big")
+            return len(data) == 8 + length and length <= self.limit
+        return False
 
     def _read_header(self, data: bytes, pos: int) -> tuple[bytes, int] | None:
         """The header of the frame at ``pos`` and how many of its bytes are in ``data``; sets
