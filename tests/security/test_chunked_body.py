@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from tabpilot.config import Settings
+from tests import figures
 from tests.e2e.harness import Daemon, spawn_daemon
 
 MIB = 1024 * 1024
@@ -115,6 +116,12 @@ def test_a_200_mb_chunked_body_is_refused_within_the_limit(lonely: Daemon, path:
     assert lonely.get("/health").status_code == 200
     answer = lonely.execute("2 + 2")
     assert answer.json()["error"]["code"] == "extension_not_connected"
+    if path == PATHS[0]:
+        figures.record(
+            "Hostile input",
+            "200 MB chunked request body: answer / daemon's peak memory growth / still serving",
+            f"413 script_too_large / {grown / MIB:.0f} MiB / yes",
+        )
 
 
 def test_a_chunked_body_within_the_limit_is_read(lonely: Daemon) -> None:
@@ -146,6 +153,11 @@ def test_a_200_mb_frame_on_the_callers_socket_is_refused_within_the_limit(lonely
     ws.sock.close()
     grown = _status_kib(pid, "VmHWM") - before
     assert grown < ALLOWED_GROWTH, f"the daemon grew by {grown / MIB:.0f} MiB"
+    figures.record(
+        "Hostile input",
+        "200 MB frame on /ws/calls: answer / daemon's peak memory growth / socket still serving",
+        f"script_too_large under its id / {grown / MIB:.0f} MiB / yes",
+    )
 
 
 def test_a_caller_that_never_reads_its_answers_stops_being_read() -> None:
@@ -167,3 +179,9 @@ def test_a_caller_that_never_reads_its_answers_stops_being_read() -> None:
         ws.sock.close()
         assert grown < ALLOWED_GROWTH, f"the daemon grew by {grown / MIB:.0f} MiB"
         assert daemon.get("/health").status_code == 200
+    figures.record(
+        "Hostile input",
+        "/ws/calls caller that never reads its answers: calls sent before its sends stalled / "
+        "daemon's memory growth",
+        f"{sent:,} / {grown / MIB:.0f} MiB",
+    )
