@@ -188,3 +188,41 @@ def test_the_h11_protocol_answers_in_the_envelope_too() -> None:
         server.should_exit = True
         thread.join(10)
         sock.close()
+
+
+@pytest.mark.parametrize(
+    ("path", "headers", "status", "reason"),
+    [
+        ("/ws/calls", b"Sec-WebSocket-Version: 13\r\n", 400, "Sec-WebSocket-Key"),
+        ("/ws", b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n", 400, "Sec-WebSocket-Version"),
+        (
+            "/ws/calls",
+            b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 8\r\n",
+            400,
+            "invalid Sec-WebSocket-Version header: 8",
+        ),
+    ],
+)
+async def test_a_broken_websocket_handshake_gets_the_envelope(
+    daemon: Daemon, client: httpx.AsyncClient, path: str, headers: bytes, status: int, reason: str
+) -> None:
+    request = (
+        f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+        "Connection: Upgrade\r\n".encode()
+        + headers
+        + b"\r\n"
+    )
+    answer = await asyncio.to_thread(_raw_exchange, daemon.settings.port, request)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    assert lines[0].startswith(f"HTTP/1.1 {status} "), answer
+    names = [line.split(": ", 1)[0].lower() for line in lines[1:]]
+    assert len(names) == len(set(names)), head  # each header once
+    fields = dict(line.lower().split(": ", 1) for line in lines[1:])
+    assert int(fields["content-length"]) == len(body)
+    envelope = json.loads(body)
+    assert fields["content-type"] == "application/json"
+    assert fields["x-request-id"] == envelope["request_id"]
+    assert envelope["error"]["code"] == "invalid_request"
+    assert reason in envelope["error"]["message"]
+    assert (await client.get("/health")).status_code == 200

@@ -42,7 +42,6 @@ from tabpilot.errors import (
     TabpilotError,
     error_classes,
 )
-from tabpilot.frame_gate import websocket_protocol
 from tabpilot.limits import read_body
 from tabpilot.mcp_http import MCP_PATH, LazyMCPApp
 from tabpilot.protocol import (
@@ -54,7 +53,7 @@ from tabpilot.protocol import (
     describe_invalid,
 )
 from tabpilot.security import SecurityMiddleware, new_request_id
-from tabpilot.transport import HTTP_PROTOCOL
+from tabpilot.transport import HTTP_PROTOCOL, websocket_protocol
 
 log = logging.getLogger(__name__)
 
@@ -314,7 +313,8 @@ def make_server(
         # httptools (uvicorn's "auto" choice), answering unparsable requests in the envelope.
         http=HTTP_PROTOCOL,
         ws_max_size=settings.ws_max_size,
-        # uvicorn's WebSocket protocol, with frames on /ws/calls held to the routes' body limit.
+        # uvicorn's WebSocket protocol, with frames on /ws/calls held to the routes' body limit
+        # and a broken handshake answered in the envelope.
         ws=websocket_protocol(settings.max_body_bytes),
         # Chrome offers permessage-deflate and uvicorn accepts it by default: on loopback that is
         # pure cost, a compress in the extension and a decompress here for every frame, 10 MB

@@ -2,23 +2,18 @@
 
 uvicorn reads every WebSocket with one ``ws_max_size`` (64 MiB: the extension's results need it)
 and closes a socket whose message is larger. On ``/ws/calls`` a call is a route's body in a frame,
-so :class:`CallsWebSocketProtocol` holds its frames to ``Settings.max_body_bytes`` and keeps the
-socket: a :class:`FrameGate` in front of uvicorn's WebSocket protocol reads each frame's header,
-passes the frames within the limit through untouched and throws away, as its bytes arrive, a
-message past it. In its place the app receives a ``websocket.receive`` message carrying
-:data:`OVERSIZED` (the first bytes of the refused message, from which the call's id may be read),
-and answers ``script_too_large``. The daemon never holds more than the limit of a frame.
+so the daemon's WebSocket protocol (tabpilot.transport) holds its frames to
+``Settings.max_body_bytes`` and keeps the socket: a :class:`FrameGate` in front of uvicorn's
+parser reads each frame's header, passes the frames within the limit through untouched and throws
+away, as its bytes arrive, a message past it. In its place the app receives a
+``websocket.receive`` message carrying :data:`OVERSIZED` (the first bytes of the refused message,
+from which the call's id may be read), and answers ``script_too_large``. The daemon never holds
+more than the limit of a frame.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, cast
-
-from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
-from websockets.http11 import Request
 from websockets.utils import apply_mask
-
-from tabpilot.protocol import CALLS_PATH
 
 #: The key of a ``websocket.receive`` message that stands for a refused message: its first bytes.
 OVERSIZED = "tabpilot.oversized"
@@ -211,38 +206,3 @@ class FrameGate:
             out.append(Oversized(apply_mask(bytes(self._prefix), self._mask)))
             self._prefix = bytearray()
         self._mode = _FORWARD
-
-
-class CallsWebSocketProtocol(WebSocketsSansIOProtocol):
-    """uvicorn's WebSocket protocol, whose frames on ``/ws/calls`` pass a :class:`FrameGate`."""
-
-    #: The limit of a call frame: Settings.max_body_bytes (see :func:`websocket_protocol`).
-    max_call_bytes: ClassVar[int]
-    _gate: FrameGate | None = None
-
-    def handle_connect(self, event: Request) -> None:
-        super().handle_connect(event)
-        accepted = self.response.status_code == 101
-        if accepted and self.scope["path"].rstrip("/") == CALLS_PATH:
-            self._gate = FrameGate(self.max_call_bytes)
-            # Should a message get past the gate, the parser closes the socket (1009) rather
-            # than read up to ws_max_size.
-            self.conn.max_message_size = self.max_call_bytes
-
-    def data_received(self, data: bytes) -> None:
-        if self._gate is None:
-            super().data_received(data)
-            return
-        for piece in self._gate.feed(data):
-            if not isinstance(piece, Oversized):
-                super().data_received(piece)
-            elif not self.close_sent:
-                message = {"type": "websocket.receive", "text": None, OVERSIZED: bytes(piece)}
-                self.queue.put_nowait(cast(Any, message))
-
-
-def websocket_protocol(max_call_bytes: int) -> type[CallsWebSocketProtocol]:
-    """The WebSocket protocol class for uvicorn's ``ws=``, with call frames bounded."""
-    return type(
-        "CallsWebSocketProtocol", (CallsWebSocketProtocol,), {"max_call_bytes": max_call_bytes}
-    )
