@@ -10,7 +10,7 @@ the answer still gets it.
 
 from __future__ import annotations
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.types import Message, Receive, Scope, Send
 
 from tabpilot.config import Settings
@@ -57,6 +57,8 @@ async def bounded_request(
         return receive
     try:
         body = await read_body(Request(scope, receive), settings)
+    except ClientDisconnect:  # gone before its body came: nobody to answer
+        return None
     except ScriptTooLarge as error:
         request_id = str((scope.get("state") or {}).get("request_id") or new_request_id())
         await render_error(request_id, error)(scope, receive, send)
