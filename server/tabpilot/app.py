@@ -39,10 +39,10 @@ from tabpilot.errors import (
     InvalidRequest,
     MethodNotAllowed,
     NotFound,
-    ScriptTooLarge,
     TabpilotError,
     error_classes,
 )
+from tabpilot.limits import read_body
 from tabpilot.mcp_http import MCP_PATH, LazyMCPApp
 from tabpilot.protocol import (
     CALLS_PATH,
@@ -54,6 +54,7 @@ from tabpilot.protocol import (
     describe_invalid,
 )
 from tabpilot.security import SecurityMiddleware, new_request_id
+from tabpilot.transport import HTTP_PROTOCOL, websocket_protocol
 
 log = logging.getLogger(__name__)
 
@@ -114,26 +115,12 @@ async def read_params(request: Request, model: type[P], *, empty: str | None = N
     Parsed as JSON whatever its Content-Type, so that a bare ``curl -d '{...}'`` (sent as a form)
     works too. That is safe: browsers are kept out by the Origin check, not by the content type.
     """
-    limit: int = request.app.state.settings.max_script_bytes
-    # Refuse a body that cannot hold a script within the limit before reading it: JSON escapes a
-    # character into at most 6 (\uXXXX), and the other fields are short. The script itself is
-    # measured by the bridge, for every route.
-    if int(request.headers.get("content-length") or 0) > 6 * limit + _BODY_OVERHEAD:
-        raise ScriptTooLarge(
-            f"The request body is too large to hold a script of at most {limit:,} bytes, so it "
-            "was not read. Send a shorter script, or raise the limit with "
-            "TABPILOT_MAX_SCRIPT_BYTES."
-        )
-    body = await request.body()
+    body = await read_body(request, request.app.state.settings)
     if not body.strip():
         if empty is None:
             raise InvalidRequest(describe_invalid([{"type": "missing", "loc": ()}], model))
         body = empty.encode()
     return model.parse(body)
-
-
-#: Room for the JSON around a script: field names and the other fields.
-_BODY_OVERHEAD = 64 * 1024
 
 
 def to_api_error(exc: Exception) -> TabpilotError:
@@ -174,7 +161,7 @@ def create_app(settings: Settings) -> FastAPI:
             "browser": browser.info() if browser is not None else None,
         }
 
-    mcp = LazyMCPApp(bridge, status_result)
+    mcp = LazyMCPApp(bridge, status_result, settings)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -204,6 +191,9 @@ def create_app(settings: Settings) -> FastAPI:
         description=_error_table(),
         lifespan=lifespan,
         redoc_url=None,
+        # Paths arrive without a trailing slash (SecurityMiddleware): a path that still does not
+        # match is a 404 in the envelope, never a redirect.
+        redirect_slashes=False,
     )
     app.state.settings = settings
     app.state.bridge = bridge
@@ -299,7 +289,7 @@ def create_app(settings: Settings) -> FastAPI:
     @app.websocket(CALLS_PATH)
     async def calls_socket(websocket: WebSocket) -> None:
         # Programs' calls over one socket: the routes above, without an HTTP request each.
-        await CallsSocket(websocket, bridge, status_result).serve()
+        await CallsSocket(websocket, bridge, status_result, settings).serve()
 
     # The MCP tools, an ASGI app of the SDK's behind the SecurityMiddleware like every route.
     app.router.routes.append(Route(MCP_PATH, endpoint=mcp))
@@ -341,7 +331,12 @@ def make_server(
     """A uvicorn server for the daemon, configured the one way tabpilot runs it."""
     config = uvicorn.Config(
         app or create_app(settings),
+        # httptools (uvicorn's "auto" choice), answering unparsable requests in the envelope.
+        http=HTTP_PROTOCOL,
         ws_max_size=settings.ws_max_size,
+        # uvicorn's WebSocket protocol, with frames on /ws/calls held to the routes' body limit
+        # and a broken handshake answered in the envelope.
+        ws=websocket_protocol(settings.max_body_bytes),
         # Chrome offers permessage-deflate and uvicorn accepts it by default: on loopback that is
         # pure cost, a compress in the extension and a decompress here for every frame, 10 MB
         # results included.

@@ -25,8 +25,11 @@ from pydantic import ValidationError
 from starlette.websockets import WebSocket
 
 from tabpilot.bridge import Bridge
+from tabpilot.config import Settings
 from tabpilot.envelope import envelope_of, failure_body, success_body
 from tabpilot.errors import InvalidRequest, TabpilotError
+from tabpilot.frame_gate import OVERSIZED
+from tabpilot.limits import body_too_large
 from tabpilot.protocol import (
     CALL_ID,
     MAX_CALL_ID_CHARS,
@@ -52,11 +55,22 @@ CALL_EXAMPLE = (
 class CallsSocket:
     """One caller's socket: reads its calls, runs each in its own task, writes each answer."""
 
-    def __init__(self, ws: WebSocket, bridge: Bridge, status: Callable[[], dict[str, Any]]) -> None:
+    def __init__(
+        self,
+        ws: WebSocket,
+        bridge: Bridge,
+        status: Callable[[], dict[str, Any]],
+        settings: Settings,
+    ) -> None:
         self._ws = ws
         self._bridge = bridge
         self._status = status
+        self._settings = settings
         self._in_flight: dict[str | int, asyncio.Task[None]] = {}
+        # Calls read and not yet answered. A caller that sends calls and never reads its answers
+        # is no longer read past this many, so the answers waiting for it stay bounded; twice the
+        # daemon's own bound, so that one socket still meets queue_full as HTTP callers do.
+        self._unanswered = asyncio.Semaphore(2 * settings.max_in_flight)
         # One writer at a time: answers finish in any order, from their own tasks.
         self._send_lock = asyncio.Lock()
 
@@ -65,10 +79,14 @@ class CallsSocket:
         await self._ws.accept()
         try:
             while True:
+                await self._unanswered.acquire()
                 message = await self._ws.receive()
                 if message["type"] == "websocket.disconnect":
                     return
-                await self._on_frame(payload(message))
+                if OVERSIZED in message:
+                    await self._on_oversized(message[OVERSIZED])
+                else:
+                    await self._on_frame(payload(message))
         finally:
             for task in list(self._in_flight.values()):
                 task.cancel()
@@ -93,9 +111,20 @@ class CallsSocket:
         except TabpilotError as error:
             # Answered before the next frame is read: a caller that floods the socket with bad
             # frames is slowed to the pace at which it reads the answers.
-            await self._answer(call_id, failure_body(new_request_id(), error))
+            await self._answer_now(call_id, error)
             return
         self._in_flight[frame.id] = asyncio.create_task(self._run(frame))
+
+    async def _on_oversized(self, head: bytes) -> None:
+        # The frame gate (frame_gate.py) threw the frame away unread but for its first bytes.
+        error = body_too_large(self._settings, "call frame")
+        await self._answer_now(id_from_head(head), error)
+
+    async def _answer_now(self, call_id: str | int | None, error: TabpilotError) -> None:
+        try:
+            await self._answer(call_id, failure_body(new_request_id(), error))
+        finally:
+            self._unanswered.release()
 
     async def _run(self, frame: CallFrame) -> None:
         request_id = new_request_id()
@@ -109,7 +138,10 @@ class CallsSocket:
         finally:
             # Free before the answer goes out: a caller may reuse the id as soon as it has it.
             self._in_flight.pop(frame.id, None)
-        await self._answer(frame.id, body)
+        try:
+            await self._answer(frame.id, body)
+        finally:
+            self._unanswered.release()
 
     async def _call(self, frame: CallFrame, request_id: str) -> ResultFrame:
         if frame.method == "execute_javascript":
@@ -144,6 +176,38 @@ def _readable_id(raw: Any) -> str | int | None:
         return CALL_ID.validate_python(raw.get("id"))
     except ValidationError:
         return None
+
+
+def id_from_head(head: bytes) -> str | int | None:
+    """The id of a call of which only the first bytes were read, if they hold it."""
+    text = head.decode("utf-8", "ignore")  # the cut may split a character
+    decoder = json.JSONDecoder()
+    pos = _skip_space(text, 0)
+    if not text.startswith("{", pos):
+        return None
+    # Member by member, until the id or a value cut short (the script, usually).
+    while True:
+        try:
+            key, pos = decoder.raw_decode(text, _skip_space(text, pos + 1))
+            pos = _skip_space(text, pos)
+            if not (isinstance(key, str) and text.startswith(":", pos)):
+                return None
+            value, pos = decoder.raw_decode(text, _skip_space(text, pos + 1))
+        except (ValueError, RecursionError):
+            return None
+        if pos == len(text):  # a number the cut may have shortened
+            return None
+        if key == "id":
+            return _readable_id({"id": value})
+        pos = _skip_space(text, pos)
+        if not text.startswith(",", pos):
+            return None
+
+
+def _skip_space(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in " \t\r\n":
+        pos += 1
+    return pos
 
 
 def _describe_call(exc: ValidationError) -> str:

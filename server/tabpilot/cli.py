@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import codecs
 import importlib.util
+import io
 import json
 import logging
 import sys
@@ -97,20 +99,55 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _script(arg: str) -> str:
+    """The script of `exec`: the argument, or stdin for `-`; either must be UTF-8 text."""
+    if arg == "-":
+        data = sys.stdin.buffer.read()
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            where = f"byte {exc.start} is {data[exc.start]:#04x}"
+            raise CliError(
+                f"the script on stdin is not UTF-8 text ({where}). Save it as UTF-8 and retry."
+            ) from None
+    try:
+        arg.encode("utf-8")  # undecodable bytes of argv arrive as lone surrogates
+    except UnicodeEncodeError:
+        raise CliError(
+            "the script argument is not UTF-8 text. Pass UTF-8, or save the script to a file "
+            "and run `tabpilot exec - < FILE`."
+        ) from None
+    return arg
+
+
+def _timeout_ms(text: str) -> int:
+    """--timeout-ms: a whole number of milliseconds, written 5000 or 5000.0 as the API takes it."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of milliseconds") from None
+    if not value.is_integer():
+        raise argparse.ArgumentTypeError(f"{text} is not a whole number of milliseconds")
+    return int(value)
+
+
 def cmd_exec(args: argparse.Namespace) -> int:
     """Run one script and print its result."""
-    script = sys.stdin.read() if args.script == "-" else args.script
-    payload: dict[str, Any] = {
-        "script": script,
-        "timeout_ms": args.timeout_ms,
-        "await_promise": not args.no_await,
-        "dialog": args.dialog,
-    }
-    if args.prompt_text is not None:
-        payload["prompt_text"] = args.prompt_text
-    if args.tab is not None:
-        payload["tab_id"] = args.tab
     try:
+        payload: dict[str, Any] = {
+            "script": _script(args.script),
+            "timeout_ms": args.timeout_ms,
+            "await_promise": not args.no_await,
+            "dialog": args.dialog,
+        }
+        if args.prompt_text is not None:
+            payload["prompt_text"] = args.prompt_text
+        if args.tab is not None:
+            payload["tab_id"] = args.tab
         body = _request(
             args,
             "POST",
@@ -255,7 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--tab", type=int, metavar="ID", help="tab id (default: the active tab)")
     run.add_argument(
         "--timeout-ms",
-        type=int,
+        type=_timeout_ms,
         default=5000,
         metavar="N",
         help="give up after N ms (default: 5000)",
@@ -312,8 +349,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _replace_unprintable(exc: UnicodeError) -> tuple[str, int]:
+    # A lone surrogate (a JavaScript string may hold one) has no UTF-8 form: U+FFFD, as the
+    # daemon writes it; a character the terminal's encoding lacks: "?". Never a traceback.
+    assert isinstance(exc, UnicodeEncodeError)
+    utf = exc.encoding.lower().replace("-", "").replace("_", "").startswith("utf")
+    return ("\ufffd" if utf else "?") * (exc.end - exc.start), exc.end
+
+
+codecs.register_error("tabpilot.replace", _replace_unprintable)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `tabpilot` console command."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="tabpilot.replace")
     args = build_parser().parse_args(argv)
     try:
         code: int = args.func(args)

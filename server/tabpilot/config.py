@@ -13,20 +13,32 @@ LOOPBACK_HOST = "127.0.0.1"
 DEFAULT_PORT = 7878
 
 
-def _env_float(name: str, default: float) -> float:
+def _env_number(name: str, default: float, kind: type[float] | type[int]) -> float:
     raw = os.environ.get(name)
-    return float(raw) if raw else default
+    if not raw:
+        return default
+    try:
+        return kind(raw)
+    except ValueError:
+        what = "a whole number" if kind is int else "a number"
+        raise SystemExit(f"tabpilot: {name} must be {what}, not {raw!r}.") from None
+
+
+def _env_float(name: str, default: float) -> float:
+    return _env_number(name, default, float)
 
 
 def _env_int(name: str, default: int) -> int:
-    raw = os.environ.get(name)
-    return int(raw) if raw else default
+    return int(_env_number(name, default, int))
 
 
 def _default_state_dir() -> Path:
     base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(base) / "tabpilot"
 
+
+#: Room in a request body for the JSON around a script: field names and the other fields.
+BODY_OVERHEAD_BYTES = 64 * 1024
 
 #: The token file in the state dir; the daemon and the CLI both read it, so one file set up once
 #: (mode 0600) protects the daemon from the machine's other users.
@@ -53,7 +65,15 @@ def read_token(state_dir: Path) -> str | None:
                 "you own and can read (chmod 600), or remove it to run without a token."
             ) from None
         raw = raw.splitlines()[0] if raw.strip() else ""
-    return raw.strip() or None
+    token = raw.strip()
+    if not (token.isascii() and token.isprintable()):
+        # It travels in an HTTP header (Authorization: Bearer), which carries ASCII only.
+        raise SystemExit(
+            "tabpilot: the token holds characters other than printable ASCII, which an HTTP "
+            "header cannot carry. Choose one of letters, digits and punctuation, e.g. from "
+            "`python3 -c 'import secrets; print(secrets.token_urlsafe())'`."
+        )
+    return token or None
 
 
 @dataclass(frozen=True)
@@ -104,6 +124,13 @@ class Settings:
         )
         given = {key: value for key, value in overrides.items() if value is not None}
         return replace(settings, **given)  # type: ignore[arg-type]
+
+    @property
+    def max_body_bytes(self) -> int:
+        """Longest request body or ``/ws/calls`` frame read, in bytes: room for a script of
+        ``max_script_bytes`` with every character escaped (JSON's ``\\uXXXX`` is 6 bytes), plus
+        the other fields. Past it the daemon stops reading and answers ``script_too_large``."""
+        return 6 * self.max_script_bytes + BODY_OVERHEAD_BYTES
 
     @property
     def base_url(self) -> str:

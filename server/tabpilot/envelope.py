@@ -20,6 +20,7 @@ from starlette.responses import Response
 
 from tabpilot.errors import InternalError, TabpilotError
 from tabpilot.protocol import DialogRecord, ResultFrame, TabInfo
+from tabpilot.unicode import utf8
 
 log = logging.getLogger(__name__)
 
@@ -170,8 +171,11 @@ async def envelope_of(
 
 
 def dumps(body: Any) -> bytes:
-    """Compact UTF-8 JSON. Results can be large, so this skips FastAPI's jsonable_encoder."""
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+    """Compact UTF-8 JSON. Results can be large, so this skips FastAPI's jsonable_encoder.
+
+    Always valid UTF-8: a lone surrogate becomes U+FFFD (tabpilot.unicode).
+    """
+    return utf8(json.dumps(body, ensure_ascii=False, separators=(",", ":")))
 
 
 def render(

@@ -109,7 +109,7 @@ class ScriptFailed(_Coded):
 
 class InvalidRequest(RequestRefused):
     code, status = "invalid_request", 400
-    meaning = "The request body is not valid JSON or breaks the schema."
+    meaning = "The request is not well-formed HTTP, or its body is not JSON or breaks the schema."
     default_message = (
         'Invalid request. Send a JSON object such as {"script": "2 + 2"} with '
         "Content-Type: application/json; see /docs."
@@ -244,7 +244,10 @@ class TabClosed(RequestRefused):
 
 class ScriptTooLarge(RequestRefused):
     code, status = "script_too_large", 413
-    meaning = "The script is longer than the daemon's limit (1 MiB by default); nothing was sent."
+    meaning = (
+        "The script, or the body or call frame that carries it, is longer than the daemon's limit "
+        "(1 MiB of script by default); nothing was sent."
+    )
     default_message = (
         "The script is too large, so it was not sent. Send a shorter script (load big code from "
         "the page with fetch), or raise the limit with TABPILOT_MAX_SCRIPT_BYTES."

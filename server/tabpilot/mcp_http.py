@@ -18,6 +18,8 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from tabpilot.bridge import Bridge
+from tabpilot.config import Settings
+from tabpilot.limits import bounded_request
 
 MCP_PATH = "/mcp"
 #: MCP clients connected over HTTP at once, and how long an idle one's session is kept.
@@ -28,8 +30,11 @@ MCP_SESSION_IDLE_S = 30 * 60
 class LazyMCPApp:
     """The ``/mcp`` ASGI app; :meth:`aclose` stops its sessions (safe to call twice)."""
 
-    def __init__(self, bridge: Bridge, status: Callable[[], dict[str, Any]]) -> None:
+    def __init__(
+        self, bridge: Bridge, status: Callable[[], dict[str, Any]], settings: Settings
+    ) -> None:
         self._bridge = bridge
+        self._settings = settings
         self._status = status
         self._app: ASGIApp | None = None
         self._starting = asyncio.Lock()
@@ -37,8 +42,12 @@ class LazyMCPApp:
         self._sessions: asyncio.Task[None] | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        # The SDK reads a POST's body whole: read it here, within the routes' own limit.
+        bounded = await bounded_request(scope, receive, send, self._settings)
+        if bounded is None:
+            return
         app = self._app or await self._start()
-        await app(scope, receive, send)
+        await app(scope, bounded, send)
 
     async def _start(self) -> ASGIApp:
         async with self._starting:

@@ -30,7 +30,7 @@ from tabpilot import __version__
 from tabpilot.bridge import Bridge
 from tabpilot.envelope import Envelope, envelope_of, failure_body, result_text, success_body
 from tabpilot.errors import InvalidRequest
-from tabpilot.protocol import MAX_TIMEOUT_MS, ExecuteParams, TabsParams
+from tabpilot.protocol import MAX_TIMEOUT_MS, ExecuteParams, TabsParams, TimeoutMs
 from tabpilot.security import new_request_id
 
 log = logging.getLogger(__name__)
@@ -182,10 +182,8 @@ def build_server(backend: Backend) -> MCPServer:
             ),
         ],
         timeout_ms: Annotated[
-            int,
+            TimeoutMs,
             Field(
-                ge=1,
-                le=MAX_TIMEOUT_MS,
                 description=f"Give up after this many milliseconds (at most {MAX_TIMEOUT_MS}).",
             ),
         ] = _DEFAULTS["timeout_ms"].default,

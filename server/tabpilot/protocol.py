@@ -14,8 +14,10 @@ from typing import Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
+    Strict,
     StrictInt,
     StrictStr,
     TypeAdapter,
@@ -24,6 +26,7 @@ from pydantic import (
 )
 
 from tabpilot.errors import InvalidRequest
+from tabpilot.unicode import loads_lone_surrogates, repair_json
 
 #: Bumped on any change that an older extension could misread. The extension sends its own in
 #: ``hello``; a mismatch closes the socket with :data:`CLOSE_PROTOCOL_MISMATCH`.
@@ -42,6 +45,22 @@ MAX_RESULT_CHARS = 16 * 1024 * 1024
 
 #: Longest timeout_ms a command may ask for: two minutes.
 MAX_TIMEOUT_MS = 120_000
+
+
+def _whole_number(value: Any) -> Any:
+    # JSON has one number type: Python's json and JavaScript's JSON.stringify write 5000.0 or
+    # 5e3 for a float that holds 5000, which means the same as 5000.
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise ValueError(f"{value!r} is not a whole number of milliseconds; send e.g. 5000")
+        return int(value)
+    return value
+
+
+#: A command's timeout in milliseconds: a whole number, written as 5000 or as 5000.0. Still
+#: strict otherwise (true, "5000" and 5000.5 are refused), in every model that uses it.
+TimeoutMs = Annotated[int, Strict(), Field(ge=1, le=MAX_TIMEOUT_MS), BeforeValidator(_whole_number)]
+
 
 CommandName = Literal["execute_javascript", "list_tabs", "browser_tabs", "ping"]
 
@@ -111,7 +130,17 @@ class Params(BaseModel):
                 return cls.model_validate(data)
             return cls.model_validate_json(data)
         except ValidationError as exc:
-            raise InvalidRequest(describe_invalid(exc.errors(), cls)) from None
+            error = exc
+        if not isinstance(data, dict) and _json_invalid(error):
+            # A script may hold a lone surrogate: pydantic's parser refuses its escape, which the
+            # callers' socket (Python's json) takes. Read it the same way here.
+            try:
+                value = loads_lone_surrogates(data)
+            except ValueError:
+                value = None
+            if isinstance(value, dict):
+                return cls.parse(value)
+        raise InvalidRequest(describe_invalid(error.errors(), cls))
 
 
 def describe_invalid(errors: Sequence[Any], model: type[Params]) -> str:
@@ -134,6 +163,11 @@ def invalid_reasons(errors: Sequence[Any], fields: Iterable[str]) -> str:
             parts.append("the body is missing")
         elif kind == "missing":
             parts.append(f"`{where}` is required")
+        elif kind == "string_unicode":
+            parts.append(
+                f"`{where}` holds a lone surrogate (half of a UTF-16 pair), which has no UTF-8 "
+                "form; in a script, write it as a JavaScript escape such as \\ud800"
+            )
         elif kind == "extra_forbidden":
             parts.append(f"`{where}` is not a field (the fields are {', '.join(fields)})")
         elif kind == "value_error" and not where:  # a model's own rule, across fields
@@ -155,9 +189,7 @@ class ExecuteParams(Params):
         description="JavaScript: an expression (`2 + 2`), or statements with `return`.",
         examples=["document.title"],
     )
-    timeout_ms: int = Field(
-        default=5000, ge=1, le=MAX_TIMEOUT_MS, description="Give up after this many milliseconds."
-    )
+    timeout_ms: TimeoutMs = Field(default=5000, description="Give up after this many milliseconds.")
     await_promise: bool = Field(default=True, description="Await a returned promise.")
     tab_id: int | None = Field(
         default=None, description="Target tab; null: the active tab of the last focused window."
@@ -288,8 +320,23 @@ EXTENSION_FRAME: TypeAdapter[ExtensionFrame] = TypeAdapter(ExtensionFrame)
 
 
 def parse_extension_frame(text: str | bytes) -> ExtensionFrame:
-    """Parse one frame from the extension; raises :class:`pydantic.ValidationError`."""
-    return EXTENSION_FRAME.validate_json(text)
+    """Parse one frame from the extension; raises :class:`pydantic.ValidationError`.
+
+    A lone surrogate in a string (a page's title, a result) becomes U+FFFD (tabpilot.unicode).
+    """
+    try:
+        return EXTENSION_FRAME.validate_json(text)
+    except ValidationError as exc:
+        repaired = repair_json(text) if _json_invalid(exc) else None
+        if repaired is None:
+            raise
+    return EXTENSION_FRAME.validate_json(repaired)
+
+
+def _json_invalid(exc: ValidationError) -> bool:
+    # pydantic's parser refuses lone-surrogate escapes, which Python's json and JavaScript accept,
+    # as one or the other of these.
+    return exc.errors(include_input=False)[0]["type"] in ("json_invalid", "string_unicode")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -120,6 +120,12 @@ class SecurityMiddleware:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
+        path: str = scope["path"]
+        if path.endswith("/") and path != "/":
+            # /execute_javascript/ is /execute_javascript, for the checks below as for the router
+            # (rather than Starlette's empty 307 to the slashless path, which most clients do not
+            # follow with the body of a POST).
+            scope = _without_trailing_slash(scope)
         request_id = new_request_id()
         # Starlette's request.state reads scope["state"]; uvicorn puts the lifespan state there.
         state: dict[str, Any] = scope.setdefault("state", {})
@@ -166,6 +172,12 @@ class SecurityMiddleware:
             await send(message)
 
         await self.app(scope, receive, send_with_id)
+
+
+def _without_trailing_slash(scope: Scope) -> Scope:
+    path = scope["path"].rstrip("/") or "/"
+    raw_path = bytes(scope.get("raw_path") or b"").rstrip(b"/") or b"/"
+    return {**scope, "path": path, "raw_path": raw_path}
 
 
 def _socket_refusal(caller_socket: bool) -> str:
