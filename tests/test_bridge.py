@@ -236,7 +236,8 @@ async def test_pilot_off_in_hello_fails_fast_without_sending(
 
         await fake.set_pilot(False)
         await until(lambda: _is_false(pilot()), "the daemon to see the pilot off")
-        assert (await run(client, "again")).status_code == 403
+        again = await run(client, "again")
+        assert (again.status_code, error_code(again)) == (403, "pilot_disabled")
     assert [c.params["script"] for c in fake.commands] == ["now"]
 
 

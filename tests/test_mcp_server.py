@@ -316,6 +316,9 @@ async def test_a_script_past_the_limit_is_not_sent(transport: str) -> None:
 
 @both
 async def test_a_daemon_with_a_token(transport: str) -> None:
+    """With the token, both transports run tools. Without it, `tabpilot mcp` answers each tool
+    call with `unauthorized`; /mcp itself answers 401 to the SDK's client, as to anyone
+    (tests/security/test_token.py checks it request by request)."""
     token = "mcp-test-token"
     with run_daemon(token=token) as daemon:
         async with connected(daemon, token=token):
@@ -326,12 +329,22 @@ async def test_a_daemon_with_a_token(transport: str) -> None:
                 text, error = await _failure(transport, daemon.settings.port, script="1")
                 assert error["code"] == "unauthorized"
                 assert "TABPILOT_TOKEN" in text
-            else:
-                # The SDK's HTTP client fails at once on the 401, before any tool runs.
-                with pytest.raises(BaseException) as failure:
-                    async with asyncio.timeout(20):
-                        await _failure(transport, daemon.settings.port, script="1")
-                assert not isinstance(failure.value, TimeoutError)
+
+
+async def test_tabpilot_mcp_reads_the_token_file(isolated_env: Path) -> None:
+    """README: `tabpilot mcp` sends the token from $TABPILOT_TOKEN, else from the token file."""
+    token = "from-the-token-file"
+    isolated_env.mkdir(parents=True)
+    (isolated_env / "token").write_text(token + "\n")
+    (isolated_env / "token").chmod(0o600)
+    with run_daemon(token=token) as daemon:
+        async with (
+            connected(daemon, token=token) as fake,
+            open_mcp("stdio", daemon.settings.port) as client,  # no TABPILOT_TOKEN given
+        ):
+            result, shown = await call(client, "execute_javascript", script="from the file")
+    assert (shown, result.is_error) == ("from the file", False)
+    assert [c.params["script"] for c in fake.commands] == ["from the file"]
 
 
 def test_readme_client_configurations_name_the_real_command_and_route() -> None:

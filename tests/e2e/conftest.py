@@ -30,6 +30,13 @@ PAGES: dict[str, tuple[dict[str, str], str]] = {
         "<!doctype html><title>strict csp</title><p>strict</p>",
     ),
     "/other.html": ({}, "<!doctype html><title>other tab</title><p>other</p>"),
+    # Says whether it was shown from the back/forward cache (pageshow's `persisted`).
+    "/bfcache.html": (
+        {},
+        "<!doctype html><title>bfcache page</title><script>"
+        "addEventListener('pageshow', (e) => { window.shownFromCache = e.persisted; });"
+        "</script><p>bfcache</p>",
+    ),
 }
 
 
