@@ -6,16 +6,19 @@ import asyncio
 import random
 import time
 from collections.abc import Awaitable, Iterator
+from pathlib import Path
 
 import httpx
 import pytest
 
+from tabpilot.config import Settings
 from tabpilot.protocol import (
     CLOSE_BUSY,
     CLOSE_HELLO_EXPECTED,
     CLOSE_PROTOCOL_MISMATCH,
     PROTOCOL_VERSION,
 )
+from tests.e2e.harness import spawn_daemon
 from tests.support import (
     Command,
     Daemon,
@@ -29,6 +32,8 @@ from tests.support import (
     run_daemon,
     until,
 )
+
+README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
 
 
 @pytest.fixture
@@ -156,6 +161,24 @@ async def test_no_extension_after_the_grace_is_503(client: httpx.AsyncClient) ->
     # The grace is the promise: the caller waited it out (0.5 s here), and then no longer than a
     # generous bound for a busy machine.
     assert 0.45 <= elapsed < 3.0
+
+
+def test_by_default_a_command_waits_3_s_for_an_extension() -> None:
+    """README: 503 extension_not_connected when "no extension connected within the grace (3 s)";
+    `tabpilot serve` as a new user starts it, with no --connect-grace."""
+    grace = Settings().connect_grace_s
+    assert grace == 3.0
+    assert f"within the grace ({grace:g} s)" in README
+    assert f"(default: {grace:g})" in README
+    with spawn_daemon() as daemon:
+        started = time.monotonic()
+        response = daemon.execute("1")
+        elapsed = time.monotonic() - started
+    assert response.status_code == 503
+    assert error_code(response) == "extension_not_connected"
+    # The grace is the promise: the caller waited it out, and then no longer than a generous
+    # bound for a busy machine.
+    assert grace <= elapsed < grace + 2, f"answered after {elapsed:.2f} s"
 
 
 async def test_disconnect_mid_command_is_502_and_never_resent(

@@ -1,7 +1,7 @@
 """The MCP tools, through the official SDK's client, over stdio (`tabpilot mcp`) and at /mcp.
 
-The daemon is real; the extension is the scripted fake of tests/support.py. The same tests run
-in the real Chromium in tests/e2e/test_mcp.py.
+The daemon is real; the extension is the scripted fake of tests/support.py. The tools' results
+from a real tab are in tests/e2e/test_mcp.py.
 """
 
 from __future__ import annotations
@@ -246,10 +246,15 @@ async def test_bad_arguments_are_an_error_result(
 
 
 async def test_daemon_not_running() -> None:
-    text, error = await _failure("stdio", free_port(), script="1")
+    port = free_port()
+    text, error = await _failure("stdio", port, script="1")
     assert error["code"] == "daemon_unreachable"
-    assert "daemon is not running" in text
-    assert "tabpilot serve" in text
+    assert text.startswith(f"Error: The tabpilot daemon is not running on 127.0.0.1:{port}")
+    assert "tabpilot serve --browser" in text
+    async with open_mcp("stdio", port) as client:
+        status, status_text = await call(client, "pilot_status")
+    assert status.is_error is True
+    assert status_text.startswith("Error: The tabpilot daemon is not running")
 
 
 async def test_a_daemon_that_dies_mid_call_still_answers_over_stdio() -> None:
