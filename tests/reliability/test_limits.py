@@ -14,6 +14,7 @@ from websockets.asyncio.client import connect
 
 from tabpilot.config import Settings
 from tabpilot.protocol import CALLS_PATH, MAX_RESULT_CHARS
+from tests import figures
 from tests.support import Command, Daemon, Reply, connected, fail, ok, run, run_daemon, until
 
 LIMIT = 8
@@ -148,6 +149,14 @@ async def test_by_default_1024_commands_wait_and_the_next_is_refused() -> None:
             f"'{n}'" for n in range(default)
         )
         assert bridge.callers == 0
+        assert len(fake.commands) == default  # the refused one never reached the extension
+    figures.record(
+        "Load",
+        "a full queue at the default limit, over one callers' socket",
+        f"{default:,} commands waiting at once, the next refused with queue_full and never sent; "
+        f"all {default:,} answered once the extension answered",
+        figures.SCRIPTED,
+    )
 
 
 def _call(call_id: int | str) -> dict[str, object]:
