@@ -70,9 +70,11 @@ async def test_an_idle_session_is_closed_and_its_id_answers_404(
         async with daemon.client() as client:
             opened = await _open(client)
             session = opened.headers["mcp-session-id"]
+            # The session's idle clock starts when the daemon has served this last request: after
+            # it was sent.
+            last_used = time.monotonic()
             listed = await _list_tools(client, session)
             assert listed.status_code == 200, listed.text
-            last_used = time.monotonic()
 
             def closed() -> bool:
                 return any(
