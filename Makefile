@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PORT ?= 7878
 
-.PHONY: run serve test lint node-test pytest system-deps docs bench clean
+.PHONY: run serve test reliability-doc lint node-test pytest system-deps docs bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,10 +23,20 @@ run: $(STAMP)
 serve: $(STAMP)
 	$(BIN)/tabpilot serve --port $(PORT)
 
-## test: lint, the extension's node tests, then every pytest test (unit, protocol, e2e)
+## test: lint, the extension's node tests, then every pytest test (unit, protocol, e2e); a
+## complete passing run writes its reliability figures to build/reliability.md (ignored by git),
+## or where RELIABILITY_DOC names
 test: $(STAMP)
 	@scripts/ensure-system-deps.sh --for-tests
 	$(MAKE) --no-print-directory lint node-test pytest
+
+## reliability-doc: `make test`, writing the figures to the committed docs/reliability.md
+reliability-doc: $(STAMP)
+	@mkdir -p build && touch build/.reliability-doc-started
+	RELIABILITY_DOC=docs/reliability.md $(MAKE) --no-print-directory test
+	@if [ docs/reliability.md -nt build/.reliability-doc-started ]; then \
+		echo "docs/reliability.md refreshed"; \
+	else echo "docs/reliability.md left alone: the run was not complete (tests/figures.py)"; exit 1; fi
 
 lint: $(STAMP)
 	$(BIN)/ruff check server tests scripts bench

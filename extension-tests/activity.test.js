@@ -5,7 +5,7 @@ import { beforeEach, test } from "node:test";
 
 import { ACTIVITY_KEY, createActivity, SAVE_DELAY_MS } from "../extension/background/activity.js";
 import { createBackground } from "../extension/background/app.js";
-import { FakeWebSocket, fakeChrome, realTimers } from "./support/fake-chrome.js";
+import { FakeWebSocket, fakeChrome, manualTimers, realTimers, results, until } from "./support/fake-chrome.js";
 
 const PAGE = { id: 7, url: "https://example.test/a", title: "Example", active: true, windowId: 1 };
 const POPUP = { url: "chrome-extension://mmgjobhjaeaocmcbdnjglfiobpnpkdpf/popup.html" };
@@ -19,21 +19,20 @@ const execute = (id, script = "document.title") => ({
 const ok = (id) => ({ type: "result", id, ok: true, result: "Example", result_type: "string", tab: { id: 7, url: PAGE.url, title: "Example" }, route: "page" });
 const failed = (id, code) => ({ type: "result", id, ok: false, error: { code, message: "no" }, tab: { id: 7, url: PAGE.url, title: "Example" } });
 
-// Long enough for the throttled write to storage.session to have happened.
-const saved = () => new Promise((r) => setTimeout(r, SAVE_DELAY_MS + 50));
-
 function clock(start = 1_700_000_000_000) {
   const c = { t: start, now: () => c.t };
   return c;
 }
 
-// The activity alone, with a clock the test moves.
+// The activity alone, with a clock the test moves and timers it fires: timers.runUntilIdle()
+// makes the throttled write to storage.session, and any it leads to.
 async function activityWith(options = {}) {
   const { chrome } = fakeChrome(options);
   const time = clock();
-  const activity = createActivity({ chrome, now: time.now });
+  const timers = manualTimers();
+  const activity = createActivity({ chrome, now: time.now, timers });
   await activity.ready;
-  return { chrome, activity, time };
+  return { chrome, activity, time, timers };
 }
 
 test("an ok and a failed command are recorded with time, command, script, tab, outcome and duration", async () => {
@@ -81,14 +80,15 @@ test("list_tabs is recorded without script or tab; an unknown command is not rec
 });
 
 test("only the 20 newest are kept, newest first", async () => {
-  const { activity, chrome } = await activityWith();
+  const { activity, chrome, timers } = await activityWith();
   for (let i = 0; i < 25; i++) activity.begin(execute(`c${i}`, `${i}`))(ok(`c${i}`));
   const entries = await activity.list();
   assert.deepEqual(
     entries.map((e) => e.script),
     Array.from({ length: 20 }, (_, i) => `${24 - i}`),
   );
-  await saved();
+  assert.deepEqual(timers.pendingDelays(), [SAVE_DELAY_MS]); // one write, later
+  await timers.runUntilIdle();
   assert.equal(chrome.sessionStore[ACTIVITY_KEY].length, 20);
 });
 
@@ -101,14 +101,14 @@ test("scripts are cut to their first 300 characters", async () => {
 });
 
 test("the list is mirrored to storage.session and loaded back by a restarted worker", async () => {
-  const { activity, chrome } = await activityWith();
+  const { activity, chrome, timers } = await activityWith();
   activity.begin(execute("before"))(ok("before"));
-  await saved();
+  await timers.runUntilIdle();
   assert.equal(chrome.sessionStore[ACTIVITY_KEY][0].id, "before");
   assert.equal(chrome.calls.storageSet.length, 0, "nothing goes to storage.local, which is on disk");
 
   // A new worker: same storage.session, fresh memory. What it answers before the load is newer.
-  const restarted = createActivity({ chrome, now: Date.now });
+  const restarted = createActivity({ chrome, now: Date.now, timers });
   restarted.begin(execute("after"))(failed("after", "pilot_disabled"));
   assert.deepEqual(
     (await restarted.list()).map((e) => [e.id, e.outcome]),
@@ -117,7 +117,7 @@ test("the list is mirrored to storage.session and loaded back by a restarted wor
       ["before", "ok"],
     ],
   );
-  await saved();
+  await timers.runUntilIdle();
   assert.deepEqual(
     chrome.sessionStore[ACTIVITY_KEY].map((e) => e.id),
     ["after", "before"],
@@ -153,11 +153,6 @@ async function start(options = {}) {
   ws.open();
   ws.receive({ type: "hello", protocol_version: 1, daemon_version: "0.1.0" });
   return { chrome, ws, background };
-}
-
-async function results(ws, count) {
-  for (let i = 0; i < 200 && ws.frames("result").length < count; i++) await new Promise((r) => setTimeout(r, 5));
-  return ws.frames("result");
 }
 
 const ask = (chrome, message, sender = POPUP) => new Promise((resolve) => chrome.runtime.onMessage.emit(message, sender, resolve));
@@ -209,7 +204,7 @@ test("the result frame goes out before the activity is written to storage", asyn
   };
   ws.receive(execute("c1"));
   await results(ws, 1);
-  await saved();
+  await until(() => sentBeforeWrite.length === 1, "the write to storage.session");
   assert.deepEqual(sentBeforeWrite, [1]);
 });
 
@@ -219,8 +214,7 @@ test("a failing storage.session breaks neither the result frame nor the popup's 
   ws.receive(execute("c1"));
   const [result] = await results(ws, 1);
   assert.deepEqual(result, ok("c1"));
-  await saved();
-  assert.equal(chrome.calls.sessionSet.length, 1, "the write was tried");
+  await until(() => chrome.calls.sessionSet.length === 1, "the write to be tried");
   assert.ok(console.warn.mock.calls.some((c) => /could not save the recent activity/.test(c.arguments[0])));
   assert.deepEqual((await ask(chrome, { type: "get_activity" })).entries.map((e) => e.id), ["c1"]);
 });
@@ -238,7 +232,7 @@ test("a storage.session that throws synchronously does not break the result fram
 });
 
 test("a burst of commands costs one write, and those during a write one more, not one each", async () => {
-  const { activity, chrome } = await activityWith();
+  const { activity, chrome, timers } = await activityWith();
   let writes = 0;
   const set = chrome.storage.session.set.bind(chrome.storage.session);
   // A write that takes a turn of the event loop, as a real one does.
@@ -248,11 +242,12 @@ test("a burst of commands costs one write, and those during a write one more, no
   };
   for (let i = 0; i < 25; i++) activity.begin(execute(`burst-${i}`))(ok(`burst-${i}`));
   assert.equal(writes, 0, "nothing is written at once");
-  while (writes === 0) await new Promise((r) => setTimeout(r, 1));
+  const first = timers.fireNext();
+  await until(() => writes === 1, "the first write");
   // The first write is now under way.
   for (let i = 25; i < 50; i++) activity.begin(execute(`burst-${i}`))(ok(`burst-${i}`));
-  await saved();
-  await saved();
+  await first;
+  await timers.runUntilIdle(); // the write for those, and nothing after it
   assert.equal(writes, 2);
   assert.equal(chrome.sessionStore[ACTIVITY_KEY][0].id, "burst-49");
   assert.equal(chrome.sessionStore[ACTIVITY_KEY].length, 20);

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { createCommands } from "../extension/background/commands.js";
-import { fakeChrome, NO_RECEIVER, realTimers } from "./support/fake-chrome.js";
+import { fakeChrome, NO_RECEIVER, realTimers, tick } from "./support/fake-chrome.js";
 
 const PAGE = { id: 7, url: "http://127.0.0.1:8000/page.html", title: "Page", active: true, windowId: 1 };
 const answer42 = { ok: true, result: 42, result_type: "number", url: PAGE.url, title: "Page" };
@@ -123,12 +123,36 @@ test("a tab that never answers gives execution_timeout in about timeout_ms", asy
   assert.ok(elapsed >= 45 && elapsed < 1000, `took ${elapsed} ms`);
 });
 
-test("a late answer after the timeout is dropped", async () => {
+test("a late answer after the timeout is dropped, and frees the tab for the next command", async () => {
   let answerLate;
-  const { commands } = setup({ onSend: () => new Promise((resolve) => (answerLate = resolve)) });
+  const { chrome, commands } = setup({
+    onSend: (_tab, message, _options, attempt) => {
+      if (message.type === "ping") return { ok: true, result: "pong", result_type: "string" };
+      return attempt === 1 ? new Promise((resolve) => (answerLate = resolve)) : answer42;
+    },
+  });
   const result = await commands.run(execute({ timeout_ms: 20 }));
   assert.equal(result.error.code, "execution_timeout");
-  answerLate(answer42); // nothing to assert beyond "no throw, no second result": run() already settled
+  answerLate({ ...answer42, result: "late" });
+  await new Promise((resolve) => setImmediate(resolve)); // the late answer's promise jobs run
+  // The late answer went nowhere: the next command gets its own answer, and is sent at once,
+  // without the probe a tab still busy with a timed-out script gets first.
+  const next = await commands.run(execute({}, "r2"));
+  assert.deepEqual([next.id, next.ok, next.result], ["r2", true, 42]);
+  assert.deepEqual(chrome.calls.delivered.map((d) => d.message.type), ["execute", "execute"]);
+});
+
+test("until the late answer comes, the next command probes the tab first", async () => {
+  const { chrome, commands } = setup({
+    onSend: (_tab, message, _options, attempt) => {
+      if (message.type === "ping") return { ok: true, result: "pong", result_type: "string" };
+      return attempt === 1 ? new Promise(() => {}) : answer42;
+    },
+  });
+  assert.equal((await commands.run(execute({ timeout_ms: 20 }))).error.code, "execution_timeout");
+  const next = await commands.run(execute({}, "r2"));
+  assert.equal(next.result, 42);
+  assert.deepEqual(chrome.calls.delivered.map((d) => d.message.type), ["execute", "ping", "execute"]);
 });
 
 test("'Receiving end does not exist' injects MAIN then ISOLATED, then sends exactly once more", async () => {
@@ -226,10 +250,16 @@ test("a timeout while injecting cancels the second send", async () => {
     },
   });
   const inject = chrome.scripting.executeScript;
-  chrome.scripting.executeScript = (details) => new Promise((resolve) => setTimeout(() => resolve(inject(details)), 40));
+  const injecting = []; // each injection finishes when the test says
+  chrome.scripting.executeScript = (details) => new Promise((resolve) => injecting.push(() => resolve(inject(details))));
   const result = await commands.run(execute({ timeout_ms: 10 }));
   assert.equal(result.error.code, "execution_timeout");
-  await new Promise((r) => setTimeout(r, 120));
+  // The injection finishes only after the timeout, and so does anything it leads to.
+  while (injecting.length > 0) {
+    injecting.shift()();
+    await tick();
+  }
+  assert.equal(chrome.calls.executeScript.length > 0, true);
   assert.equal(chrome.calls.delivered.length, 1);
 });
 

@@ -83,14 +83,20 @@ function makePage() {
       return bytes;
     },
   };
+  // The content script's clock and timers are the test's: a timer fires when the test says, so
+  // no test waits on the wall clock for the content script to have acted.
+  const clock = { now: 0, timers: [] };
+  clock.fire = () => clock.timers.shift().fn();
   const isolated = vm.createContext({
-    document, CustomEvent, crypto, chrome, location: { href: "http://localhost/test" }, setTimeout, Date,
+    document, CustomEvent, crypto, chrome, location: { href: "http://localhost/test" },
+    Date: { now: () => clock.now },
+    setTimeout: (fn, ms) => clock.timers.push({ fn, ms }),
     self: { origin: "http://localhost" }, MutationObserver: class { observe() {} },
     console: { warn: (...args) => warnings.push(args.join(" ")) },
   });
   const main = vm.createContext({ document, EventTarget, Event, CustomEvent, console, setTimeout, clearTimeout });
   return {
-    document, chrome, nonces, warnings, main,
+    document, chrome, nonces, warnings, main, clock,
     loadContent: () => vm.runInContext(CONTENT, isolated, { filename: "content.js" }),
     loadMain: () => MAIN_FILES.forEach(([path, code]) => vm.runInContext(code, main, { filename: path })),
     execute: (script, extra = {}) =>
@@ -276,28 +282,38 @@ test("a port of another name is left alone", () => {
   assert.equal(page.chrome.connect().heard(), 1);
 });
 
-test("the content script holds a port to the worker and reopens it when the worker stops", async () => {
+test("the content script holds a port to the worker and reopens it when the worker stops", () => {
   const page = pairedPage();
   const { ports, stopWorker } = page.chrome;
+  const { clock } = page;
   assert.deepEqual(ports.map((p) => [p.name, p.open]), [["tabpilot-wake", true]]);
+  clock.now += 5000; // the worker ran a while, then Chrome stopped it
   stopWorker(); // opening the next port is what starts the worker again
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.deepEqual(clock.timers.map((t) => t.ms), [100]); // soon: the shortest delay
+  clock.fire();
   assert.deepEqual(ports.map((p) => p.open), [false, true]);
   assert.equal(ports[1].name, "tabpilot-wake");
 });
 
-test("a worker that keeps dropping the port at once is woken less and less often", async () => {
+test("a worker that keeps dropping the port at once is woken less and less often", () => {
   const page = pairedPage();
   const { ports, stopWorker } = page.chrome;
-  stopWorker();
-  await new Promise((resolve) => setTimeout(resolve, 150)); // 200 ms delay now: not yet
-  assert.equal(ports.length, 1);
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  const { clock } = page;
+  stopWorker(); // at once: the delay doubles
+  assert.deepEqual(clock.timers.map((t) => t.ms), [200]);
+  assert.equal(ports.length, 1); // nothing opens before the timer fires
+  clock.fire();
   assert.equal(ports.length, 2);
   stopWorker();
-  await new Promise((resolve) => setTimeout(resolve, 300)); // 400 ms delay now
+  assert.deepEqual(clock.timers.map((t) => t.ms), [400]);
+  stopWorker(); // nothing open: no extra port, no extra timer
+  assert.equal(clock.timers.length, 1);
   assert.equal(ports.length, 2);
-  stopWorker(); // nothing open: no extra port
+  clock.fire();
+  clock.now += 1000; // this port lived a second: the next stop is an ordinary one
+  stopWorker();
+  assert.deepEqual(clock.timers.map((t) => t.ms), [100]);
+  assert.equal(ports.length, 3);
 });
 
 test("a ping is answered at once, so the worker knows the page is free", async () => {

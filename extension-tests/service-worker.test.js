@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { beforeEach, test } from "node:test";
 
 import { createBackground } from "../extension/background/app.js";
-import { FakeWebSocket, fakeChrome, realTimers, tick } from "./support/fake-chrome.js";
+import { FakeWebSocket, fakeChrome, realTimers, results, tick, until } from "./support/fake-chrome.js";
 
 const PAGE = { id: 7, url: "https://example.test/", title: "Example", active: true, windowId: 1 };
 
@@ -27,12 +27,6 @@ async function start({ storage = { pilotEnabled: true }, onSend, ...options } = 
   ws.open();
   ws.receive({ type: "hello", protocol_version: 1, daemon_version: "0.1.0" });
   return { chrome, ws, background };
-}
-
-// Waits until the socket has sent `count` result frames (bounded), then returns them.
-async function results(ws, count = 1) {
-  for (let i = 0; i < 200 && ws.frames("result").length < count; i++) await new Promise((r) => setTimeout(r, 5));
-  return ws.frames("result");
 }
 
 const command = (id, params = {}, name = "execute_javascript") => ({
@@ -90,28 +84,38 @@ test("a command comes back as one result frame with its id", async () => {
 });
 
 test("many commands in flight each get exactly one result, answered by id", async () => {
+  let answered = 0;
   const { ws } = await start({
     onSend: (_t, msg) =>
-      new Promise((resolve) => setTimeout(() => resolve({ ok: true, result: msg.id, result_type: "string" }), Math.random() * 20)),
+      new Promise((resolve) =>
+        setTimeout(() => {
+          answered++;
+          resolve({ ok: true, result: msg.id, result_type: "string" });
+        }, Math.random() * 20),
+      ),
   });
   const ids = Array.from({ length: 30 }, (_, i) => `id${i}`);
   for (const id of ids) ws.receive(command(id));
   ws.receive(command("late", { timeout_ms: 10 }, "no_such_command"));
   await results(ws, 31);
-  await new Promise((r) => setTimeout(r, 50));
+  // Every tab has answered, and what its answer led to has run: no frame is still to come.
+  await until(() => answered === ids.length, "every tab's answer");
+  await tick();
   const got = ws.frames("result");
   assert.equal(got.length, 31);
   assert.deepEqual(new Set(got.map((r) => r.id)).size, 31);
   for (const r of got.filter((r) => r.ok)) assert.equal(r.result, r.id);
 });
 
-test("a tab that never answers gives exactly one execution_timeout result", async () => {
-  const { ws } = await start({ onSend: () => new Promise(() => {}) });
+test("a tab that answers too late gives exactly one result: execution_timeout", async () => {
+  let answerLate;
+  const { ws } = await start({ onSend: () => new Promise((resolve) => (answerLate = resolve)) });
   ws.receive(command("slow", { timeout_ms: 30 }));
   const got = await results(ws);
-  await new Promise((r) => setTimeout(r, 50));
-  assert.equal(ws.frames("result").length, 1);
   assert.equal(got[0].error.code, "execution_timeout");
+  answerLate({ ok: true, result: "late", result_type: "string" });
+  await tick(); // what the late answer leads to has run
+  assert.equal(ws.frames("result").length, 1);
 });
 
 test("with the pilot off, commands are refused and the hello says so", async () => {

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
+from tests import figures
 from tests.support import Daemon
+
+_WRITTEN = pytest.StashKey[Path]()
 
 
 @pytest.fixture(autouse=True)
@@ -34,8 +38,29 @@ async def client(daemon: Daemon) -> AsyncIterator[httpx.AsyncClient]:
         yield c
 
 
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """Write docs/reliability.md from the figures this run recorded (see tests/figures.py)."""
-    from tests import figures
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """Each test's figures belong to it alone, and count only if it passes (tests/figures.py)."""
+    figures.begin(item.nodeid, e2e=item.get_closest_marker("e2e") is not None)
+    try:
+        yield
+    finally:
+        figures.end()
 
-    figures.write_if_complete(passed=exitstatus == 0)
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.failed:
+        figures.failed()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Write the figures of a complete, passing run (see tests/figures.py for where)."""
+    written = figures.write_if_complete(passed=exitstatus == 0)
+    if written is not None:
+        session.config.stash[_WRITTEN] = written
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    written = config.stash.get(_WRITTEN, None)
+    if written is not None:
+        terminalreporter.write_line(f"reliability figures written to {written}")

@@ -21,6 +21,20 @@ from mcp_types import CallToolResult, TextContent
 
 TRANSPORTS = ("stdio", "http")
 
+#: A raw streamable-HTTP request to /mcp, for tests that check the route itself, below the SDK:
+#: the headers every request carries, and the initialize that opens a session.
+MCP_HEADERS = {"accept": "application/json, text/event-stream"}
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"},
+    },
+}
+
 #: Every test call is bounded: a client that hangs fails the test instead.
 CALL_TIMEOUT_S = 60.0
 

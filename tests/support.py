@@ -271,3 +271,20 @@ async def connected(
     """A connected fake extension for the length of the block."""
     async with daemon.extension(handler, **kwargs) as fake:
         yield fake
+
+
+async def until(
+    predicate: Callable[[], object | Awaitable[object]], what: str, timeout: float = 5.0
+) -> None:
+    """Wait until ``predicate()`` (sync or async) is truthy; fail naming ``what`` after
+    ``timeout`` s. The way a test waits for something to have happened, instead of a sleep."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if isinstance(value, Awaitable):
+            value = await value
+        if value:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        await asyncio.sleep(0.005)

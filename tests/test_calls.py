@@ -15,7 +15,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import InvalidStatus
 
 from tabpilot.protocol import CALLS_PATH, AnswerFrame
-from tests.support import TAB, Command, Daemon, Reply, connected, never, ok, run_daemon
+from tests.support import TAB, Command, Daemon, Reply, connected, never, ok, run_daemon, until
 
 
 @pytest.fixture(scope="module")
@@ -217,12 +217,11 @@ async def test_a_caller_that_leaves_mid_call_leaves_nothing_in_flight(
             frame = {"type": "call", "id": 1, "method": "execute_javascript"}
             await ws.send(json.dumps({**frame, "params": {"script": "1", "timeout_ms": 60_000}}))
             await fake.next_command()
-        for _ in range(100):  # bounded: the daemon notices the close within a few loop turns
-            status = (await client.get("/status")).json()["result"]
-            if status["in_flight"] == 0:
-                break
-            await asyncio.sleep(0.02)
-        assert status["in_flight"] == 0
+
+        async def none_in_flight() -> bool:
+            return (await client.get("/status")).json()["result"]["in_flight"] == 0
+
+        await until(none_in_flight, "the daemon to cancel the call of the socket that left")
         fake.handler = None
         assert (await client.post("/execute_javascript", json={"script": "'ok'"})).json()[
             "result"

@@ -1,17 +1,23 @@
-"""The command line: result formatting, exit codes, and a README reference that matches --help."""
+"""The command line: result formatting, exit codes, a README reference that matches --help, and
+what each command and option sends and prints, against a real daemon and the scripted extension."""
 
 from __future__ import annotations
 
+import asyncio
+import io
+import json
 import os
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tabpilot.cli import format_result, main
+from tests.support import TAB, Daemon, connected, run_daemon
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -89,3 +95,67 @@ def test_serve_refuses_any_address_but_loopback(host: str, tmp_path: Path) -> No
     )
     assert done.returncode == 1
     assert done.stderr.startswith(f"tabpilot: refusing to listen on {host!r}")
+
+
+# -- against a real daemon and the scripted extension ------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def daemon() -> Iterator[Daemon]:
+    with run_daemon() as running:
+        yield running
+
+
+async def _cli(daemon: Daemon, *args: str) -> int:
+    """`tabpilot ARGS --port PORT`, in a thread: the fake extension answers on this loop."""
+    code: int = await asyncio.to_thread(main, [*args, "--port", str(daemon.settings.port)])
+    return code
+
+
+async def test_exec_reads_the_script_from_stdin(
+    daemon: Daemon, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = "const a = 'multi';\nconst b = \"line\";\nreturn a + ' ' + b"
+    monkeypatch.setattr(sys, "stdin", io.StringIO(script))
+    async with connected(daemon) as fake:
+        assert await _cli(daemon, "exec", "-") == 0
+    assert [c.params["script"] for c in fake.commands] == [script]
+    assert capsys.readouterr().out == script + "\n"  # the fake extension's echo, as printed
+
+
+async def test_exec_options_reach_the_extension(daemon: Daemon) -> None:
+    async with connected(daemon) as fake:
+        options = ("--no-await", "--tab", "7", "--timeout-ms", "1234")
+        assert await _cli(daemon, "exec", *options, "x") == 0
+        assert await _cli(daemon, "exec", "y") == 0
+    assert fake.commands[0].params == {
+        "script": "x",
+        "timeout_ms": 1234,
+        "await_promise": False,
+        "tab_id": 7,
+    }
+    defaults = fake.commands[1].params
+    assert (defaults["await_promise"], defaults["tab_id"]) == (True, None)
+
+
+async def test_exec_json_prints_the_whole_envelope(
+    daemon: Daemon, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with connected(daemon) as fake:
+        assert await _cli(daemon, "exec", "--json", "document.title") == 0
+    envelope = json.loads(capsys.readouterr().out)
+    assert envelope["success"] is True
+    assert (envelope["result"], envelope["result_type"]) == ("document.title", "string")
+    assert envelope["tab"] == TAB
+    assert envelope["request_id"] == fake.commands[0].id
+    assert envelope["duration_ms"] >= 0
+
+
+async def test_tabs_lists_the_tabs(daemon: Daemon, capsys: pytest.CaptureFixture[str]) -> None:
+    async with connected(daemon):
+        assert await _cli(daemon, "tabs") == 0
+        printed = capsys.readouterr().out
+        assert await _cli(daemon, "tabs", "--json") == 0
+        listed = json.loads(capsys.readouterr().out)
+    assert printed == f"* {TAB['id']:>6}  {TAB['title']}  {TAB['url']}\n"
+    assert listed == [{**TAB, "active": True, "window_id": 1}]

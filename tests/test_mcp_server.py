@@ -1,7 +1,7 @@
 """The MCP tools, through the official SDK's client, over stdio (`tabpilot mcp`) and at /mcp.
 
-The daemon is real; the extension is the scripted fake of tests/support.py. The same tests run
-in the real Chromium in tests/e2e/test_mcp.py.
+The daemon is real; the extension is the scripted fake of tests/support.py. The tools' results
+from a real tab are in tests/e2e/test_mcp.py.
 """
 
 from __future__ import annotations
@@ -257,10 +257,15 @@ async def test_bad_arguments_are_an_error_result(
 
 
 async def test_daemon_not_running() -> None:
-    text, error = await _failure("stdio", free_port(), script="1")
+    port = free_port()
+    text, error = await _failure("stdio", port, script="1")
     assert error["code"] == "daemon_unreachable"
-    assert "daemon is not running" in text
-    assert "tabpilot serve" in text
+    assert text.startswith(f"Error: The tabpilot daemon is not running on 127.0.0.1:{port}")
+    assert "tabpilot serve --browser" in text
+    async with open_mcp("stdio", port) as client:
+        status, status_text = await call(client, "pilot_status")
+    assert status.is_error is True
+    assert status_text.startswith("Error: The tabpilot daemon is not running")
 
 
 async def test_a_daemon_that_dies_mid_call_still_answers_over_stdio() -> None:
@@ -327,6 +332,9 @@ async def test_a_script_past_the_limit_is_not_sent(transport: str) -> None:
 
 @both
 async def test_a_daemon_with_a_token(transport: str) -> None:
+    """With the token, both transports run tools. Without it, `tabpilot mcp` answers each tool
+    call with `unauthorized`; /mcp itself answers 401 to the SDK's client, as to anyone
+    (tests/security/test_token.py checks it request by request)."""
     token = "mcp-test-token"
     with run_daemon(token=token) as daemon:
         async with connected(daemon, token=token):
@@ -337,12 +345,22 @@ async def test_a_daemon_with_a_token(transport: str) -> None:
                 text, error = await _failure(transport, daemon.settings.port, script="1")
                 assert error["code"] == "unauthorized"
                 assert "TABPILOT_TOKEN" in text
-            else:
-                # The SDK's HTTP client fails at once on the 401, before any tool runs.
-                with pytest.raises(BaseException) as failure:
-                    async with asyncio.timeout(20):
-                        await _failure(transport, daemon.settings.port, script="1")
-                assert not isinstance(failure.value, TimeoutError)
+
+
+async def test_tabpilot_mcp_reads_the_token_file(isolated_env: Path) -> None:
+    """README: `tabpilot mcp` sends the token from $TABPILOT_TOKEN, else from the token file."""
+    token = "from-the-token-file"
+    isolated_env.mkdir(parents=True)
+    (isolated_env / "token").write_text(token + "\n")
+    (isolated_env / "token").chmod(0o600)
+    with run_daemon(token=token) as daemon:
+        async with (
+            connected(daemon, token=token) as fake,
+            open_mcp("stdio", daemon.settings.port) as client,  # no TABPILOT_TOKEN given
+        ):
+            result, shown = await call(client, "execute_javascript", script="from the file")
+    assert (shown, result.is_error) == ("from the file", False)
+    assert [c.params["script"] for c in fake.commands] == ["from the file"]
 
 
 def test_readme_client_configurations_name_the_real_command_and_route() -> None:

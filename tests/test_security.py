@@ -154,6 +154,7 @@ async def test_loopback_host_header_is_served(
     response = await client.get("/health", headers={"Host": host.format(port=daemon.settings.port)})
     assert response.status_code == 200
     assert response.json()["success"] is True
+    assert response.json()["request_id"] == response.headers["x-request-id"]
 
 
 @pytest.mark.parametrize("origin", ["http://evil.com", "https://evil.com", "null"])
@@ -182,9 +183,12 @@ async def test_web_page_origin_is_refused_on_get_too(client: httpx.AsyncClient) 
     _assert_refused(response, 403, "forbidden_origin")
 
 
-async def test_extension_origin_may_call_http(client: httpx.AsyncClient) -> None:
+async def test_extension_origin_may_call_http(daemon: Daemon, client: httpx.AsyncClient) -> None:
     response = await client.get("/status", headers={"Origin": EXTENSION_ORIGIN})
     assert response.status_code == 200
+    body = response.json()
+    assert body["success"] is True and body["request_id"] == response.headers["x-request-id"]
+    assert body["result"]["daemon_version"] == daemon.settings.version
 
 
 async def test_another_extensions_origin_is_refused(client: httpx.AsyncClient) -> None:

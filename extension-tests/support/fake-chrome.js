@@ -196,7 +196,8 @@ export class FakeWebSocket {
   }
 }
 
-// Timers that only run when the test says so, recording the delays asked for. Real timers stay
+// Timers that only run when the test says so, recording the delays asked for: a module given them
+// acts when the test says, not when the wall clock has moved far enough. Real timers stay
 // available for the command timeouts, which are short.
 export function manualTimers() {
   const pending = new Map();
@@ -206,7 +207,7 @@ export function manualTimers() {
     intervals: [],
     setTimeout(fn, ms) {
       timers.delays.push(ms);
-      pending.set(next, fn);
+      pending.set(next, { fn, ms });
       return next++;
     },
     clearTimeout: (id) => pending.delete(id),
@@ -215,12 +216,24 @@ export function manualTimers() {
       return { fn, ms };
     },
     clearInterval() {},
+    // Fires the timers pending now (not those they set).
     runAll() {
-      const fns = [...pending.values()];
+      const due = [...pending.values()];
       pending.clear();
-      fns.forEach((fn) => fn());
+      due.forEach(({ fn }) => fn());
+    },
+    // Fires the oldest pending timer; resolves when what it started (a promise it returns) settles.
+    async fireNext() {
+      const [id, { fn }] = pending.entries().next().value;
+      pending.delete(id);
+      await fn();
+    },
+    // Fires timers one by one, and those they set, awaiting each, until none is left.
+    async runUntilIdle() {
+      while (pending.size > 0) await timers.fireNext();
     },
     pendingCount: () => pending.size,
+    pendingDelays: () => [...pending.values()].map(({ ms }) => ms),
   };
   return timers;
 }
@@ -228,3 +241,19 @@ export function manualTimers() {
 export const realTimers = { setTimeout, clearTimeout, setInterval, clearInterval };
 
 export const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+// Waits for `predicate()` to hold, a turn of the event loop at a time; fails naming `what` after
+// `timeoutMs`. How a test waits for something to have happened, instead of a sleep.
+export async function until(predicate, what, timeoutMs = 2000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+}
+
+// Waits until the socket has sent `count` result frames, then returns them all.
+export async function results(ws, count = 1) {
+  await until(() => ws.frames("result").length >= count, `${count} result frames`);
+  return ws.frames("result");
+}

@@ -116,7 +116,7 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
           "execution_timeout",
           `The script did not finish within ${timeoutMs} ms. Narrow the script or raise timeout_ms, ` +
             "and check that the page is not stuck: a tab stuck in a loop answers tab_unresponsive until " +
-            "the loop ends or the tab is reloaded or closed.",
+            "the loop ends or the tab is closed.",
           { tab: tabInfo(tab) },
         );
       });

@@ -8,10 +8,9 @@ import { tabInfo } from "./tabs.js";
 // How long a tab with an unanswered script has to answer a ping before it counts as stuck. A free
 // renderer answers in a millisecond; one running `while (true) {}` never does until the loop ends.
 export const PROBE_MS = 1000;
-// What frees a tab that no script can: the person reloads it, or the AI replaces it.
-const WAY_BACK =
-  'To go on now, close the tab and open a fresh one (browser_tabs with action "close", then "new"), ' +
-  "or reload it in the browser.";
+// What frees a tab that no script can. Reloading a tab stuck in a loop does not: Chromium loads the
+// page again in the same renderer, which the loop holds.
+const WAY_BACK = 'To go on now, close the tab and open a fresh one (browser_tabs with action "close", then "new").';
 const CHANNEL_CLOSED = /message (channel|port) closed/i;
 // What Chrome answers a probe while the whole browser closes, its tabs with it.
 const SHUTTING_DOWN = /browser is shutting down/i;

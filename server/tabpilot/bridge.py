@@ -103,6 +103,12 @@ class Bridge:
         """How many commands are waiting for their result."""
         return len(self._pending)
 
+    @property
+    def callers(self) -> int:
+        """How many callers count against ``max_in_flight``: those waiting for their result, and
+        those still waiting for an extension to connect."""
+        return self._callers
+
     def extension_info(self) -> dict[str, Any]:
         """The extension as /status shows it; the last one seen when none is connected."""
         link = self._link or self._last

@@ -47,6 +47,13 @@ PAGES: dict[str, tuple[dict[str, str], str]] = {
         {"Content-Security-Policy": "sandbox"},
         "<!doctype html><title>sandboxed</title><p>sandboxed</p>",
     ),
+    # Says whether it was shown from the back/forward cache (pageshow's `persisted`).
+    "/bfcache.html": (
+        {},
+        "<!doctype html><title>bfcache page</title><script>"
+        "addEventListener('pageshow', (e) => { window.shownFromCache = e.persisted; });"
+        "</script><p>bfcache</p>",
+    ),
 }
 
 

@@ -100,11 +100,12 @@ def spawn_daemon(
         "TABPILOT_STATE_DIR": str(state_dir),
         **(env or {}),
     }
+    # Everything the daemon writes, in one file: its log on stderr, uvicorn's access log on stdout.
     log = (state_dir / "daemon.log").open("wb")
     process = subprocess.Popen(
         [sys.executable, "-m", "tabpilot", "serve", "--port", str(port), *args],
         env=full_env,
-        stdout=subprocess.DEVNULL,
+        stdout=log,
         stderr=log,
     )
     daemon = Daemon(port, process, state_dir)

@@ -67,6 +67,23 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
     png = (tmp_path / "results.png").read_bytes()
     assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 10_000
 
+    # README: `python -m bench.report DIR` redraws the table and plot from a results.json alone.
+    (tmp_path / "results.md").unlink()
+    (tmp_path / "results.png").unlink()
+    redraw = subprocess.run(
+        [sys.executable, "-m", "bench.report", str(tmp_path)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert redraw.returncode == 0, redraw.stderr[-3000:]
+    assert (tmp_path / "results.md").read_text() == table
+    assert redraw.stdout == table + "\n"
+    redrawn = (tmp_path / "results.png").read_bytes()
+    assert redrawn.startswith(b"\x89PNG\r\n\x1a\n") and len(redrawn) > 10_000
+    assert json.loads((tmp_path / "results.json").read_text()) == results
+
     # A smoke run leaves the published figures alone.
     assert (_digest(COMMITTED) if COMMITTED.is_dir() else {}) == committed
     assert (REPO / "README.md").read_text() == readme

@@ -1,4 +1,5 @@
-"""`tabpilot exec` and `tabpilot status` against the real daemon and browser."""
+"""`tabpilot exec` and `tabpilot status` against the real daemon and browser. Without a daemon, and
+each option of exec and tabs, in tests/test_cli.py."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.harness import Daemon, free_port
+from tests.e2e.harness import Daemon
 
 
 def tabpilot(port: int, *args: str) -> subprocess.CompletedProcess[str]:
@@ -52,10 +53,3 @@ def test_status_says_what_is_connected(daemon: Daemon, page: dict[str, Any]) -> 
     assert done.returncode == 0, done.stderr
     assert "connected (version 0.1.0" in done.stdout
     assert "pilot      ON" in done.stdout
-
-
-def test_exec_without_a_daemon_says_how_to_start_one() -> None:
-    done = tabpilot(free_port(), "exec", "1")
-    assert done.returncode == 1
-    assert "daemon is not running" in done.stderr
-    assert "tabpilot serve" in done.stderr

@@ -1,5 +1,6 @@
 """An agent's view: the official MCP client, over stdio (`tabpilot mcp`) and at /mcp, driving the
-real daemon, Chromium and extension."""
+real daemon, Chromium and extension. What needs no browser (no extension, no daemon) is in
+tests/test_mcp_server.py."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 import pytest
 from selenium import webdriver
 
-from tests.e2e.harness import Daemon, free_port, set_pilot, spawn_daemon
+from tests.e2e.harness import Daemon, set_pilot
 from tests.mcp_support import TRANSPORTS, call, open_mcp
 
 both = pytest.mark.parametrize("transport", TRANSPORTS)
@@ -105,25 +106,3 @@ async def test_failures_say_what_to_do_next(
     )
     assert "Narrow the script or raise timeout_ms" in stuck_text
     assert (after_text, after.is_error) == ("2", False)  # the tab still answers
-
-
-@both
-async def test_no_extension_connected(transport: str) -> None:
-    with spawn_daemon("--connect-grace", "0.3") as lonely:
-        async with open_mcp(transport, lonely.port) as client:
-            result, text = await call(client, "execute_javascript", script="1 + 1")
-            _, status = await call(client, "pilot_status")
-    assert result.is_error is True
-    assert "Open Chrome with the tabpilot extension" in text
-    assert "tabpilot serve --browser" in text
-    assert "Extension: not connected" in status
-
-
-async def test_daemon_not_running() -> None:
-    async with open_mcp("stdio", free_port()) as client:
-        result, text = await call(client, "execute_javascript", script="1 + 1")
-        _, status = await call(client, "pilot_status")
-    assert result.is_error is True
-    assert text.startswith("Error: The tabpilot daemon is not running on 127.0.0.1:")
-    assert "tabpilot serve --browser" in text
-    assert status.startswith("Error: The tabpilot daemon is not running")

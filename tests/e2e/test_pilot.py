@@ -19,7 +19,12 @@ def test_switch_off_refuses_and_switch_on_works_again(
         assert response.status_code == 403, body
         assert body["error"]["code"] == "pilot_disabled"
         assert "popup" in body["error"]["message"]
-        assert daemon.get("/tabs").status_code == 403
+        tabs = daemon.get("/tabs")
+        assert tabs.status_code == 403, tabs.text
+        assert tabs.json()["success"] is False
+        assert tabs.json()["error"]["code"] == "pilot_disabled"
+        assert "popup" in tabs.json()["error"]["message"]
     finally:
         set_pilot(browser, daemon, True)
     assert daemon.execute("2 + 2").json()["result"] == 4
+    assert page["id"] in [tab["id"] for tab in daemon.get("/tabs").json()["result"]]

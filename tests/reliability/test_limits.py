@@ -4,16 +4,21 @@ refused at once with their own codes, and nothing about them reaches the browser
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
+from websockets.asyncio.client import connect
 
 from tabpilot.config import Settings
-from tabpilot.protocol import MAX_RESULT_CHARS
-from tests.support import Command, Daemon, Reply, connected, fail, ok, run, run_daemon
+from tabpilot.protocol import CALLS_PATH, MAX_RESULT_CHARS
+from tests import figures
+from tests.support import Command, Daemon, Reply, connected, fail, ok, run, run_daemon, until
 
 LIMIT = 8
+README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
 
 
 @pytest.fixture
@@ -58,7 +63,9 @@ async def test_callers_waiting_for_the_extension_count_against_the_limit(
     daemon: Daemon, client: httpx.AsyncClient
 ) -> None:
     waiting = [asyncio.create_task(run(client, f"w {i}")) for i in range(LIMIT)]
-    await asyncio.sleep(0.2)
+    bridge = daemon.app.state.bridge
+    await until(lambda: bridge.callers == LIMIT, f"{LIMIT} callers waiting for an extension")
+    assert bridge.in_flight == 0  # none was sent: there is no extension
     refused = await run(client, "one too many")
     assert refused.status_code == 429
     assert refused.json()["error"]["code"] == "queue_full"
@@ -105,6 +112,61 @@ def test_the_largest_result_fits_in_a_frame() -> None:
     # UTF-8; the daemon must accept that frame, or a big result would drop the whole link.
     envelope = 64 * 1024
     assert Settings().ws_max_size >= 3 * MAX_RESULT_CHARS + envelope
+
+
+async def test_by_default_1024_commands_wait_and_the_next_is_refused() -> None:
+    """README, "Limits": "At most 1024 commands wait at once". All of them come over one callers'
+    socket (/ws/calls), which is what a busy `tabpilot mcp` does, and costs the test 1024 frames
+    instead of 1024 HTTP connections."""
+    default = Settings().max_in_flight
+    assert default == 1024
+    assert f"At most {default} commands wait at once" in README
+    assert f"({default} by default, `TABPILOT_MAX_IN_FLIGHT`)" in README
+    release = asyncio.Event()
+
+    async def hold(command: Command) -> Reply:
+        await release.wait()
+        return ok(command.params["script"], "string")
+
+    with run_daemon() as daemon:  # nothing overrides max_in_flight: the default holds
+        assert daemon.settings.max_in_flight == default
+        bridge = daemon.app.state.bridge
+        async with (
+            connected(daemon, hold) as fake,
+            connect(f"ws://127.0.0.1:{daemon.settings.port}{CALLS_PATH}", proxy=None) as ws,
+        ):
+            for n in range(default):
+                await ws.send(json.dumps(_call(n)))
+            await until(lambda: len(fake.commands) == default, f"{default} commands", 30)
+            await ws.send(json.dumps(_call("one too many")))
+            refused = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            assert refused["id"] == "one too many"
+            assert refused["envelope"]["error"]["code"] == "queue_full"
+            assert f"the limit is {default}," in refused["envelope"]["error"]["message"]
+            release.set()
+            answers = [json.loads(await asyncio.wait_for(ws.recv(), 10)) for _ in range(default)]
+        assert sorted(a["envelope"]["result"] for a in answers) == sorted(
+            f"'{n}'" for n in range(default)
+        )
+        assert bridge.callers == 0
+        assert len(fake.commands) == default  # the refused one never reached the extension
+    figures.record(
+        "Load",
+        "a full queue at the default limit, over one callers' socket",
+        f"{default:,} commands waiting at once, the next refused with queue_full and never sent; "
+        f"all {default:,} answered once the extension answered",
+        figures.SCRIPTED,
+    )
+
+
+def _call(call_id: int | str) -> dict[str, object]:
+    script = f"'{call_id}'"
+    return {
+        "type": "call",
+        "id": call_id,
+        "method": "execute_javascript",
+        "params": {"script": script},
+    }
 
 
 def test_the_limits_are_settable_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

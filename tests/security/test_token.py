@@ -3,6 +3,7 @@ reading the token file by itself."""
 
 from __future__ import annotations
 
+import hmac
 import json
 import logging
 from collections.abc import Iterator
@@ -10,12 +11,15 @@ from pathlib import Path
 
 import httpx
 import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
 
 from tabpilot.browser import ManagedBrowser
 from tabpilot.cli import main
 from tabpilot.config import Settings, client_headers, read_token
-from tabpilot.protocol import CLOSE_UNAUTHORIZED
+from tabpilot.protocol import CALLS_PATH, CLOSE_UNAUTHORIZED
 from tabpilot.security import bearer_token, token_matches
+from tests.mcp_support import INITIALIZE, MCP_HEADERS
 from tests.support import Daemon, connected, run_daemon
 
 TOKEN = "s3cret-token-for-tests"
@@ -88,6 +92,35 @@ def test_token_comes_from_the_environment_then_the_file(
     assert read_token(isolated_env / "nowhere") is None
 
 
+async def test_every_token_is_compared_with_hmac_compare_digest(
+    daemon: Daemon, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """README: tokens are compared in constant time (hmac.compare_digest), whichever way they
+    come: an HTTP header, the callers' socket, the extension's hello."""
+    compared: list[tuple[bytes, bytes]] = []
+    real = hmac.compare_digest
+
+    def spy(given: bytes, expected: bytes) -> bool:
+        compared.append((given, expected))
+        return real(given, expected)
+
+    monkeypatch.setattr(hmac, "compare_digest", spy)
+    expected = TOKEN.encode()
+    async with daemon.client() as client:
+        await client.get("/status", headers={"Authorization": "Bearer by-http"})
+    assert (b"by-http", expected) in compared
+    with pytest.raises(InvalidStatus):
+        await connect(
+            f"ws://127.0.0.1:{daemon.settings.port}{CALLS_PATH}",
+            additional_headers={"Authorization": "Bearer by-calls-socket"},
+            proxy=None,
+        )
+    assert (b"by-calls-socket", expected) in compared
+    fake = await daemon.extension(token="by-hello", expect_daemon_hello=False).connect()
+    assert (await fake.wait_closed())[0] == CLOSE_UNAUTHORIZED
+    assert (b"by-hello", expected) in compared
+
+
 # -- HTTP ----------------------------------------------------------------------------------------
 
 
@@ -113,7 +146,48 @@ async def test_without_the_token_every_browser_route_is_401(
     assert TOKEN not in response.text
 
 
-@pytest.mark.parametrize("path", ["/health", "/", "/openapi.json"])
+TOOLS_CALL = {
+    "jsonrpc": "2.0",
+    "id": 2,
+    "method": "tools/call",
+    "params": {"name": "execute_javascript", "arguments": {"script": "through mcp"}},
+}
+
+
+def _assert_unauthorized(response: httpx.Response) -> None:
+    assert response.status_code == 401, response.text
+    assert response.headers["www-authenticate"] == "Bearer"
+    body = response.json()
+    assert body["success"] is False and body["request_id"] == response.headers["x-request-id"]
+    assert body["error"]["code"] == "unauthorized"
+    assert TOKEN not in response.text
+
+
+async def test_mcp_needs_the_token_for_initialize_and_tools_call(daemon: Daemon) -> None:
+    """/mcp is guarded like every other route: 401 without the token or with a wrong one, for
+    the initialize that opens a session and for a tool call in an open session alike."""
+    right = {**MCP_HEADERS, **client_headers(daemon.settings)}
+    wrong = {**MCP_HEADERS, "Authorization": "Bearer not-the-token"}
+    async with connected(daemon, token=TOKEN) as fake, daemon.client() as client:
+        for headers in (MCP_HEADERS, wrong):
+            _assert_unauthorized(await client.post("/mcp", json=INITIALIZE, headers=headers))
+        opened = await client.post("/mcp", json=INITIALIZE, headers=right)
+        assert opened.status_code == 200, opened.text
+        assert opened.json()["result"]["serverInfo"]["name"] == "tabpilot"
+        session = {"mcp-session-id": opened.headers["mcp-session-id"]}
+        initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        await client.post("/mcp", json=initialized, headers={**right, **session})
+        for headers in (MCP_HEADERS, wrong):
+            refused = await client.post("/mcp", json=TOOLS_CALL, headers={**headers, **session})
+            _assert_unauthorized(refused)
+        assert fake.commands == []  # nothing refused reached the extension
+        answered = await client.post("/mcp", json=TOOLS_CALL, headers={**right, **session})
+    assert answered.status_code == 200, answered.text
+    assert answered.json()["result"]["structuredContent"]["result"] == "through mcp"
+    assert [c.params["script"] for c in fake.commands] == ["through mcp"]
+
+
+@pytest.mark.parametrize("path", ["/health", "/", "/openapi.json", "/docs"])
 async def test_routes_that_tell_nothing_stay_open(daemon: Daemon, path: str) -> None:
     async with daemon.client() as client:
         response = await client.get(path)

@@ -62,17 +62,28 @@ def test_managed_browser_with_a_token(tmp_path: Path) -> None:
             timeout=60,
         )
         assert (run.returncode, run.stdout.strip()) == (0, "42"), run.stderr
+    figures.record(
+        "Hostile input",
+        "token, managed browser: HTTP without it or with a wrong one / with it",
+        "401 unauthorized / 200, the extension given the token by the daemon and connected, the "
+        "CLI sending TABPILOT_TOKEN",
+        figures.REAL_BROWSER,
+    )
 
 
-def _set_token(driver: webdriver.Chrome, token: str) -> str:
-    """Type a token in the popup's Token field and save it; the connection line it shows then."""
+def _set_token(driver: webdriver.Chrome, token: str | None) -> str:
+    """Type a token in the popup's Token field and save it (None: leave the field as it is); the
+    connection line the popup shows then."""
     previous = driver.current_window_handle
     driver.switch_to.new_window("tab")
     try:
         driver.get(POPUP_URL)
         field = driver.find_element(By.ID, "daemon-token")
-        field.clear()
-        field.send_keys(token, Keys.ENTER)
+        if token is not None:
+            field.clear()
+            field.send_keys(token, Keys.ENTER)
+        else:
+            assert field.get_attribute("value") == ""
         status = driver.find_element(By.ID, "connection-status")
         expected = "Connected" if token == TOKEN else "unauthorized"
         text: str = wait_for(
@@ -91,11 +102,16 @@ def test_own_chrome_needs_the_token_in_the_popup(pages: str) -> None:
         try:
             driver.get(f"{pages}/index.html")
             use_popup(driver, port=daemon.port, pilot=True)
-            # No token yet: the daemon closes the socket at the hello, so nothing runs.
-            shown = _set_token(driver, "not-the-token")
-            assert "needs a token" in shown
-            assert _status(daemon)["extension"]["connected"] is False
-            assert _execute(daemon, BEARER).json()["error"]["code"] == "extension_not_connected"
+            # No token, then a wrong one: the daemon closes the socket at the hello with 4004
+            # (the popup shows that close code's reason), so nothing runs.
+            for token in (None, "not-the-token"):
+                refused_before = _refusals(daemon)
+                shown = _set_token(driver, token)
+                assert "needs a token" in shown, (token, shown)
+                wait_for(lambda: _refusals(daemon) > refused_before, 20, "the daemon's refusal")  # noqa: B023
+                assert _status(daemon)["extension"]["connected"] is False
+                answer = _execute(daemon, BEARER).json()
+                assert answer["error"]["code"] == "extension_not_connected", answer
             # The right token: it connects and runs.
             _set_token(driver, TOKEN)
             wait_for(lambda: _status(daemon)["extension"]["connected"], 20, "the extension")
@@ -105,6 +121,14 @@ def test_own_chrome_needs_the_token_in_the_popup(pages: str) -> None:
             shutil.rmtree(profile, ignore_errors=True)
     figures.record(
         "Hostile input",
-        "token: wrong or missing token over HTTP (401) and from the extension (close 4004)",
-        "refused; the right one works, in the managed browser and in the popup",
+        "token, own Chrome: the popup with no token / a wrong one / the right one",
+        "refused at the hello, the popup showing the 4004 close's reason (needs a token), "
+        "commands extension_not_connected / the same / connected, the command runs",
+        figures.REAL_BROWSER,
     )
+
+
+def _refusals(daemon: Daemon) -> int:
+    """How many extensions the daemon has refused for their token, from its log."""
+    log = (daemon.state_dir / "daemon.log").read_text(errors="replace")
+    return log.count("refused an extension: its hello has a wrong or no token")

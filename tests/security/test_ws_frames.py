@@ -19,13 +19,11 @@ from websockets.exceptions import ConnectionClosed
 
 from tabpilot.protocol import CLOSE_HELLO_EXPECTED
 from tests import figures
-from tests.support import Command, Daemon, Reply, connected, never, ok, run, run_daemon
+from tests.support import Command, Daemon, Reply, connected, never, ok, run, run_daemon, until
 
 #: Small, so frames near and past the limit are cheap to send; the mechanism is the same at the
 #: default 64 MiB.
 MAX_SIZE = 256 * 1024
-
-_sent: dict[str, int] = {}
 
 JUNK: list[tuple[str, str | bytes, str]] = [
     # (name, frame, what the daemon logs)
@@ -73,49 +71,56 @@ def bridge_log(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
     return caplog
 
 
-def _logged(caplog: pytest.LogCaptureFixture, text: str) -> bool:
-    return any(text in record.getMessage() for record in caplog.records)
+def _logged(caplog: pytest.LogCaptureFixture, text: str) -> int:
+    """How many of the daemon's log lines so far contain `text`."""
+    return sum(text in record.getMessage() for record in caplog.records)
 
 
-async def _until_logged(caplog: pytest.LogCaptureFixture, text: str) -> None:
-    for _ in range(500):
-        if _logged(caplog, text):
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"the daemon never logged {text!r}")
-
-
-@pytest.mark.parametrize(("name", "frame", "logged"), JUNK, ids=[j[0] for j in JUNK])
-async def test_junk_frame_is_ignored_logged_and_the_link_keeps_serving(
-    daemon: Daemon,
-    client: httpx.AsyncClient,
-    bridge_log: pytest.LogCaptureFixture,
-    name: str,
-    frame: str | bytes,
-    logged: str,
+async def test_junk_frames_are_each_ignored_logged_and_the_link_keeps_serving(
+    daemon: Daemon, client: httpx.AsyncClient, bridge_log: pytest.LogCaptureFixture
 ) -> None:
+    """Every kind of junk, one after another on one link, each followed by a command."""
     async with connected(daemon) as fake:
-        await fake.ws.send(frame)
-        await _until_logged(bridge_log, logged)
-        response = await run(client, f"after {name}")
-        assert response.status_code == 200
-        assert response.json()["result"] == f"after {name}"
-        assert not fake.closed.is_set()
+        for name, frame, logged in JUNK:
+            before = _logged(bridge_log, logged)
+            await fake.ws.send(frame)
+            await until(
+                lambda logged=logged, before=before: _logged(bridge_log, logged) > before,
+                f"the log of {name!r}",
+            )
+            response = await run(client, f"after {name}")
+            assert response.status_code == 200, (name, response.text)
+            assert response.json()["result"] == f"after {name}", name
+            assert not fake.closed.is_set(), name
+        assert (await client.get("/status")).json()["result"]["in_flight"] == 0
     assert not [r for r in bridge_log.records if r.levelno >= logging.ERROR]
-    _sent["junk"] = _sent.get("junk", 0) + 1
+    figures.record(
+        "Hostile input",
+        "junk frames on a live extension link (not JSON, wrong shapes, binary, deeply nested, "
+        "near the size limit, a second hello, results for unknown ids)",
+        f"{len(JUNK)} kinds, one of each: each ignored and logged, the next command answered, "
+        "the link kept",
+        figures.SCRIPTED,
+    )
 
 
 async def test_frames_before_hello_close_only_that_socket(
     daemon: Daemon, client: httpx.AsyncClient
 ) -> None:
-    for frame in ["not json", "[" * 100_000, b"\x00", '{"type": "result", "id": "x", "ok": true}']:
+    frames = ["not json", "[" * 100_000, b"\x00", '{"type": "result", "id": "x", "ok": true}']
+    for frame in frames:
         fake = await daemon.extension(say_hello=False).connect()
         await fake.ws.send(frame)
         code, _ = await fake.wait_closed()
         assert code == CLOSE_HELLO_EXPECTED
-        _sent["before hello"] = _sent.get("before hello", 0) + 1
     async with connected(daemon):
         assert (await run(client, "served")).json()["result"] == "served"
+    figures.record(
+        "Hostile input",
+        "a first frame that is not a hello",
+        f"{len(frames)} sockets, one frame each: each closed with 4003, the next extension served",
+        figures.SCRIPTED,
+    )
 
 
 async def test_frame_past_max_size_drops_that_link_and_the_daemon_serves_the_next(
@@ -134,7 +139,13 @@ async def test_frame_past_max_size_drops_that_link_and_the_daemon_serves_the_nex
         assert response.json()["error"]["code"] == "extension_disconnected"
     async with connected(daemon):
         assert (await run(client, "next")).json()["result"] == "next"
-    _sent["oversized"] = 1
+    figures.record(
+        "Hostile input",
+        "a frame past the size limit with a command in flight",
+        "1 frame: that link closed with 1009, its caller told extension_disconnected, the next "
+        "link served",
+        figures.SCRIPTED,
+    )
 
 
 async def test_interleaved_junk_and_wrong_ids_never_give_a_caller_another_answer(
@@ -151,9 +162,10 @@ async def test_interleaved_junk_and_wrong_ids_never_give_a_caller_another_answer
         await asyncio.sleep((hash(command.id) % 20) / 1000)
         return ok(command.params["script"], "string")
 
+    callers = 20
     async with connected(daemon, handler) as fake:
         handler.fake = fake  # type: ignore[attr-defined]
-        scripts = [f"caller {i}" for i in range(20)]
+        scripts = [f"caller {i}" for i in range(callers)]
         responses = await asyncio.gather(*(run(client, s) for s in scripts))
         for script, response in zip(scripts, responses, strict=True):
             body = response.json()
@@ -164,12 +176,14 @@ async def test_interleaved_junk_and_wrong_ids_never_give_a_caller_another_answer
         for i, request_id in enumerate(answered):
             stolen = {"type": "result", "id": request_id, "ok": True, "result": scripts[i - 1]}
             await fake.send(stolen)
-        await _until_logged(bridge_log, f"unknown or answered id {answered[-1]!r}")
+        last = f"unknown or answered id {answered[-1]!r}"
+        await until(lambda: _logged(bridge_log, last), "the log of the last late answer")
         assert (await run(client, "last")).json()["result"] == "last"
-    _sent["interleaved"] = 20 * 3 + 20
-    junk = _sent.get("junk", 0) + _sent.get("before hello", 0) + _sent.get("oversized", 0)
     figures.record(
         "Hostile input",
-        "malformed, oversized and out-of-order WebSocket frames sent / daemon still serving",
-        f"{junk + _sent['interleaved']} / yes, every caller got its own answer",
+        "concurrent callers whose answers come out of order among hostile frames",
+        f"{callers} callers; hostile frames: {callers} garbage, {callers} results for unknown ids "
+        f"and {callers} second answers with another caller's script; every caller got its own "
+        "answer",
+        figures.SCRIPTED,
     )
