@@ -14,9 +14,12 @@
   // observe the wrapper. eval is the realm's intrinsic, hence subject to the page's CSP and Trusted
   // Types: that is how csp_blocked is detected.
   const { apply } = Reflect;
-  const { create, getPrototypeOf, keys } = Object;
+  const { create, getPrototypeOf, hasOwn, keys } = Object;
+  const objectProto = Object.prototype;
+  const functionProto = Function.prototype;
   const evalIntrinsic = eval;
   const PromiseCtor = Promise;
+  const promiseResolve = Promise.resolve;
   const syntaxErrorProto = SyntaxError.prototype;
   const evalErrorProto = EvalError.prototype;
   const referenceErrorProto = ReferenceError.prototype;
@@ -66,6 +69,10 @@
       if (data !== undefined) error.data = data;
     }
     if (extra) for (const name of keys(extra)) error[name] = extra[name];
+    if (apply(indexOf, error.message, ["dynamically imported module: chrome-extension://"]) !== -1) {
+      error.message += " A relative import() resolved against tabpilot's own files here: use an absolute URL, " +
+        "e.g. import(new URL('./mod.js', location.href).href).";
+    }
     return record({ ok: false, error });
   };
 
@@ -138,61 +145,90 @@
   // caller awaits. The "\n" keeps a trailing `// comment` from swallowing what follows.
   const HEAD = "(function anonymous(\n) {\n"; // the script starts on line 3, as with new Function
   const ASYNC_HEAD = `(function (${RETURN}) { return async function anonymous(\n) {\n`;
-  const expressionForm = (script) => compileForm(HEAD + "return (" + script + "\n)\n})");
-  const bodyForm = (script) => compileForm(HEAD + script + "\n})");
+  // A form: how to make its source, and how its function is called. The async forms hand their
+  // value to a keeper instead of returning it: an async function's return resolves its promise
+  // with the value, which reads `value.then` through the page's prototypes, where a page getter
+  // would see (and could replace) the result.
+  const form = (kind, source) => record({ kind, source });
+  const EXPRESSION = form("sync", (script) => HEAD + "return (" + script + "\n)\n})");
+  const BODY = form("sync", (script) => HEAD + script + "\n})");
   // A class static block accepts exactly the Script grammar minus `return`, `await` and
   // `arguments`; compiling it (never running it) tells a plain Script apart without a parser.
-  const scriptForm = (script) => {
-    compileForm(HEAD + "class _ { static {\n" + script + "\n} }\n})");
-    const runner = (runners.sloppy ??= makeRunner());
-    const source = trusted(script);
-    return () => runner(evalIntrinsic, source);
-  };
-  // The async forms hand their value to a keeper instead of returning it: an async function's
-  // return resolves its promise with the value, which reads `value.then` through the page's
-  // prototypes, where a page getter would see (and could replace) the result.
-  const asyncExpressionForm = (script) =>
-    compileForm(ASYNC_HEAD + `return void ${RETURN}((` + script + "\n))\n} })");
-  const asyncBodyForm = (script) => {
-    const rewritten = rewriteReturns(script);
-    return compileForm(ASYNC_HEAD + (rewritten ?? script) + "\n} })");
-  };
+  // The script then runs by direct eval in the runner, for its completion value.
+  const SCRIPT = form("direct", (script) => HEAD + "class _ { static {\n" + script + "\n} }\n})");
+  const ASYNC_EXPRESSION = form("async", (script) => ASYNC_HEAD + `return void ${RETURN}((` + script + "\n))\n} })");
+  const ASYNC_BODY = form("async", (script) => ASYNC_HEAD + (rewriteReturns(script) ?? script) + "\n} })");
 
-  const SYNC_FORMS = [expressionForm, scriptForm, bodyForm];
-  const ASYNC_FORMS = [asyncExpressionForm, asyncBodyForm];
   const AWAIT = /\bawait\b/;
+  const IMPORT = /\bimport\s*\(/;
 
   const protoOf = (err) => (err !== null && typeof err === "object" ? getPrototypeOf(err) : null);
 
-  // -> {fn, isAsync, keeper?} or {failure}.
-  const compile = (script, awaitPromise) => {
+  // A dynamic import() resolves against the script that compiled the code: executor.js, an
+  // extension file. Compiled by eval called straight from a promise job, with none of our code on
+  // the stack, it resolves against the page instead. The compiled function then resolves a
+  // promise, which reads its `then`: safe only while no page `then` sits on its prototype chain.
+  const canCompileInJob = () =>
+    route === "page" &&
+    getPrototypeOf(functionProto) === objectProto &&
+    !hasOwn(functionProto, "then") &&
+    !hasOwn(objectProto, "then");
+
+  const compileInJob = (source, onCompiled, onError) => {
+    const compiled = listen(apply(promiseResolve, PromiseCtor, [source]), evalIntrinsic, undefined);
+    if (!compiled || !listen(compiled, onCompiled, onError)) onError(new TypeError("could not compile in a job"));
+  };
+
+  /**
+   * compile(script, awaitPromise, done): done({made, kind}) with the first form that compiles, in
+   * order, or done({failure}). Synchronous, except for scripts with import(), compiled in a job.
+   */
+  const compile = (script, awaitPromise, done) => {
     const mentionsAwait = apply(regexpExec, AWAIT, [script]) !== null;
-    const forms = mentionsAwait && awaitPromise ? [...ASYNC_FORMS, ...SYNC_FORMS] : SYNC_FORMS;
+    const inJob = apply(regexpExec, IMPORT, [script]) !== null && canCompileInJob();
+    let forms = inJob ? [EXPRESSION, BODY] : [EXPRESSION, SCRIPT, BODY];
+    if (mentionsAwait && awaitPromise) forms = [ASYNC_EXPRESSION, ASYNC_BODY, ...forms];
+    let next = 0;
     let lastError;
-    for (let i = 0; i < forms.length; i++) {
-      const form = forms[i];
-      try {
-        const made = form(script);
-        const isAsync = form === asyncExpressionForm || form === asyncBodyForm;
-        return record({ made, isAsync, direct: form === scriptForm });
-      } catch (err) {
-        const proto = protoOf(err);
-        if (proto === evalErrorProto) {
-          const refused = onRefusal(err);
-          if (refused) return record({ failure: refused });
-          return compile(script, awaitPromise); // again, through the Trusted Types policy
-        }
-        if (proto !== syntaxErrorProto) return record({ failure: failure("syntax_error", err) });
-        if (form !== scriptForm) lastError = err; // the body form's message is the most telling
+    const onError = (err) => {
+      const proto = protoOf(err);
+      if (proto === evalErrorProto) {
+        const refused = onRefusal(err);
+        return refused ? done(record({ failure: refused })) : compile(script, awaitPromise, done);
       }
-    }
-    if (mentionsAwait && !awaitPromise) {
+      if (proto !== syntaxErrorProto) return done(record({ failure: failure("syntax_error", err) }));
+      if (forms[next - 1] !== SCRIPT) lastError = err; // the body form's message is the most telling
+      return tryNext();
+    };
+    const tryNext = () => {
+      if (next >= forms.length) return done(record({ failure: noFormCompiles(script, mentionsAwait && !awaitPromise, lastError) }));
+      const current = forms[next++];
+      const compiled = (made) => done(record({ made, kind: current.kind }));
+      if (inJob) return compileInJob(current.source(script), compiled, onError);
+      let made;
       try {
-        asyncBodyForm(script);
-        return record({ failure: awaitOff() });
+        made = compileForm(current.source(script));
+        if (current === SCRIPT) {
+          const runner = (runners.sloppy ??= makeRunner());
+          const source = trusted(script);
+          made = () => runner(evalIntrinsic, source);
+        }
+      } catch (err) {
+        return onError(err);
+      }
+      return compiled(made);
+    };
+    tryNext();
+  };
+
+  const noFormCompiles = (script, awaitIsOff, lastError) => {
+    if (awaitIsOff) {
+      try {
+        compileForm(ASYNC_BODY.source(script));
+        return awaitOff();
       } catch {}
     }
-    return record({ failure: failure("syntax_error", lastError) });
+    return failure("syntax_error", lastError);
   };
 
   const awaitOff = () =>
@@ -429,7 +465,11 @@
         "The script was not started: its deadline passed while the tab was busy. Nothing ran; retry once the tab is free."));
     }
     if (typeof script !== "string") return answer(failure("syntax_error", null, "the script must be a string"));
-    const compiled = compile(script, awaitPromise);
+    compile(script, awaitPromise, (compiled) => start(compiled, awaitPromise, timeoutMs, answer));
+    return undefined;
+  };
+
+  const start = (compiled, awaitPromise, timeoutMs, answer) => {
     if (compiled.failure) return answer(compiled.failure);
     let kept = false;
     let keptValue;
@@ -437,11 +477,12 @@
       kept = true;
       keptValue = value;
     };
+    const isAsync = compiled.kind === "async";
     let value;
     try {
       // The script runs here, outside any Promise constructor, so its stack holds no frame of ours.
-      if (compiled.direct) value = compiled.made();
-      else if (compiled.isAsync) value = apply(apply(compiled.made, undefined, [keeper]), undefined, []);
+      if (compiled.kind === "direct") value = compiled.made();
+      else if (isAsync) value = apply(apply(compiled.made, undefined, [keeper]), undefined, []);
       else value = apply(compiled.made, undefined, []);
     } catch (err) {
       if (!awaitPromise && protoOf(err) === referenceErrorProto && err.message === "await is not defined") {
@@ -452,7 +493,7 @@
     if (!awaitPromise) return answer(record({ ok: true, value }));
     // An async form's promise rejects when the script throws or an `await` rejects inside it;
     // a plain form's promise is one the script returned.
-    const rejectionCode = compiled.isAsync ? "execution_error" : "promise_rejected";
+    const rejectionCode = isAsync ? "execution_error" : "promise_rejected";
     let timer;
     const settle = (outcome) => {
       if (timer !== undefined) apply(clearTimer, undefined, [timer]);
@@ -461,7 +502,7 @@
     // Only a native promise is awaited, without the page seeing it (serialize.js, `listen`).
     const subscribed = listen(
       value,
-      (result) => settle(record({ ok: true, value: compiled.isAsync ? (kept ? keptValue : undefined) : result })),
+      (result) => settle(record({ ok: true, value: isAsync ? (kept ? keptValue : undefined) : result })),
       (reason) => settle(failure(rejectionCode, reason)),
     );
     if (!subscribed) return answer(record({ ok: true, value }));

@@ -101,13 +101,13 @@
   };
 
   /**
-   * listen(value, onValue, onReason) -> whether `value` is a native promise; if it is, the handlers
-   * get its outcome. The captured `then` is the brand check (it throws for anything else before
+   * listen(value, onValue, onReason) -> the promise `then` makes when `value` is a native promise
+   * (the handlers get its outcome), else null. The captured `then` is the brand check (it throws for anything else before
    * reading a property), and it reads `value.constructor`: where that is a page getter, which would
    * be handed the promise, an own data property shadows it for the call.
    */
   const listen = (value, onValue, onReason) => {
-    if (value === null || (typeof value !== "object" && typeof value !== "function")) return false;
+    if (value === null || (typeof value !== "object" && typeof value !== "function")) return null;
     let shadowed = false;
     try {
       const found = lookup(value, "constructor");
@@ -117,10 +117,9 @@
         descriptor.configurable = true;
         shadowed = define(value, "constructor", descriptor);
       }
-      apply(promiseThen, value, [onValue, onReason]);
-      return true;
+      return apply(promiseThen, value, [onValue, onReason]);
     } catch {
-      return false;
+      return null;
     } finally {
       if (shadowed) deleteProperty(value, "constructor");
     }
