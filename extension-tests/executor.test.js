@@ -169,6 +169,8 @@ test("a page that forbids eval gives csp_blocked, with the directive", async () 
   assert.equal(error.directive, "script-src");
   assert.match(error.message, /Content-Security-Policy \(script-src\)/);
   assert.equal(route, "page");
+  // Asked again, it answers the same (from memory: tests/e2e/test_scripts.py counts the reports).
+  assert.equal((await run("3", {}, strict)).error.directive, "script-src");
 });
 
 // A realm that behaves like a page enforcing require-trusted-types-for 'script': eval takes only a

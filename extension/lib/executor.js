@@ -103,14 +103,19 @@
   const CSP_DIRECTIVE = /directive because [^:]*: ([^"]+)"/;
   const TT_REQUIRED = "require-trusted-types-for 'script'";
 
-  const cspFailure = (err, directive, why) =>
-    failure(
+  // A page's policy only ever tightens, so a refusal is remembered: later scripts are answered
+  // without asking again, since each refused eval files a violation report with the site.
+  let blocked = null;
+  const cspFailure = (err, directive, why) => {
+    blocked = record({ err, directive, why });
+    return failure(
       "csp_blocked",
       err,
       `The page's Content-Security-Policy (${directive}) ${why}, so tabpilot cannot run code in this ` +
         `tab's page world. Chrome said: ${readable(err && err.message)}`,
       { directive },
     );
+  };
 
   // Called when the page's eval refused: on a Trusted Types refusal, switch to a policy (once per
   // page) and say so; otherwise the failure to answer.
@@ -184,6 +189,7 @@
    * order, or done({failure}). Synchronous, except for scripts with import(), compiled in a job.
    */
   const compile = (script, awaitPromise, done) => {
+    if (blocked !== null) return done(record({ failure: cspFailure(blocked.err, blocked.directive, blocked.why) }));
     const mentionsAwait = apply(regexpExec, AWAIT, [script]) !== null;
     const inJob = apply(regexpExec, IMPORT, [script]) !== null && canCompileInJob();
     let forms = inJob ? [EXPRESSION, BODY] : [EXPRESSION, SCRIPT, BODY];

@@ -191,6 +191,23 @@ def test_csp_blocked_names_the_blocking_directive(
     assert not_named not in body["error"]["message"]
 
 
+def test_a_strict_page_files_one_violation_report_not_one_per_command(
+    browser: webdriver.Chrome, daemon: Daemon, pages: str
+) -> None:
+    tab_id = _open(browser, daemon, pages + "/csp.html")
+    # Through ChromeDriver, which the page's CSP does not govern.
+    browser.execute_script(
+        "window.__reports = [];"
+        "document.addEventListener('securitypolicyviolation', (e) => __reports.push(e.blockedURI));"
+    )
+    for _ in range(3):
+        assert _run(daemon, tab_id, "1 + 1")["error"]["code"] == "csp_blocked"
+    wait_for(lambda: browser.execute_script("return window.__reports.length") >= 1, 5, "a report")
+    # Reports are dispatched as tasks: one more command makes sure any late one has arrived.
+    _run(daemon, tab_id, "1 + 1")
+    assert browser.execute_script("return window.__reports") == ["eval"]
+
+
 def test_a_tampering_page_neither_sees_nor_forges_an_awaited_result(
     browser: webdriver.Chrome, daemon: Daemon, pages: str
 ) -> None:
