@@ -269,15 +269,15 @@ test("a page's then and constructor getters never see an awaited result", async 
 test("the keeper's rewrite leaves nested returns and non-returns alone", () => {
   const { rewriteReturns } = page.context.__tabpilotExecutor;
   const REWRITES = [
-    ["return 1", "return void __tabpilot_return((1\n))"],
+    ["return 1", "return void __tabpilot_return((1))"],
     ["return;", "return;"],
     ["x.return(1); ({ return: 2 })", "x.return(1); ({ return: 2 })"],
     ["function f() { return 1 }", "function f() { return 1 }"],
-    ["if (a) return b\nc()", "if (a) return void __tabpilot_return((b\n))\nc()"],
-    ["for await (const x of y) { return x }", "for await (const x of y) { return void __tabpilot_return((x\n)) }"],
-    ["return '}' + `${'{'}`", "return void __tabpilot_return(('}' + `${'{'}`\n))"],
-    ["return /re}/.test(s) // note", "return void __tabpilot_return((/re}/.test(s)\n)) // note"],
-    ["const o = { m() { return 1 } }; return o", "const o = { m() { return 1 } }; return void __tabpilot_return((o\n))"],
+    ["if (a) return b\nc()", "if (a) return void __tabpilot_return((b))\nc()"],
+    ["for await (const x of y) { return x }", "for await (const x of y) { return void __tabpilot_return((x)) }"],
+    ["return '}' + `${'{'}`", "return void __tabpilot_return(('}' + `${'{'}`))"],
+    ["return /re}/.test(s) // note", "return void __tabpilot_return((/re}/.test(s))) // note"],
+    ["const o = { m() { return 1 } }; return o", "const o = { m() { return 1 } }; return void __tabpilot_return((o))"],
   ];
   for (const [source, expected] of REWRITES) assert.equal(rewriteReturns(source), expected, source);
   assert.equal(rewriteReturns("return 'unterminated"), null);
@@ -287,4 +287,48 @@ test("a non-string script is refused without running anything", async () => {
   const outcome = await page.execute(42, {});
   assert.equal(outcome.ok, false);
   assert.equal(outcome.error.code, "syntax_error");
+});
+
+// Each answers what the same script answers in a plain async function; the rewrite must not change
+// a result, only the way it travels.
+const TRICKY_ASYNC = [
+  "await 0; return 1",
+  "await 0\nreturn\n42",
+  "await 0; const f = (x) => x * 3; return f\n(2)",
+  "await 0; let a = 1\nreturn a\n++a",
+  "await 0; return [1, 2]\n.map((x) => x * 2)",
+  "await 0; const f = (x) => ({ return: x }); return f(3).return",
+  "await 0; switch (2) { case 1: return 'one'; case 2: return 'two' }",
+  "await 0; for (const x of [1, 2, 3]) { if (x === 2) return x * 10 }",
+  "await 0; outer: for (;;) { do { return 'deep' } while (false) }",
+  "await 0; try { throw new Error('x') } catch (e) { return e.message } finally { }",
+  "await 0; try { return 'try' } finally { globalThis.fin = 1 }",
+  "await 0; const s = 'return 1; }'; return s.length // return 2",
+  "await 0; /* return 3 */ return `a${`b${'c'}`}d`",
+  "await 0; const r = /[/}]return/g; return r.source",
+  "await 0; const a = 10, b = 5, c = 2; return a / b / c",
+  "await 0; class K { m() { return 'm' } static s() { return 's' } get g() { return 'g' } } return new K().m() + K.s() + new K().g",
+  "await 0; function* gen() { yield 1; return 2 } return [...gen()].length",
+  "await 0; const o = { async f() { return await 'f' } }; return await o.f()",
+  "await 0; if (true) return\n'unreached'",
+  "await 0; return a?.b ?? 'nullish'\nvar a",
+  "const x = await Promise.resolve(2); return x?.toFixed(1)",
+  "await 0; return typeof arguments",
+  "await 0; return this === globalThis",
+  "let n = 0; for await (const x of [Promise.resolve(1), 2]) { n += x } return n",
+];
+
+for (const script of TRICKY_ASYNC) {
+  test(`an async script answers as written: ${JSON.stringify(script).slice(0, 70)}`, async () => {
+    const AsyncFunction = vm.runInContext("(async () => {}).constructor", page.context);
+    const expected = await AsyncFunction(script).call(vm.runInContext("globalThis", page.context));
+    const outcome = await page.execute(script, { timeoutMs: 1000 });
+    assert.equal(outcome.ok, true, JSON.stringify(outcome.error));
+    assert.deepEqual(JSON.stringify(outcome.value), JSON.stringify(expected));
+  });
+}
+
+test("an async script's stack keeps its own line numbers past a rewritten return", async () => {
+  const { error } = await run("await 0\nif (false) return 1\nif (false) return 2\nthrow new Error('line 4')");
+  assert.match(error.stack, /<script>:4:\d+/);
 });

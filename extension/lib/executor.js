@@ -163,6 +163,9 @@
   const SCRIPT = form("direct", (script) => HEAD + "class _ { static {\n" + script + "\n} }\n})");
   const ASYNC_EXPRESSION = form("async", (script) => ASYNC_HEAD + `return void ${RETURN}((` + script + "\n))\n} })");
   const ASYNC_BODY = form("async", (script) => ASYNC_HEAD + (rewriteReturns(script) ?? script) + "\n} })");
+  // Should the rewrite ever break a script, the script as written still runs (its result then
+  // comes through the promise's resolution, as in any async function).
+  const ASYNC_BODY_AS_WRITTEN = form("async", (script) => ASYNC_HEAD + script + "\n} })");
 
   const AWAIT = /\bawait\b/;
   const IMPORT = /\bimport\s*\(/;
@@ -193,7 +196,7 @@
     const mentionsAwait = apply(regexpExec, AWAIT, [script]) !== null;
     const inJob = apply(regexpExec, IMPORT, [script]) !== null && canCompileInJob();
     let forms = inJob ? [EXPRESSION, BODY] : [EXPRESSION, SCRIPT, BODY];
-    if (mentionsAwait && awaitPromise) forms = [ASYNC_EXPRESSION, ASYNC_BODY, ...forms];
+    if (mentionsAwait && awaitPromise) forms = [ASYNC_EXPRESSION, ASYNC_BODY, ASYNC_BODY_AS_WRITTEN, ...forms];
     let next = 0;
     let lastError;
     const onError = (err) => {
@@ -203,7 +206,9 @@
         return refused ? done(record({ failure: refused })) : compile(script, awaitPromise, done);
       }
       if (proto !== syntaxErrorProto) return done(record({ failure: failure("syntax_error", err) }));
-      if (forms[next - 1] !== SCRIPT) lastError = err; // the body form's message is the most telling
+      const failed = forms[next - 1];
+      // The body form's message is the most telling.
+      if (failed !== SCRIPT && failed !== ASYNC_BODY_AS_WRITTEN) lastError = err;
       return tryNext();
     };
     const tryNext = () => {
@@ -245,8 +250,9 @@
     );
 
   // ---- Top-level `return`s of an async body, found by a small tokenizer, become
-  // `return void __tabpilot_return((EXPR\n))`. Returns null when unsure; the caller then compiles
-  // the script as it is.
+  // `return void __tabpilot_return((EXPR))`: EXPR ends at its last token, so no line comment is
+  // inside, and the script keeps its line numbers. Returns null when unsure; the caller then
+  // compiles the script as it is.
   const BLOCK_KEYWORDS = create(null);
   for (const word of ["if", "for", "while", "switch", "catch", "with"]) BLOCK_KEYWORDS[word] = true;
   const REGEX_AFTER_WORD = create(null);
@@ -409,7 +415,7 @@
     for (let e = 0; e < edits.length; e++) {
       const [returnStart, exprStart, exprEnd] = edits[e];
       out += apply(slice, src, [at, returnStart]) + `return void ${RETURN}((` +
-        apply(slice, src, [exprStart, exprEnd]) + "\n))";
+        apply(slice, src, [exprStart, exprEnd]) + "))";
       at = exprEnd;
     }
     return out + apply(slice, src, [at]);
@@ -508,7 +514,7 @@
     // Only a native promise is awaited, without the page seeing it (serialize.js, `listen`).
     const subscribed = listen(
       value,
-      (result) => settle(record({ ok: true, value: isAsync ? (kept ? keptValue : undefined) : result })),
+      (result) => settle(record({ ok: true, value: isAsync && kept ? keptValue : result })),
       (reason) => settle(failure(rejectionCode, reason)),
     );
     if (!subscribed) return answer(record({ ok: true, value }));
