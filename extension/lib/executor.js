@@ -34,10 +34,13 @@
   const tt = (() => {
     const factory = globalThis.trustedTypes;
     if (!factory || typeof globalThis.TrustedTypePolicyFactory !== "function") return null;
+    const factoryProto = globalThis.TrustedTypePolicyFactory.prototype;
+    const defaultPolicy = Object.getOwnPropertyDescriptor(factoryProto, "defaultPolicy");
     return {
       factory,
-      createPolicy: globalThis.TrustedTypePolicyFactory.prototype.createPolicy,
+      createPolicy: factoryProto.createPolicy,
       createScript: globalThis.TrustedTypePolicy.prototype.createScript,
+      defaultPolicy: defaultPolicy && defaultPolicy.get,
     };
   })();
 
@@ -128,20 +131,40 @@
       return cspFailure(err, directive, "forbids evaluating strings as JavaScript ('unsafe-eval' is not allowed)");
     }
     if (tt === null) return cspFailure(err, TT_REQUIRED, "requires Trusted Types, which this browser lacks");
+    const refused = usePolicy();
+    if (refused === null) return null;
+    return cspFailure(
+      refused,
+      "trusted-types",
+      `requires Trusted Types and its trusted-types allowlist has no policy named "${POLICY_NAME}"`,
+    );
+  };
+
+  // Switches to the Trusted Types route; null, or what createPolicy threw.
+  let policyRefused = null;
+  const usePolicy = () => {
+    if (policyRefused !== null) return policyRefused;
     try {
       const rules = create(null);
       rules.createScript = (source) => source;
       policy = apply(tt.createPolicy, tt.factory, [POLICY_NAME, rules]);
     } catch (refused) {
-      return cspFailure(
-        refused,
-        "trusted-types",
-        `requires Trusted Types and its trusted-types allowlist has no policy named "${POLICY_NAME}"`,
-      );
+      policyRefused = refused;
+      return refused;
     }
     route = "trusted_types";
     runners = create(null);
     return null;
+  };
+
+  // A page with a default Trusted Types policy would be handed every string we eval (and could
+  // change it): there the script goes through our own policy from the start, where one is allowed.
+  const hasDefaultPolicy = () => {
+    try {
+      return tt !== null && typeof tt.defaultPolicy === "function" && apply(tt.defaultPolicy, tt.factory, []) !== null;
+    } catch {
+      return false;
+    }
   };
 
   // ---- Compile forms, in order. An expression first (`2 + 2`, `({a: 1})`): the fast path. Then a
@@ -192,6 +215,7 @@
    * order, or done({failure}). Synchronous, except for scripts with import(), compiled in a job.
    */
   const compile = (script, awaitPromise, done) => {
+    if (route === "page" && hasDefaultPolicy()) usePolicy();
     if (blocked !== null) return done(record({ failure: cspFailure(blocked.err, blocked.directive, blocked.why) }));
     const mentionsAwait = apply(regexpExec, AWAIT, [script]) !== null;
     const inJob = apply(regexpExec, IMPORT, [script]) !== null && canCompileInJob();

@@ -51,6 +51,14 @@ PAGES: dict[str, tuple[dict[str, str], str]] = {
         {"Content-Security-Policy": "require-trusted-types-for 'script'; trusted-types other"},
         "<!doctype html><title>trusted types allowlist</title><p>tt</p>",
     ),
+    # Trusted Types with a default policy, which would be handed every string the page evals.
+    "/tt-default.html": (
+        {"Content-Security-Policy": "require-trusted-types-for 'script'"},
+        """<!doctype html><title>trusted types, default policy</title><script>
+        window.__defaultSaw = [];
+        trustedTypes.createPolicy("default", { createScript: (s) => (__defaultSaw.push(s), s) });
+        </script><p>tt</p>""",
+    ),
     # A page that tampers with prototypes and brand checks before any script of tabpilot runs a
     # command: `then` getters that record what they see and forge a result, a constructor getter on
     # Promise.prototype, and Symbol.hasInstance answering true on Window, Node, Error and Promise.

@@ -173,6 +173,17 @@ def test_trusted_types_pages_that_allow_eval_run_scripts(
             assert body["result"] == result
 
 
+def test_a_pages_default_trusted_types_policy_never_sees_a_script(
+    browser: webdriver.Chrome, daemon: Daemon, pages: str
+) -> None:
+    tab_id = _open(browser, daemon, pages + "/tt-default.html")
+    secret = "SECRET-" + str(time.time_ns())
+    scripts = [f"'{secret}'.length", f"let s = '{secret}'; s.length", f"return '{secret}'.length"]
+    for script in scripts:
+        assert _run(daemon, tab_id, script)["result"] == len(secret)
+    assert secret not in browser.execute_script("return JSON.stringify(window.__defaultSaw)")
+
+
 @pytest.mark.parametrize(
     ("path", "names", "not_named"),
     [
