@@ -56,3 +56,31 @@ test("through a shadow global, the executor and serializer run scripts, timers i
   const timedOut = await new Promise((resolve) => execute("new Promise(() => {})", { timeoutMs: 20 }, resolve));
   assert.equal(timedOut.error.code, "execution_timeout");
 });
+
+test("where eval is allowed only during the evaluation (chrome.debugger), an import() script still runs", async () => {
+  const context = vm.createContext({ setTimeout, clearTimeout });
+  // Like Runtime.evaluate on a page whose CSP forbids eval: allowed while the evaluation runs only.
+  vm.runInContext(
+    `const realEval = eval;
+     globalThis.evaluating = false;
+     globalThis.eval = (source) => {
+       if (!evaluating) throw new EvalError("Evaluating a string as JavaScript violates the following Content Security Policy directive because 'unsafe-eval' is not an allowed source of script: script-src 'self'\\".");
+       return realEval(source);
+     };
+     const kept = Object.create(null);
+     globalThis.shadow = new Proxy(globalThis, {
+       get: (target, key) => (key in kept ? kept[key] : Reflect.get(target, key)),
+       set: (target, key, value) => ((kept[key] = value), true),
+     });
+     globalThis.kept = kept;`,
+    context,
+  );
+  context.evaluating = true;
+  vm.runInContext(WRAPPED, context);
+  const { execute } = context.kept.__tabpilotExecutor;
+  const answered = new Promise((resolve) => execute("const load = () => import('./x.js'); return typeof load", {}, resolve));
+  context.evaluating = false;
+  const outcome = await answered;
+  assert.equal(outcome.ok, true, JSON.stringify(outcome.error));
+  assert.equal(outcome.value, "function");
+});

@@ -205,55 +205,55 @@
     !hasOwn(functionProto, "then") &&
     !hasOwn(objectProto, "then");
 
-  const compileInJob = (source, onCompiled, onError) => {
-    const compiled = listen(apply(promiseResolve, PromiseCtor, [source]), evalIntrinsic, undefined);
-    if (!compiled || !listen(compiled, onCompiled, onError)) onError(new TypeError("could not compile in a job"));
+  // The form that compiled here is compiled again in a job; should that fail (where eval is allowed
+  // only while our caller runs, as in chrome.debugger's Runtime.evaluate), the first one serves.
+  const recompileInJob = (compiled, done) => {
+    const keep = (made) => done(record({ made, kind: compiled.kind }));
+    // One more space at the end: the same text would come back from V8's eval cache, with the
+    // first compile's base URL.
+    const job = listen(apply(promiseResolve, PromiseCtor, [compiled.source + " "]), evalIntrinsic, undefined);
+    if (!job || !listen(job, keep, () => done(compiled))) done(compiled);
   };
 
   /**
-   * compile(script, awaitPromise, done): done({made, kind}) with the first form that compiles, in
-   * order, or done({failure}). Synchronous, except for scripts with import(), compiled in a job.
+   * compile(script, awaitPromise, done): done({made, kind, source}) with the first form that
+   * compiles, in order, or done({failure}). Synchronous, except that a script with import() is
+   * compiled once more in a job (above).
    */
   const compile = (script, awaitPromise, done) => {
-    if (route === "page" && hasDefaultPolicy()) usePolicy();
     if (blocked !== null) return done(record({ failure: cspFailure(blocked.err, blocked.directive, blocked.why) }));
+    if (route === "page" && hasDefaultPolicy()) usePolicy();
     const mentionsAwait = apply(regexpExec, AWAIT, [script]) !== null;
-    const inJob = apply(regexpExec, IMPORT, [script]) !== null && canCompileInJob();
-    let forms = inJob ? [EXPRESSION, BODY] : [EXPRESSION, SCRIPT, BODY];
+    const imports = apply(regexpExec, IMPORT, [script]) !== null;
+    let forms = imports ? [EXPRESSION, BODY] : [EXPRESSION, SCRIPT, BODY];
     if (mentionsAwait && awaitPromise) forms = [ASYNC_EXPRESSION, ASYNC_BODY, ASYNC_BODY_AS_WRITTEN, ...forms];
-    let next = 0;
     let lastError;
-    const onError = (err) => {
-      const proto = protoOf(err);
-      if (proto === evalErrorProto) {
-        const refused = onRefusal(err);
-        return refused ? done(record({ failure: refused })) : compile(script, awaitPromise, done);
-      }
-      if (proto !== syntaxErrorProto) return done(record({ failure: failure("syntax_error", err) }));
-      const failed = forms[next - 1];
-      // The body form's message is the most telling.
-      if (failed !== SCRIPT && failed !== ASYNC_BODY_AS_WRITTEN) lastError = err;
-      return tryNext();
-    };
-    const tryNext = () => {
-      if (next >= forms.length) return done(record({ failure: noFormCompiles(script, mentionsAwait && !awaitPromise, lastError) }));
-      const current = forms[next++];
-      const compiled = (made) => done(record({ made, kind: current.kind }));
-      if (inJob) return compileInJob(current.source(script), compiled, onError);
+    for (let i = 0; i < forms.length; i++) {
+      const current = forms[i];
+      const source = current.source(script);
       let made;
       try {
-        made = compileForm(current.source(script));
-        if (current === SCRIPT) {
-          const runner = (runners.sloppy ??= makeRunner());
-          const source = trusted(script);
-          made = () => runner(evalIntrinsic, source);
-        }
+        made = compileForm(source);
       } catch (err) {
-        return onError(err);
+        const proto = protoOf(err);
+        if (proto === evalErrorProto) {
+          const refused = onRefusal(err);
+          return refused ? done(record({ failure: refused })) : compile(script, awaitPromise, done);
+        }
+        if (proto !== syntaxErrorProto) return done(record({ failure: failure("syntax_error", err) }));
+        // The body form's message is the most telling.
+        if (current !== SCRIPT && current !== ASYNC_BODY_AS_WRITTEN) lastError = err;
+        continue;
       }
-      return compiled(made);
-    };
-    tryNext();
+      if (current === SCRIPT) {
+        const runner = (runners.sloppy ??= makeRunner());
+        const trustedScript = trusted(script);
+        made = () => runner(evalIntrinsic, trustedScript);
+      }
+      const compiled = record({ made, kind: current.kind, source });
+      return imports && canCompileInJob() ? recompileInJob(compiled, done) : done(compiled);
+    }
+    return done(record({ failure: noFormCompiles(script, mentionsAwait && !awaitPromise, lastError) }));
   };
 
   const noFormCompiles = (script, awaitIsOff, lastError) => {
