@@ -332,3 +332,26 @@ test("an async script's stack keeps its own line numbers past a rewritten return
   const { error } = await run("await 0\nif (false) return 1\nif (false) return 2\nthrow new Error('line 4')");
   assert.match(error.stack, /<script>:4:\d+/);
 });
+
+test("a page's index getters and setters on Array and String prototypes never see the script", async () => {
+  const realm = load();
+  const secret = "s3cr3t-" + Date.now();
+  vm.runInContext(
+    `globalThis.seen = [];
+     const text = (v) => { try { return JSON.stringify(v) ?? String(v); } catch { return "?"; } };
+     let busy = false;
+     const note = (v) => { if (busy) return; busy = true; seen.push(text(v)); busy = false; };
+     const spy = (proto, key) => Object.defineProperty(proto, key, {
+       configurable: true,
+       get() { note(this); return undefined; },
+       set(v) { note([this, v]); },
+     });
+     for (let i = 0; i < 400; i++) { spy(Array.prototype, i); spy(String.prototype, i); }`,
+    realm.context,
+  );
+  const script = `await 0\nconst t = '${secret}'\nif (t) { return [t] }\nreturn 0`;
+  const outcome = await new Promise((resolve) => realm.execute(script, { timeoutMs: 500 }, resolve));
+  assert.equal(outcome.ok, true, JSON.stringify(outcome.error));
+  const seen = Array.from(vm.runInContext("seen", realm.context));
+  assert.deepEqual(seen.filter((text) => text.includes(secret)), []);
+});

@@ -27,7 +27,9 @@
 
   // Own copies of everything the channel touches, taken before page scripts run (protocol.md §3).
   const { apply } = Reflect;
-  const { create, defineProperty, freeze, getOwnPropertyDescriptor } = Object;
+  const { create, defineProperty, freeze, getOwnPropertyDescriptor, setPrototypeOf } = Object;
+  // No prototype: a page's Array.prototype index setters or toJSON must not see or change them.
+  const list = () => setPrototypeOf([], null);
   const doc = g.document;
   const addListener = EventTarget.prototype.addEventListener;
   const removeListener = EventTarget.prototype.removeEventListener;
@@ -94,7 +96,7 @@
   // at once, as the request's `dialog` says, and are recorded in its answer. Between commands the
   // native dialog shows, and content.js hears of it first, so that a later command can report a
   // dialog that blocks the tab.
-  const running = []; // the commands under way, oldest first; the newest one's policy answers
+  const running = list(); // the commands under way, oldest first; the newest one's policy answers
 
   const toText = (value) => {
     try {
@@ -163,7 +165,7 @@
     const command = create(null);
     command.dialog = request.dialog === "accept" ? "accept" : "dismiss";
     command.promptText = typeof request.prompt_text === "string" ? request.prompt_text : undefined;
-    command.dialogs = [];
+    command.dialogs = list();
     const finish = () => {
       for (let i = running.length - 1; i >= 0; i--) {
         if (running[i] === command) {

@@ -14,7 +14,7 @@
   // observe the wrapper. eval is the realm's intrinsic, hence subject to the page's CSP and Trusted
   // Types: that is how csp_blocked is detected.
   const { apply } = Reflect;
-  const { create, getPrototypeOf, hasOwn, keys } = Object;
+  const { create, getPrototypeOf, hasOwn, keys, setPrototypeOf } = Object;
   const objectProto = Object.prototype;
   const functionProto = Function.prototype;
   const evalIntrinsic = eval;
@@ -44,6 +44,9 @@
     };
   })();
 
+  // Our lists and records have no prototype: a page's index setter or getter on Array.prototype
+  // (or a property's on Object.prototype) would otherwise be handed them, and the script in them.
+  const list = () => setPrototypeOf([], null);
   const record = (fields) => {
     const out = create(null);
     const names = keys(fields);
@@ -71,7 +74,10 @@
       const data = errorData(thrown);
       if (data !== undefined) error.data = data;
     }
-    if (extra) for (const name of keys(extra)) error[name] = extra[name];
+    if (extra) {
+      const names = keys(extra);
+      for (let i = 0; i < names.length; i++) error[names[i]] = extra[names[i]];
+    }
     if (apply(indexOf, error.message, ["dynamically imported module: chrome-extension://"]) !== -1) {
       error.message += " A relative import() resolved against tabpilot's own files here: use an absolute URL, " +
         "e.g. import(new URL('./mod.js', location.href).href).";
@@ -225,8 +231,15 @@
     if (route === "page" && hasDefaultPolicy()) usePolicy();
     const mentionsAwait = apply(regexpExec, AWAIT, [script]) !== null;
     const imports = apply(regexpExec, IMPORT, [script]) !== null;
-    let forms = imports ? [EXPRESSION, BODY] : [EXPRESSION, SCRIPT, BODY];
-    if (mentionsAwait && awaitPromise) forms = [ASYNC_EXPRESSION, ASYNC_BODY, ASYNC_BODY_AS_WRITTEN, ...forms];
+    const forms = list();
+    if (mentionsAwait && awaitPromise) {
+      forms[0] = ASYNC_EXPRESSION;
+      forms[1] = ASYNC_BODY;
+      forms[2] = ASYNC_BODY_AS_WRITTEN;
+    }
+    forms[forms.length] = EXPRESSION;
+    if (!imports) forms[forms.length] = SCRIPT;
+    forms[forms.length] = BODY;
     let lastError;
     for (let i = 0; i < forms.length; i++) {
       const current = forms[i];
@@ -293,13 +306,16 @@
   const WORD = /[A-Za-z0-9_$\u0080-\uffff\\]/;
 
   function tokenize(src) {
-    const tokens = [];
-    const stack = []; // "(", "[", "{", "${"
+    const tokens = list();
+    const stack = list(); // "(", "[", "{", "${"
     let i = 0;
     let newline = false;
     const isWord = (c) => apply(regexpExec, WORD, [c]) !== null;
+    // Past the end, a string's index falls through to String.prototype, where a page getter
+    // would be handed the script.
+    const at = (k) => (k < src.length ? src[k] : "");
     const push = (type, value, start) => {
-      tokens[tokens.length] = { type, value, start, end: i, newline };
+      tokens[tokens.length] = record({ type, value, start, end: i, newline, closedBlock: undefined });
       newline = false;
     };
     const template = (start) => {
@@ -309,7 +325,7 @@
         else if (c === "`") {
           i++;
           return push("template", "`", start);
-        } else if (c === "$" && src[i + 1] === "{") {
+        } else if (c === "$" && at(i + 1) === "{") {
           i += 2;
           stack[stack.length] = "${";
           return push("template", "`", start);
@@ -324,9 +340,9 @@
         newline = true;
         i++;
       } else if (c === " " || c === "\t" || c === "\v" || c === "\f" || c === "\ufeff" || c === "\u00a0") i++;
-      else if (c === "/" && src[i + 1] === "/") {
+      else if (c === "/" && at(i + 1) === "/") {
         while (i < src.length && src[i] !== "\n" && src[i] !== "\r") i++;
-      } else if (c === "/" && src[i + 1] === "*") {
+      } else if (c === "/" && at(i + 1) === "*") {
         const close = apply(indexOf, src, ["*/", i + 2]);
         if (close === -1) throw new SyntaxError("unterminated comment");
         const text = apply(slice, src, [i, close]);
@@ -370,7 +386,7 @@
             break;
           }
         }
-        const after = src[i + 2];
+        const after = at(i + 2);
         if (value === "?." && after >= "0" && after <= "9") value = "?"; // `a?.5:b` is a conditional
         i += value.length;
         if (value === "(" || value === "[" || value === "{") stack[stack.length] = value;
@@ -397,9 +413,9 @@
     }
     // For each open bracket: whether it is a function body. A `{` is one after `=>`, or after a
     // `)` whose `(` did not follow if/for/while/switch/catch/with (nor `for await`).
-    const open = [];
-    const parenIsBlock = [];
-    const edits = [];
+    const open = list();
+    const parenIsBlock = list();
+    const edits = list();
     for (let t = 0; t < tokens.length; t++) {
       const token = tokens[t];
       const before = tokens[t - 1];
@@ -431,13 +447,13 @@
       const end = expressionEnd(tokens, t + 1);
       if (end === null) return null;
       if (end.first === end.stop) continue; // `return;` returns undefined: nothing to keep
-      edits[edits.length] = [token.start, tokens[end.first].start, end.at];
+      edits[edits.length] = record({ returnStart: token.start, exprStart: tokens[end.first].start, exprEnd: end.at });
     }
     if (edits.length === 0) return src;
     let out = "";
     let at = 0;
     for (let e = 0; e < edits.length; e++) {
-      const [returnStart, exprStart, exprEnd] = edits[e];
+      const { returnStart, exprStart, exprEnd } = edits[e];
       out += apply(slice, src, [at, returnStart]) + `return void ${RETURN}((` +
         apply(slice, src, [exprStart, exprEnd]) + "))";
       at = exprEnd;
