@@ -177,8 +177,9 @@
   // plain Script, run by direct eval for its completion value (`let x = 1; x`). Then a function
   // body, so that `return` works. The async forms come first when the script says `await` and the
   // caller awaits. The "\n" keeps a trailing `// comment` from swallowing what follows.
-  const HEAD = "(function anonymous(\n) {\n"; // the script starts on line 3, as with new Function
-  const ASYNC_HEAD = `(function (${RETURN}) { return async function anonymous(\n) {\n`;
+  // The script starts on line 3, as with new Function; unnamed, so its frames read `at eval`.
+  const HEAD = "(function (\n) {\n";
+  const ASYNC_HEAD = `(function (${RETURN}) { return async function (\n) {\n`;
   // A form: how to make its source, and how its function is called. The async forms hand their
   // value to a keeper instead of returning it: an async function's return resolves its promise
   // with the value, which reads `value.then` through the page's prototypes, where a page getter

@@ -139,7 +139,7 @@ def test_page_spies_see_only_what_the_boundary_allows(
     assert "heard message" not in log
     assert "chrome.runtime" not in log
     # What the page does see: a script that calls its code, or throws through its stack hook.
-    assert f"caller function anonymous(\n) {{\n/* {touching} */" in log
+    assert f"caller function (\n) {{\n/* {touching} */" in log
     assert "window.event none" in log  # the event that names the secret is over by then
     assert throwing in log
     _seen.update(hidden=5, visible=2)
