@@ -269,6 +269,15 @@ test("an Error keeps its other own fields (code, cause, errors) in data", () => 
   assert.equal("data" in wire(new Error("plain")).result, false);
 });
 
+test("an Error whose fields lead back to it is [Circular] there", () => {
+  const err = new Error("loop");
+  err.cause = err;
+  err.list = [err];
+  assert.deepEqual(wire(err).result.data, { cause: "[Circular]", list: ["[Circular]"] });
+  const { errorData } = context.__tabpilotSerialize;
+  assert.deepEqual(JSON.parse(JSON.stringify(errorData(err))), { cause: "[Circular]", list: ["[Circular]"] });
+});
+
 test("errorData serializes a thrown Error's extra fields, or gives undefined", () => {
   const { errorData } = context.__tabpilotSerialize;
   assert.deepEqual(JSON.parse(JSON.stringify(errorData(Object.assign(new Error("x"), { code: 7n })))), { code: "7n" });

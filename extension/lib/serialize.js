@@ -272,6 +272,9 @@
   };
 
   const errorOut = (err, depth, state) => {
+    // An Error's fields may lead back to it (err.cause = err), like any container's.
+    for (let i = 0; i < depth; i++) if (state.ancestors[i] === err) return "[Circular]";
+    state.ancestors[depth] = err;
     const out = newRecord();
     out.error = text(read(err, "message"));
     out.name = text(read(err, "name"));
@@ -443,7 +446,9 @@
   /** errorData(err) -> JSON-safe record of a thrown Error's other own fields, or undefined. */
   const errorData = (err) => {
     try {
-      return errorFields(err, 0, newState());
+      const state = newState();
+      state.ancestors[0] = err;
+      return errorFields(err, 0, state);
     } catch {
       return undefined;
     }
