@@ -175,11 +175,12 @@ test("a page that forbids eval gives csp_blocked, with the directive", async () 
 
 // A realm that behaves like a page enforcing require-trusted-types-for 'script': eval takes only a
 // TrustedScript. `allowList` stands for a trusted-types directive.
-const TRUSTED_TYPES = (allowList) => `
+const TRUSTED_TYPES = (allowList, withDefault = false) => `
   const realEval = eval;
   class TrustedScript { constructor(s) { this.s = s; } toString() { return this.s; } }
   class TrustedTypePolicy { constructor(rules) { this.rules = rules; } createScript(s) { return new TrustedScript(this.rules.createScript(s)); } }
   class TrustedTypePolicyFactory {
+    get defaultPolicy() { return globalThis.defaultRules ? {} : null; }
     createPolicy(name, rules) {
       const allowed = ${JSON.stringify(allowList)};
       if (allowed && !allowed.includes(name)) throw new TypeError('Policy "' + name + '" disallowed.');
@@ -189,7 +190,10 @@ const TRUSTED_TYPES = (allowList) => `
   }
   globalThis.policies = [];
   Object.assign(globalThis, { TrustedTypePolicy, TrustedTypePolicyFactory, trustedTypes: new TrustedTypePolicyFactory() });
+  globalThis.defaultSaw = [];
+  globalThis.defaultRules = ${withDefault} ? { createScript: (s) => (defaultSaw.push(s), s) } : null;
   globalThis.eval = function (code) {
+    if (!(code instanceof TrustedScript) && defaultRules) code = new TrustedScript(defaultRules.createScript(String(code)));
     if (!(code instanceof TrustedScript)) {
       throw new EvalError("Evaluating a string as JavaScript violates this document's Trusted Type assignment requirements.");
     }
@@ -204,6 +208,13 @@ test("a Trusted Types page runs scripts through one lazily made policy", async (
     assert.deepEqual([answer.result, answer.route], [result, "trusted_types"], script);
   }
   assert.deepEqual(Array.from(vm.runInContext("policies", realm.context)), ["tabpilot"]);
+});
+
+test("a page's default Trusted Types policy is never handed a script", async () => {
+  const realm = load(undefined, TRUSTED_TYPES(null, true));
+  const answer = await run("let secret = 'shh'; secret.length", {}, realm);
+  assert.deepEqual([answer.result, answer.route], [3, "trusted_types"]);
+  assert.deepEqual(Array.from(vm.runInContext("defaultSaw", realm.context)), []);
 });
 
 test("a Trusted Types allowlist without tabpilot gives csp_blocked naming trusted-types", async () => {
