@@ -175,19 +175,127 @@ test("a huge window-like graph answers quickly and stays bounded", () => {
   assert.match(text, /\[Truncated\]/);
 });
 
-test("a DOM node is found with instanceof Node when the realm has Node", () => {
-  class Node {}
-  class Element extends Node {
-    constructor() {
-      super();
-      Object.defineProperties(this, {
-        nodeType: { get: () => 1 }, nodeName: { get: () => "SECTION" }, id: { get: () => "main" },
-        classList: { get: () => ["wide"] },
-      });
-    }
+// A realm with a DOM-like Node: its nodeType getter throws on anything but a node, as the DOM's does.
+const DOM_REALM = `
+  const nodes = new WeakSet();
+  class Node {
+    constructor(name, id) { nodes.add(this); this._name = name; this._id = id; }
+    get nodeType() { if (!nodes.has(this)) throw new TypeError("Illegal invocation"); return 1; }
+    get nodeName() { return this._name; }
+    get id() { return this._id; }
+    get classList() { return ["wide"]; }
   }
-  const { serialize: withNode } = load({ Node });
-  assert.deepEqual({ ...withNode(new Element()) }, { result: "[SECTION#main.wide]", result_type: "node" });
+  globalThis.Node = Node;`;
+
+test("a DOM node is found by its brand (the nodeType getter) when the realm has Node", () => {
+  const context = vm.createContext({});
+  vm.runInContext(DOM_REALM, context);
+  vm.runInContext(SOURCE, context);
+  const node = vm.runInContext("new Node('SECTION', 'main')", context);
+  assert.deepEqual({ ...context.__tabpilotSerialize.serialize(node) }, { result: "[SECTION#main.wide]", result_type: "node" });
+});
+
+test("a page's Symbol.hasInstance and Symbol.toStringTag cannot change what a value is", () => {
+  const context = vm.createContext({});
+  vm.runInContext(DOM_REALM, context);
+  vm.runInContext(SOURCE, context);
+  const values = vm.runInContext(
+    `for (const C of [Node, Error, Promise, Object, Array]) {
+       Object.defineProperty(C, Symbol.hasInstance, { value: () => true, configurable: true });
+     }
+     globalThis.Window = class Window {};
+     Object.defineProperty(Window, Symbol.hasInstance, { value: () => true });
+     [{ a: 1 }, { [Symbol.toStringTag]: "Promise", b: 2 }, { [Symbol.toStringTag]: "Error", c: 3 },
+      Object.assign(Object.create({ [Symbol.toStringTag]: "Error" }), { d: 4 }),
+      Object.assign(new (class Thing {})(), { e: 5 })]`,
+    context,
+  );
+  const out = Array.from(values, (v) => JSON.parse(JSON.stringify(context.__tabpilotSerialize.serialize(v))));
+  assert.deepEqual(out, [
+    { result: { a: 1 }, result_type: "object" },
+    { result: { b: 2 }, result_type: "object" },
+    { result: { c: 3 }, result_type: "object" },
+    { result: { d: 4 }, result_type: "object" },
+    { result: { e: 5 }, result_type: "object" },
+  ]);
+});
+
+test("each getter is read once", () => {
+  const calls = {};
+  const counted = {};
+  for (const name of ["nodeType", "nodeName", "window", "document", "message", "then", "length"]) {
+    Object.defineProperty(counted, name, {
+      enumerable: true,
+      get() {
+        calls[name] = (calls[name] ?? 0) + 1;
+        return name === "nodeType" || name === "length" ? 1 : name;
+      },
+    });
+  }
+  const out = wire(counted);
+  assert.equal(out.result_type, "object");
+  assert.deepEqual(calls, { nodeType: 1, nodeName: 1, window: 1, document: 1, message: 1, then: 1, length: 1 });
+});
+
+const LONE = "a\uD800b";
+const WELL = "a\uFFFDb";
+const STRING_CASES = [
+  // [name, value, expected result]
+  ["a string", LONE, WELL],
+  ["an object key", { [LONE]: LONE }, { [WELL]: WELL }],
+  ["a trailing high surrogate", "x\uDBFF", "x\uFFFD"],
+  ["a lone low surrogate", "\uDC00y", "\uFFFDy"],
+  ["a proper pair stays", "\uD83D\uDE00", "\uD83D\uDE00"],
+  ["an Error's message", new Error(LONE), { error: WELL, name: "Error" }],
+];
+
+for (const [name, value, expected] of STRING_CASES) {
+  test(`a lone surrogate in ${name} becomes U+FFFD`, () => {
+    const { result } = serialize(value);
+    if (result && typeof result === "object" && "stack" in result) delete result.stack;
+    assert.deepEqual(JSON.parse(JSON.stringify(result)), expected);
+    assert.ok(JSON.stringify(result).isWellFormed());
+  });
+}
+
+test("an Error keeps its other own fields (code, cause, errors) in data", () => {
+  const coded = Object.assign(new Error("bad", { cause: { why: "disk" } }), { code: "E_FULL" });
+  const { result } = wire(coded);
+  assert.deepEqual(result.data, { cause: { why: "disk" }, code: "E_FULL" });
+  const aggregate = wire(new AggregateError([new Error("one"), "two"], "many")).result;
+  assert.equal(aggregate.error, "many");
+  assert.equal(aggregate.data.errors[0].error, "one");
+  assert.equal(aggregate.data.errors[1], "two");
+  assert.equal("data" in wire(new Error("plain")).result, false);
+});
+
+test("an Error whose fields lead back to it is [Circular] there", () => {
+  const err = new Error("loop");
+  err.cause = err;
+  err.list = [err];
+  assert.deepEqual(wire(err).result.data, { cause: "[Circular]", list: ["[Circular]"] });
+  const { errorData } = context.__tabpilotSerialize;
+  assert.deepEqual(JSON.parse(JSON.stringify(errorData(err))), { cause: "[Circular]", list: ["[Circular]"] });
+});
+
+test("errorData serializes a thrown Error's extra fields, or gives undefined", () => {
+  const { errorData } = context.__tabpilotSerialize;
+  assert.deepEqual(JSON.parse(JSON.stringify(errorData(Object.assign(new Error("x"), { code: 7n })))), { code: "7n" });
+  assert.equal(errorData(new Error("x")), undefined);
+});
+
+test("a page getter on a promise's constructor never sees the promise being listened to", () => {
+  const { context: page, serialize: guarded } = load();
+  const seen = vm.runInContext(
+    `globalThis.seen = [];
+     Object.defineProperty(Promise.prototype, "constructor", { configurable: true, get() { seen.push(this); return Promise; } });
+     seen`,
+    page,
+  );
+  const promise = vm.runInContext("Promise.resolve('secret')", page);
+  assert.equal(guarded(promise).result_type, "promise");
+  assert.equal(seen.length, 0);
+  assert.equal(Object.hasOwn(promise, "constructor"), false, "the shadowing property is gone");
 });
 
 test("a page replacing built-ins after load neither breaks nor fools it", () => {
@@ -219,8 +327,10 @@ test("stacks keep the script's frames with its own line numbers and drop tabpilo
   const ext = "chrome-extension://mmgjobhjaeaocmcbdnjglfiobpnpkdpf";
   const stack = [
     "Error: test error",
-    `    at inner (eval at compile (${ext}/lib/executor.js:74:31), <anonymous>:4:9)`,
-    `    at eval (eval at compile (${ext}/lib/executor.js:74:31), <anonymous>:3:7)`,
+    `    at inner (eval at compileForm (${ext}/lib/executor.js:74:31), <anonymous>:4:9)`,
+    `    at eval (eval at compileForm (${ext}/lib/executor.js:74:31), <anonymous>:3:7)`,
+    `    at eval (eval at eval (eval at makeRunner (${ext}/lib/executor.js:80:3)), <anonymous>:5:2)`,
+    `    at eval (eval at makeRunner (${ext}/lib/executor.js:80:3), <anonymous>:1:40)`,
     `    at ${ext}/lib/executor.js:119:17`,
     "    at new Promise (<anonymous>)",
     `    at execute (${ext}/lib/executor.js:107:12)`,
@@ -232,6 +342,7 @@ test("stacks keep the script's frames with its own line numbers and drop tabpilo
       "Error: test error",
       "    at inner (<script>:2:9)",
       "    at eval (<script>:1:7)",
+      "    at eval (<script>:5:2)",
       "    at new Promise (<anonymous>)",
       "    at https://example.test/app.js:10:3",
     ].join("\n"),
@@ -241,7 +352,7 @@ test("stacks keep the script's frames with its own line numbers and drop tabpilo
 test("a returned Error's stack is cleaned the same way", () => {
   const ext = "chrome-extension://mmgjobhjaeaocmcbdnjglfiobpnpkdpf";
   const error = new Error("returned");
-  error.stack = `Error: returned\n    at eval (eval at compile (${ext}/lib/executor.js:74:31), <anonymous>:3:7)\n    at ${ext}/inject.js:1:1`;
+  error.stack = `Error: returned\n    at eval (eval at compileForm (${ext}/lib/executor.js:74:31), <anonymous>:3:7)\n    at ${ext}/inject.js:1:1`;
   assert.deepEqual(wire(error).result, { error: "returned", name: "Error", stack: "Error: returned\n    at eval (<script>:1:7)" });
 });
 

@@ -1,5 +1,6 @@
 // Page-world end of the channel (docs/protocol.md §3): pairs with content.js through a secret event
-// name, runs each request with the executor and answers with the serialized value.
+// name, runs each request with the executor and answers with the serialized value. It also answers
+// alert/confirm/prompt while a command runs, and tells content.js about the ones between commands.
 // Runs in the MAIN world at document_start, after lib/serialize.js and lib/executor.js.
 (() => {
   "use strict";
@@ -26,7 +27,9 @@
 
   // Own copies of everything the channel touches, taken before page scripts run (protocol.md §3).
   const { apply } = Reflect;
-  const { create, defineProperty, freeze, getOwnPropertyDescriptor } = Object;
+  const { create, defineProperty, freeze, getOwnPropertyDescriptor, setPrototypeOf } = Object;
+  // No prototype: a page's Array.prototype index setters or toJSON must not see or change them.
+  const list = () => setPrototypeOf([], null);
   const doc = g.document;
   const addListener = EventTarget.prototype.addEventListener;
   const removeListener = EventTarget.prototype.removeEventListener;
@@ -36,9 +39,9 @@
   const preventDefault = Event.prototype.preventDefault;
   const jsonParse = JSON.parse;
   const jsonStringify = JSON.stringify;
-  const promiseThen = Promise.prototype.then;
+  const StringCtor = String;
   const settledPromise = Promise.resolve();
-  const { serialize } = serializer;
+  const { serialize, wellFormed, listen } = serializer;
   const { execute } = executor;
 
   let nonce = null;
@@ -89,19 +92,95 @@
     fire("tabpilot:res:" + nonce, json);
   };
 
+  // ---- Dialogs. While a command runs (until its outcome is known), alert/confirm/prompt answer
+  // at once, as the request's `dialog` says, and are recorded in its answer. Between commands the
+  // native dialog shows, and content.js hears of it first, so that a later command can report a
+  // dialog that blocks the tab.
+  const running = list(); // the commands under way, oldest first; the newest one's policy answers
+
+  const toText = (value) => {
+    try {
+      return value === undefined ? "" : wellFormed(StringCtor(value));
+    } catch (err) {
+      return "[unprintable: " + describe(err) + "]";
+    }
+  };
+
+  const answerDialog = (command, type, args) => {
+    const entry = create(null);
+    entry.type = type;
+    entry.message = toText(args[0]);
+    const accept = command.dialog === "accept";
+    entry.action = accept ? "accepted" : "dismissed";
+    let reply;
+    if (type === "confirm") reply = accept;
+    else if (type === "prompt") {
+      reply = accept ? (typeof command.promptText === "string" ? command.promptText : toText(args[1])) : null;
+      if (accept) entry.text = wellFormed(reply);
+    }
+    for (let i = 0; i < running.length; i++) running[i].dialogs[running[i].dialogs.length] = entry;
+    return reply;
+  };
+
+  const tellContent = (phase, type, message) => {
+    if (nonce === null) return;
+    const detail = create(null);
+    detail.phase = phase;
+    detail.type = type;
+    if (message !== undefined) detail.message = message;
+    try {
+      fire("tabpilot:dialog:" + nonce, jsonStringify(detail));
+    } catch {}
+  };
+
+  const wrapDialog = (type) => {
+    const native = g[type];
+    if (typeof native !== "function") return;
+    const wrappers = {
+      // A method: like the native, it has no prototype and cannot be constructed.
+      [type](...args) {
+        if (running.length > 0) return answerDialog(running[running.length - 1], type, args);
+        tellContent("open", type, toText(args[0]));
+        try {
+          return apply(native, this === undefined ? g : this, args);
+        } finally {
+          tellContent("closed", type);
+        }
+      },
+    };
+    const descriptor = create(null);
+    descriptor.value = wrappers[type];
+    descriptor.writable = true;
+    descriptor.enumerable = true;
+    descriptor.configurable = true;
+    defineProperty(g, type, descriptor);
+  };
+
+  // ---- Running a request.
   const run = (request) => {
     const options = create(null);
     options.awaitPromise = request.await_promise !== false;
     options.timeoutMs = request.timeout_ms;
-    const onFailure = (err) => send(errorAnswer(request.id, "tabpilot could not run the script: " + describe(err)));
-    const onOutcome = (outcome) => {
-      try {
-        answerWith(outcome);
-      } catch (err) {
-        onFailure(err);
+    if (typeof request.deadline === "number") options.deadline = request.deadline;
+    const command = create(null);
+    command.dialog = request.dialog === "accept" ? "accept" : "dismiss";
+    command.promptText = typeof request.prompt_text === "string" ? request.prompt_text : undefined;
+    command.dialogs = list();
+    const finish = () => {
+      for (let i = running.length - 1; i >= 0; i--) {
+        if (running[i] === command) {
+          for (let j = i; j < running.length - 1; j++) running[j] = running[j + 1];
+          running.length--;
+          break;
+        }
       }
     };
+    const onFailure = (err) => {
+      finish();
+      send(errorAnswer(request.id, "tabpilot could not run the script: " + describe(err)));
+    };
     const answerWith = (outcome) => {
+      finish();
       const answer = create(null);
       answer.id = request.id;
       answer.ok = outcome.ok;
@@ -112,10 +191,19 @@
       } else {
         answer.error = outcome.error;
       }
+      answer.route = outcome.route;
+      if (command.dialogs.length > 0) answer.dialogs = command.dialogs;
       send(answer);
     };
+    running[running.length] = command;
     try {
-      apply(promiseThen, execute(request.script, options), [onOutcome, onFailure]);
+      execute(request.script, options, (outcome) => {
+        try {
+          answerWith(outcome);
+        } catch (err) {
+          onFailure(err);
+        }
+      });
     } catch (err) {
       onFailure(err);
     }
@@ -143,7 +231,8 @@
     // knows the page world heard the request (after document.open() nobody does).
     apply(preventDefault, event, []);
     // Run outside the dispatch, so that window.event (which names the secret) is unset by then.
-    apply(promiseThen, settledPromise, [() => (request.ping === true ? pong(request) : run(request))]);
+    // `listen` keeps a page's Promise.prototype.constructor getter from seeing (or stalling) it.
+    listen(settledPromise, () => (request.ping === true ? pong(request) : run(request)), undefined);
   };
 
   const onChannel = (event) => {
@@ -156,6 +245,7 @@
     fire("tabpilot:ready:" + nonce, "");
   };
 
+  for (const type of ["alert", "confirm", "prompt"]) wrapDialog(type);
   defineProperty(g, FLAG, {
     value: freeze({ isPaired: () => nonce !== null }),
     configurable: true,

@@ -1,55 +1,66 @@
 // Script wrapper: compiles and runs a caller's script in the page's own world (docs/protocol.md §4).
-// A classic script, loaded in the MAIN world at document_start and by node:vm tests;
-// inject.js takes `__tabpilotExecutor` off globalThis before any page script runs.
+// A classic script, loaded in the MAIN world at document_start, in a chrome.userScripts world, as
+// text inside `(function (globalThis) { … })(shadow)` through chrome.debugger, and by node:vm tests.
+// So it reads the global object only as `globalThis`, never calls a global function with the
+// global as `this`, and exports only by assignment on `globalThis`; inject.js takes
+// `__tabpilotExecutor` off the page's globals before any page script runs.
 (() => {
   "use strict";
 
   const DEFAULT_TIMEOUT_MS = 5000;
+  const RETURN = "__tabpilot_return"; // the keeper's name inside the async forms (see below)
 
   // Captured now, so a page that later replaces Function, Promise or setTimeout cannot break or
-  // observe the wrapper. The constructors are the realm's intrinsics, hence subject to the page's
-  // CSP: that is how csp_blocked is detected.
-  const g = globalThis;
+  // observe the wrapper. eval is the realm's intrinsic, hence subject to the page's CSP and Trusted
+  // Types: that is how csp_blocked is detected.
   const { apply } = Reflect;
-  const { create, getPrototypeOf, keys } = Object;
-  const FunctionCtor = Function;
-  const AsyncFunctionCtor = getPrototypeOf(async function () {}).constructor;
+  const { create, getPrototypeOf, hasOwn, keys, setPrototypeOf } = Object;
+  const objectProto = Object.prototype;
+  const functionProto = Function.prototype;
+  const evalIntrinsic = eval;
   const PromiseCtor = Promise;
-  const promiseThen = Promise.prototype.then;
+  const promiseResolve = Promise.resolve;
   const syntaxErrorProto = SyntaxError.prototype;
   const evalErrorProto = EvalError.prototype;
-  const setTimer = g.setTimeout;
-  const clearTimer = g.clearTimeout;
-  const jsonStringify = JSON.stringify;
-  const StringCtor = String;
-  // Shared with the serializer, which loads first (manifest order), so returned errors read the same.
-  const { cleanStack } = g.__tabpilotSerialize;
+  const referenceErrorProto = ReferenceError.prototype;
+  const setTimer = setTimeout;
+  const clearTimer = clearTimeout;
+  const dateNow = Date.now;
+  const { indexOf, slice } = String.prototype;
+  const regexpExec = RegExp.prototype.exec;
+  // Shared with the serializer, which loads first, so returned and thrown errors read the same.
+  const { classify, cleanStack, errorData, wellFormed, readable, listen } = globalThis.__tabpilotSerialize;
+  // Trusted Types, captured at document_start so a page cannot wrap createPolicy or createScript.
+  const tt = (() => {
+    const factory = globalThis.trustedTypes;
+    if (!factory || typeof globalThis.TrustedTypePolicyFactory !== "function") return null;
+    const factoryProto = globalThis.TrustedTypePolicyFactory.prototype;
+    const defaultPolicy = Object.getOwnPropertyDescriptor(factoryProto, "defaultPolicy");
+    return {
+      factory,
+      createPolicy: factoryProto.createPolicy,
+      createScript: globalThis.TrustedTypePolicy.prototype.createScript,
+      defaultPolicy: defaultPolicy && defaultPolicy.get,
+    };
+  })();
 
-  // Results are prototype-less: resolving a promise with an object reads its `then`, and a page
-  // could have put one on Object.prototype.
+  // Our lists and records have no prototype: a page's index setter or getter on Array.prototype
+  // (or a property's on Object.prototype) would otherwise be handed them, and the script in them.
+  const list = () => setPrototypeOf([], null);
   const record = (fields) => {
     const out = create(null);
     const names = keys(fields);
     for (let i = 0; i < names.length; i++) out[names[i]] = fields[names[i]];
     return out;
   };
-  const success = (value) => record({ ok: true, value });
 
-  const readable = (value) => {
-    try {
-      if (typeof value === "string") return value;
-      const json = typeof value === "object" && value !== null ? jsonStringify(value) : undefined;
-      return typeof json === "string" ? json : StringCtor(value);
-    } catch {
-      return "[unprintable thrown value]";
-    }
-  };
-
-  // A thrown Error reports exactly its message and stack; anything else is made readable.
-  const failure = (code, thrown, fallbackMessage) => {
+  // A thrown Error reports exactly its message and stack, and its other own fields (code, cause,
+  // errors…) as `data`; anything else is made readable.
+  const failure = (code, thrown, fallbackMessage, extra) => {
     let message;
     let stack;
-    if (thrown !== null && (typeof thrown === "object" || typeof thrown === "function")) {
+    const isObject = thrown !== null && (typeof thrown === "object" || typeof thrown === "function");
+    if (isObject) {
       try {
         message = thrown.message;
         stack = thrown.stack;
@@ -57,99 +68,503 @@
     }
     const error = create(null);
     error.code = code;
-    error.message =
-      fallbackMessage ?? (typeof message === "string" && message !== "" ? message : readable(thrown));
-    if (typeof stack === "string") error.stack = cleanStack(stack);
+    error.message = wellFormed(fallbackMessage ?? (typeof message === "string" ? message : readable(thrown)));
+    if (typeof stack === "string") error.stack = wellFormed(cleanStack(stack));
+    if (isObject && fallbackMessage === undefined && classify(thrown) === "error") {
+      const data = errorData(thrown);
+      if (data !== undefined) error.data = data;
+    }
+    if (extra) {
+      const names = keys(extra);
+      for (let i = 0; i < names.length; i++) error[names[i]] = extra[names[i]];
+    }
+    if (apply(indexOf, error.message, ["dynamically imported module: chrome-extension://"]) !== -1) {
+      error.message += " A relative import() resolved against tabpilot's own files here: use an absolute URL, " +
+        "e.g. import(new URL('./mod.js', location.href).href).";
+    }
     return record({ ok: false, error });
   };
 
-  // Expression first (`2 + 2`, `({a: 1})`), then a body (so `return` works); the async forms only
-  // when the caller awaits, so that `await` works. The "\n" keeps a trailing `// comment` from
-  // swallowing the closing parenthesis.
-  const compile = (script, awaitPromise) => {
-    const constructors = awaitPromise ? [FunctionCtor, AsyncFunctionCtor] : [FunctionCtor];
-    const bodies = ["return (" + script + "\n)", script];
-    let lastError;
-    for (let c = 0; c < constructors.length; c++) {
-      for (let b = 0; b < bodies.length; b++) {
-        try {
-          return record({ fn: new constructors[c](bodies[b]), isAsync: c === 1 });
-        } catch (err) {
-          const proto = err !== null && typeof err === "object" ? getPrototypeOf(err) : null;
-          if (proto === evalErrorProto) {
-            return record({
-              failure: failure(
-                "csp_blocked",
-                err,
-                "The page's Content-Security-Policy forbids running scripts from strings " +
-                  "('unsafe-eval'), so tabpilot cannot run code in this tab; use another tab. " +
-                  "Chrome said: " + readable(err.message),
-              ),
-            });
-          }
-          if (proto !== syntaxErrorProto) return record({ failure: failure("syntax_error", err) });
-          lastError = err; // the last form's message (the body form) is the most telling
-        }
-      }
+  // ---- Routes: how source text becomes a function (docs/protocol.md §4, "Routes").
+  // "page": the page-world eval, ~2 ms. "trusted_types": the same source through a Trusted Types
+  // policy, for pages that require TrustedScript but allow eval. The policy is created on first
+  // need only: a refused createPolicy files a CSP violation report.
+  const POLICY_NAME = "tabpilot";
+  let route = "page";
+  let policy = null;
+
+  const trusted = (source) => (route === "trusted_types" ? apply(tt.createScript, policy, [source]) : source);
+
+  // Indirect eval of a function expression: the same compile for both routes, and the frames read
+  // `eval at compileForm (…executor.js…), <anonymous>:LINE:COL` (cleanStack maps them back).
+  function compileForm(source) {
+    return apply(evalIntrinsic, undefined, [trusted(source)]);
+  }
+
+  // A sloppy function whose `eval` is the intrinsic: a direct eval in it yields the script's
+  // completion value, keeps its `var`s local, and never calls a page's replacement window.eval.
+  // Compiled apart from compileForm so that its own frame is dropped from stacks.
+  let runners = create(null);
+  function makeRunner() {
+    return apply(evalIntrinsic, undefined, [trusted("(function (eval) { return eval(arguments[1]) })")]);
+  }
+
+  const CSP_DIRECTIVE = /directive because [^:]*: ([^"]+)"/;
+  const TT_REQUIRED = "require-trusted-types-for 'script'";
+
+  // A page's policy only ever tightens, so a refusal is remembered: later scripts are answered
+  // without asking again, since each refused eval files a violation report with the site.
+  let blocked = null;
+  const cspFailure = (err, directive, why) => {
+    blocked = record({ err, directive, why });
+    return failure(
+      "csp_blocked",
+      err,
+      `The page's Content-Security-Policy (${directive}) ${why}, so tabpilot cannot run code in this ` +
+        `tab's page world. Chrome said: ${readable(err && err.message)}`,
+      { directive },
+    );
+  };
+
+  // Called when the page's eval refused: on a Trusted Types refusal, switch to a policy (once per
+  // page) and say so; otherwise the failure to answer.
+  const onRefusal = (err) => {
+    const message = readable(err && err.message);
+    const isTrustedTypes = apply(indexOf, message, ["Trusted Type"]) !== -1;
+    if (!isTrustedTypes || route !== "page") {
+      const found = apply(regexpExec, CSP_DIRECTIVE, [message]);
+      const directive = found ? found[1] : isTrustedTypes ? TT_REQUIRED : "script-src";
+      return cspFailure(err, directive, "forbids evaluating strings as JavaScript ('unsafe-eval' is not allowed)");
     }
-    return record({ failure: failure("syntax_error", lastError) });
+    if (tt === null) return cspFailure(err, TT_REQUIRED, "requires Trusted Types, which this browser lacks");
+    const refused = usePolicy();
+    if (refused === null) return null;
+    return cspFailure(
+      refused,
+      "trusted-types",
+      `requires Trusted Types and its trusted-types allowlist has no policy named "${POLICY_NAME}"`,
+    );
+  };
+
+  // Switches to the Trusted Types route; null, or what createPolicy threw.
+  let policyRefused = null;
+  const usePolicy = () => {
+    if (policyRefused !== null) return policyRefused;
+    try {
+      const rules = create(null);
+      rules.createScript = (source) => source;
+      policy = apply(tt.createPolicy, tt.factory, [POLICY_NAME, rules]);
+    } catch (refused) {
+      policyRefused = refused;
+      return refused;
+    }
+    route = "trusted_types";
+    runners = create(null);
+    return null;
+  };
+
+  // A page with a default Trusted Types policy would be handed every string we eval (and could
+  // change it): there the script goes through our own policy from the start, where one is allowed.
+  const hasDefaultPolicy = () => {
+    try {
+      return tt !== null && typeof tt.defaultPolicy === "function" && apply(tt.defaultPolicy, tt.factory, []) !== null;
+    } catch {
+      return false;
+    }
+  };
+
+  // ---- Compile forms, in order. An expression first (`2 + 2`, `({a: 1})`): the fast path. Then a
+  // plain Script, run by direct eval for its completion value (`let x = 1; x`). Then a function
+  // body, so that `return` works. The async forms come first when the script says `await` and the
+  // caller awaits. The "\n" keeps a trailing `// comment` from swallowing what follows.
+  // The script starts on line 3, as with new Function; unnamed, so its frames read `at eval`.
+  const HEAD = "(function (\n) {\n";
+  const ASYNC_HEAD = `(function (${RETURN}) { return async function (\n) {\n`;
+  // A form: how to make its source, and how its function is called. The async forms hand their
+  // value to a keeper instead of returning it: an async function's return resolves its promise
+  // with the value, which reads `value.then` through the page's prototypes, where a page getter
+  // would see (and could replace) the result.
+  const form = (kind, source) => record({ kind, source });
+  const EXPRESSION = form("sync", (script) => HEAD + "return (" + script + "\n)\n})");
+  const BODY = form("sync", (script) => HEAD + script + "\n})");
+  // A class static block accepts exactly the Script grammar minus `return`, `await` and
+  // `arguments`; compiling it (never running it) tells a plain Script apart without a parser.
+  // The script then runs by direct eval in the runner, for its completion value.
+  const SCRIPT = form("direct", (script) => HEAD + "class _ { static {\n" + script + "\n} }\n})");
+  const ASYNC_EXPRESSION = form("async", (script) => ASYNC_HEAD + `return void ${RETURN}((` + script + "\n))\n} })");
+  const ASYNC_BODY = form("async", (script) => ASYNC_HEAD + (rewriteReturns(script) ?? script) + "\n} })");
+  // Should the rewrite ever break a script, the script as written still runs (its result then
+  // comes through the promise's resolution, as in any async function).
+  const ASYNC_BODY_AS_WRITTEN = form("async", (script) => ASYNC_HEAD + script + "\n} })");
+
+  const AWAIT = /\bawait\b/;
+  const IMPORT = /\bimport\s*\(/;
+
+  const protoOf = (err) => (err !== null && typeof err === "object" ? getPrototypeOf(err) : null);
+
+  // A dynamic import() resolves against the script that compiled the code: executor.js, an
+  // extension file. Compiled by eval called straight from a promise job, with none of our code on
+  // the stack, it resolves against the page instead. The compiled function then resolves a
+  // promise, which reads its `then`: safe only while no page `then` sits on its prototype chain.
+  const canCompileInJob = () =>
+    route === "page" &&
+    getPrototypeOf(functionProto) === objectProto &&
+    !hasOwn(functionProto, "then") &&
+    !hasOwn(objectProto, "then");
+
+  // The form that compiled here is compiled again in a job; should that fail (where eval is allowed
+  // only while our caller runs, as in chrome.debugger's Runtime.evaluate), the first one serves.
+  const recompileInJob = (compiled, done) => {
+    const keep = (made) => done(record({ made, kind: compiled.kind }));
+    // One more space at the end: the same text would come back from V8's eval cache, with the
+    // first compile's base URL.
+    const job = listen(apply(promiseResolve, PromiseCtor, [compiled.source + " "]), evalIntrinsic, undefined);
+    if (!job || !listen(job, keep, () => done(compiled))) done(compiled);
   };
 
   /**
-   * execute(script, {awaitPromise = true, timeoutMs = 5000}) -> Promise of
-   * {ok: true, value} or {ok: false, error: {code, message, stack?}}; it never rejects.
+   * compile(script, awaitPromise, done): done({made, kind, source}) with the first form that
+   * compiles, in order, or done({failure}). Synchronous, except that a script with import() is
+   * compiled once more in a job (above).
+   */
+  const compile = (script, awaitPromise, done) => {
+    if (blocked !== null) return done(record({ failure: cspFailure(blocked.err, blocked.directive, blocked.why) }));
+    if (route === "page" && hasDefaultPolicy()) usePolicy();
+    const mentionsAwait = apply(regexpExec, AWAIT, [script]) !== null;
+    const imports = apply(regexpExec, IMPORT, [script]) !== null;
+    const forms = list();
+    if (mentionsAwait && awaitPromise) {
+      forms[0] = ASYNC_EXPRESSION;
+      forms[1] = ASYNC_BODY;
+      forms[2] = ASYNC_BODY_AS_WRITTEN;
+    }
+    forms[forms.length] = EXPRESSION;
+    if (!imports) forms[forms.length] = SCRIPT;
+    forms[forms.length] = BODY;
+    let lastError;
+    for (let i = 0; i < forms.length; i++) {
+      const current = forms[i];
+      const source = current.source(script);
+      let made;
+      try {
+        made = compileForm(source);
+      } catch (err) {
+        const proto = protoOf(err);
+        if (proto === evalErrorProto) {
+          const refused = onRefusal(err);
+          return refused ? done(record({ failure: refused })) : compile(script, awaitPromise, done);
+        }
+        if (proto !== syntaxErrorProto) return done(record({ failure: failure("syntax_error", err) }));
+        // The body form's message is the most telling.
+        if (current !== SCRIPT && current !== ASYNC_BODY_AS_WRITTEN) lastError = err;
+        continue;
+      }
+      if (current === SCRIPT) {
+        const runner = (runners.sloppy ??= makeRunner());
+        const trustedScript = trusted(script);
+        made = () => runner(evalIntrinsic, trustedScript);
+      }
+      const compiled = record({ made, kind: current.kind, source });
+      return imports && canCompileInJob() ? recompileInJob(compiled, done) : done(compiled);
+    }
+    return done(record({ failure: noFormCompiles(script, mentionsAwait && !awaitPromise, lastError) }));
+  };
+
+  const noFormCompiles = (script, awaitIsOff, lastError) => {
+    if (awaitIsOff) {
+      try {
+        compileForm(ASYNC_BODY.source(script));
+        return awaitOff();
+      } catch {}
+    }
+    return failure("syntax_error", lastError);
+  };
+
+  const awaitOff = () =>
+    failure(
+      "syntax_error",
+      null,
+      "The script uses `await`, which needs await_promise on: send await_promise: true (the default).",
+    );
+
+  // ---- Top-level `return`s of an async body, found by a small tokenizer, become
+  // `return void __tabpilot_return((EXPR))`: EXPR ends at its last token, so no line comment is
+  // inside, and the script keeps its line numbers. Returns null when unsure; the caller then
+  // compiles the script as it is.
+  const BLOCK_KEYWORDS = create(null);
+  for (const word of ["if", "for", "while", "switch", "catch", "with"]) BLOCK_KEYWORDS[word] = true;
+  const REGEX_AFTER_WORD = create(null);
+  for (const word of ["return", "typeof", "instanceof", "in", "of", "new", "delete", "void", "throw",
+    "case", "do", "else", "yield", "await"]) REGEX_AFTER_WORD[word] = true;
+  const CONTINUES = create(null); // tokens that continue an expression onto the next line
+  for (const p of [".", "?.", "(", "[", "`", ",", "?", ":", "=", "+", "-", "*", "/", "%", "**", "<", ">",
+    "<=", ">=", "==", "!=", "===", "!==", "&", "|", "^", "&&", "||", "??", "in", "instanceof", "=>",
+    "+=", "-=", "*=", "/=", "%=", "**=", "<<", ">>", ">>>", "<<=", ">>=", ">>>=", "&=", "|=", "^=",
+    "&&=", "||=", "??="]) CONTINUES[p] = true;
+  const PUNCTUATORS = [">>>=", "...", "===", "!==", "**=", "<<=", ">>=", ">>>", "&&=", "||=", "??=",
+    "=>", "==", "!=", "<=", ">=", "&&", "||", "??", "?.", "++", "--", "+=", "-=", "*=", "/=", "%=",
+    "&=", "|=", "^=", "**", "<<", ">>"];
+  const WORD = /[A-Za-z0-9_$\u0080-\uffff\\]/;
+
+  function tokenize(src) {
+    const tokens = list();
+    const stack = list(); // "(", "[", "{", "${"
+    let i = 0;
+    let newline = false;
+    const isWord = (c) => apply(regexpExec, WORD, [c]) !== null;
+    // Past the end, a string's index falls through to String.prototype, where a page getter
+    // would be handed the script.
+    const at = (k) => (k < src.length ? src[k] : "");
+    const push = (type, value, start) => {
+      tokens[tokens.length] = record({ type, value, start, end: i, newline, closedBlock: undefined });
+      newline = false;
+    };
+    const template = (start) => {
+      while (i < src.length) {
+        const c = src[i];
+        if (c === "\\") i += 2;
+        else if (c === "`") {
+          i++;
+          return push("template", "`", start);
+        } else if (c === "$" && at(i + 1) === "{") {
+          i += 2;
+          stack[stack.length] = "${";
+          return push("template", "`", start);
+        } else i++;
+      }
+      throw new SyntaxError("unterminated template");
+    };
+    while (i < src.length) {
+      const c = src[i];
+      const start = i;
+      if (c === "\n" || c === "\r" || c === "\u2028" || c === "\u2029") {
+        newline = true;
+        i++;
+      } else if (c === " " || c === "\t" || c === "\v" || c === "\f" || c === "\ufeff" || c === "\u00a0") i++;
+      else if (c === "/" && at(i + 1) === "/") {
+        while (i < src.length && src[i] !== "\n" && src[i] !== "\r") i++;
+      } else if (c === "/" && at(i + 1) === "*") {
+        const close = apply(indexOf, src, ["*/", i + 2]);
+        if (close === -1) throw new SyntaxError("unterminated comment");
+        const text = apply(slice, src, [i, close]);
+        if (apply(indexOf, text, ["\n"]) !== -1 || apply(indexOf, text, ["\r"]) !== -1) newline = true;
+        i = close + 2;
+      } else if (c === "'" || c === '"') {
+        i++;
+        while (i < src.length && src[i] !== c) i += src[i] === "\\" ? 2 : 1;
+        if (i >= src.length) throw new SyntaxError("unterminated string");
+        i++;
+        push("string", c, start);
+      } else if (c === "`") {
+        i++;
+        template(start);
+      } else if (c === "}" && stack[stack.length - 1] === "${") {
+        stack.length--;
+        i++;
+        template(start);
+      } else if (isWord(c)) {
+        while (i < src.length && isWord(src[i])) i++;
+        push("word", apply(slice, src, [start, i]), start);
+      } else if (c === "/" && regexAllowed(tokens[tokens.length - 1])) {
+        i++;
+        let inClass = false;
+        while (i < src.length && (inClass || src[i] !== "/")) {
+          if (src[i] === "\\") i++;
+          else if (src[i] === "[") inClass = true;
+          else if (src[i] === "]") inClass = false;
+          else if (src[i] === "\n") throw new SyntaxError("unterminated regexp");
+          i++;
+        }
+        i++;
+        while (i < src.length && isWord(src[i])) i++;
+        push("regexp", "/", start);
+      } else {
+        let value = c;
+        for (let p = 0; p < PUNCTUATORS.length; p++) {
+          const candidate = PUNCTUATORS[p];
+          if (apply(slice, src, [i, i + candidate.length]) === candidate) {
+            value = candidate;
+            break;
+          }
+        }
+        const after = at(i + 2);
+        if (value === "?." && after >= "0" && after <= "9") value = "?"; // `a?.5:b` is a conditional
+        i += value.length;
+        if (value === "(" || value === "[" || value === "{") stack[stack.length] = value;
+        else if (value === ")" || value === "]" || value === "}") stack.length--;
+        push("punct", value, start);
+      }
+    }
+    return tokens;
+  }
+
+  function regexAllowed(previous) {
+    if (previous === undefined) return true;
+    if (previous.type === "word") return REGEX_AFTER_WORD[previous.value] === true;
+    if (previous.type === "punct") return previous.value !== ")" && previous.value !== "]";
+    return false;
+  }
+
+  function rewriteReturns(src) {
+    let tokens;
+    try {
+      tokens = tokenize(src);
+    } catch {
+      return null;
+    }
+    // For each open bracket: whether it is a function body. A `{` is one after `=>`, or after a
+    // `)` whose `(` did not follow if/for/while/switch/catch/with (nor `for await`).
+    const open = list();
+    const parenIsBlock = list();
+    const edits = list();
+    for (let t = 0; t < tokens.length; t++) {
+      const token = tokens[t];
+      const before = tokens[t - 1];
+      if (token.type === "punct") {
+        if (token.value === "(") {
+          const word = before && before.type === "word" ? before.value : "";
+          const forAwait = word === "await" && tokens[t - 2] && tokens[t - 2].value === "for";
+          parenIsBlock[parenIsBlock.length] = BLOCK_KEYWORDS[word] === true || forAwait;
+          open[open.length] = "(";
+        } else if (token.value === "{") {
+          let isFunction = false;
+          if (before && before.value === "=>") isFunction = true;
+          else if (before && before.value === ")" && before.closedBlock === false) isFunction = true;
+          open[open.length] = isFunction ? "f" : "{";
+        } else if (token.value === "[") open[open.length] = "[";
+        else if (token.value === ")") {
+          token.closedBlock = parenIsBlock[parenIsBlock.length - 1];
+          parenIsBlock.length--;
+          open.length--;
+        } else if (token.value === "]" || token.value === "}") open.length--;
+        continue;
+      }
+      if (token.type !== "word" || token.value !== "return") continue;
+      if (before && (before.value === "." || before.value === "?.")) continue; // x.return()
+      if (tokens[t + 1] && tokens[t + 1].value === ":") continue; // { return: 1 }
+      let inFunction = false;
+      for (let o = 0; o < open.length; o++) if (open[o] === "f") inFunction = true;
+      if (inFunction) continue;
+      const end = expressionEnd(tokens, t + 1);
+      if (end === null) return null;
+      if (end.first === end.stop) continue; // `return;` returns undefined: nothing to keep
+      edits[edits.length] = record({ returnStart: token.start, exprStart: tokens[end.first].start, exprEnd: end.at });
+    }
+    if (edits.length === 0) return src;
+    let out = "";
+    let at = 0;
+    for (let e = 0; e < edits.length; e++) {
+      const { returnStart, exprStart, exprEnd } = edits[e];
+      out += apply(slice, src, [at, returnStart]) + `return void ${RETURN}((` +
+        apply(slice, src, [exprStart, exprEnd]) + "))";
+      at = exprEnd;
+    }
+    return out + apply(slice, src, [at]);
+  }
+
+  // Where the expression of a `return` starting at token `first` ends: at `;`, at a bracket that
+  // closes around it, at the end, or at a line break that automatic semicolon insertion ends it at.
+  function expressionEnd(tokens, first) {
+    if (first >= tokens.length || tokens[first].newline) return { first, stop: first, at: 0 };
+    let depth = 0;
+    for (let t = first; t < tokens.length; t++) {
+      const token = tokens[t];
+      if (t > first && depth === 0 && token.newline && CONTINUES[token.value] !== true) {
+        const previous = tokens[t - 1];
+        if (!(previous.type === "punct" && CONTINUES[previous.value] === true && previous.value !== "`")) {
+          return { first, stop: t, at: previous.end };
+        }
+      }
+      const v = token.type === "punct" ? token.value : "";
+      if (v === "(" || v === "[" || v === "{") depth++;
+      else if (v === ")" || v === "]" || v === "}") {
+        if (depth === 0) return { first, stop: t, at: tokens[t - 1].end };
+        depth--;
+      } else if (v === ";" && depth === 0) return { first, stop: t, at: tokens[t - 1].end };
+    }
+    return { first, stop: tokens.length, at: tokens[tokens.length - 1].end };
+  }
+
+  // ---- Running.
+
+  /**
+   * execute(script, {awaitPromise = true, timeoutMs = 5000, deadline?}, onOutcome?) runs the script
+   * and hands {ok: true, value, route} or {ok: false, error: {code, message, stack?, data?}, route}
+   * to onOutcome, or without one returns a Promise of it; it never throws or rejects.
    * A synchronous endless loop cannot be interrupted from inside the page: the service worker
    * answers execution_timeout for that case.
    */
-  const execute = (script, options) => {
-    const awaitPromise = !(options && options.awaitPromise === false);
-    const timeoutMs =
-      options && typeof options.timeoutMs === "number" && options.timeoutMs > 0
-        ? options.timeoutMs
-        : DEFAULT_TIMEOUT_MS;
-    // The script runs here, outside any Promise constructor, so its stack holds no frame of ours.
-    const done = (outcome) => new PromiseCtor((resolve) => resolve(outcome));
-    if (typeof script !== "string") return done(failure("syntax_error", null, "the script must be a string"));
-    const compiled = compile(script, awaitPromise);
-    if (compiled.failure) return done(compiled.failure);
-    let value;
-    try {
-      value = apply(compiled.fn, undefined, []);
-    } catch (err) {
-      return done(failure("execution_error", err));
+  const execute = (script, options, onOutcome) => {
+    if (typeof onOutcome !== "function") {
+      return new PromiseCtor((resolve) => execute(script, options, (outcome) => resolve(outcome)));
     }
-    if (!awaitPromise || value === null || (typeof value !== "object" && typeof value !== "function")) {
-      return done(success(value));
-    }
-    return new PromiseCtor((resolve) => {
-      // An async form's promise rejects when the script throws or an `await` rejects inside it;
-      // a plain form's promise is one the script returned.
-      const rejectionCode = compiled.isAsync ? "execution_error" : "promise_rejected";
-      let settled = false;
-      let timer;
-      const settle = (outcome) => {
-        if (settled) return;
-        settled = true;
-        if (timer !== undefined) apply(clearTimer, g, [timer]);
-        resolve(outcome);
-      };
-      try {
-        // The captured `then` doubles as the brand check: it throws for anything but a promise,
-        // so thenables and other objects come back as they are.
-        apply(promiseThen, value, [
-          (result) => settle(success(result)),
-          (reason) => settle(failure(rejectionCode, reason)),
-        ]);
-      } catch {
-        resolve(success(value));
-        return;
-      }
-      timer = apply(setTimer, g, [
-        () => settle(failure("execution_timeout", null, `The script's promise did not settle within ${timeoutMs} ms. Narrow the script or raise timeout_ms.`)),
-        timeoutMs,
-      ]);
-    });
+    let answered = false;
+    const answer = (outcome) => {
+      if (answered) return;
+      answered = true;
+      outcome.route = route;
+      onOutcome(outcome);
+    };
+    run(script, options || create(null), answer);
+    return undefined;
   };
 
-  g.__tabpilotExecutor = Object.freeze({ execute });
+  const run = (script, options, answer) => {
+    const awaitPromise = options.awaitPromise !== false;
+    const timeoutMs =
+      typeof options.timeoutMs === "number" && options.timeoutMs > 0 ? options.timeoutMs : DEFAULT_TIMEOUT_MS;
+    if (typeof options.deadline === "number" && dateNow() > options.deadline) {
+      return answer(failure("execution_timeout", null,
+        "The script was not started: its deadline passed while the tab was busy. Nothing ran; retry once the tab is free."));
+    }
+    if (typeof script !== "string") return answer(failure("syntax_error", null, "the script must be a string"));
+    compile(script, awaitPromise, (compiled) => start(compiled, awaitPromise, timeoutMs, answer));
+    return undefined;
+  };
+
+  const start = (compiled, awaitPromise, timeoutMs, answer) => {
+    if (compiled.failure) return answer(compiled.failure);
+    let kept = false;
+    let keptValue;
+    const keeper = (value) => {
+      kept = true;
+      keptValue = value;
+    };
+    const isAsync = compiled.kind === "async";
+    let value;
+    try {
+      // The script runs here, outside any Promise constructor, so its stack holds no frame of ours.
+      if (compiled.kind === "direct") value = compiled.made();
+      else if (isAsync) value = apply(apply(compiled.made, undefined, [keeper]), undefined, []);
+      else value = apply(compiled.made, undefined, []);
+    } catch (err) {
+      if (!awaitPromise && protoOf(err) === referenceErrorProto && err.message === "await is not defined") {
+        return answer(awaitOff());
+      }
+      return answer(failure("execution_error", err));
+    }
+    if (!awaitPromise) return answer(record({ ok: true, value }));
+    // An async form's promise rejects when the script throws or an `await` rejects inside it;
+    // a plain form's promise is one the script returned.
+    const rejectionCode = isAsync ? "execution_error" : "promise_rejected";
+    let timer;
+    const settle = (outcome) => {
+      if (timer !== undefined) apply(clearTimer, undefined, [timer]);
+      answer(outcome);
+    };
+    // Only a native promise is awaited, without the page seeing it (serialize.js, `listen`).
+    const subscribed = listen(
+      value,
+      (result) => settle(record({ ok: true, value: isAsync && kept ? keptValue : result })),
+      (reason) => settle(failure(rejectionCode, reason)),
+    );
+    if (!subscribed) return answer(record({ ok: true, value }));
+    timer = apply(setTimer, undefined, [
+      () => settle(failure("execution_timeout", null, `The script's promise did not settle within ${timeoutMs} ms. Narrow the script or raise timeout_ms.`)),
+      timeoutMs,
+    ]);
+    return undefined;
+  };
+
+  globalThis.__tabpilotExecutor = Object.freeze({ execute, rewriteReturns });
 })();

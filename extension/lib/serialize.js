@@ -1,6 +1,7 @@
 // Safe serializer: turns any page value into JSON-safe data (docs/protocol.md §5).
-// A classic script so that the page's MAIN world (at document_start) and node:vm tests load the
-// same file; inject.js takes `__tabpilotSerialize` off globalThis before any page script runs.
+// A classic script so that the page's MAIN world (at document_start), the other worlds the service
+// worker uses (see executor.js) and node:vm tests load the same file; inject.js takes
+// `__tabpilotSerialize` off globalThis before any page script runs.
 (() => {
   "use strict";
 
@@ -8,13 +9,15 @@
 
   // Captured now, before page scripts run, so a page that later replaces built-ins can neither
   // break nor fool the serializer. Brand checks call these getters, which throw on foreign objects
-  // and work across realms (iframes, vm contexts), unlike instanceof.
+  // and work across realms (iframes, vm contexts), unlike instanceof (which a page's
+  // Symbol.hasInstance answers). The global object is read as `globalThis` only (executor.js says why).
   const g = globalThis;
-  const { apply } = Reflect;
-  const { create, getOwnPropertyDescriptor, getPrototypeOf, setPrototypeOf, is, hasOwn } = Object;
+  const { apply, defineProperty: define, deleteProperty } = Reflect;
+  const { create, getOwnPropertyDescriptor, getOwnPropertyNames, getPrototypeOf, setPrototypeOf, is, hasOwn } = Object;
   const isArray = Array.isArray;
   const getter = (proto, name) => getOwnPropertyDescriptor(proto, name).get;
-  const objectToString = Object.prototype.toString;
+  const objectProto = Object.prototype;
+  const objectToString = objectProto.toString;
   const mapSize = getter(Map.prototype, "size");
   const mapEntries = Map.prototype.entries;
   const mapIterNext = getPrototypeOf(new Map().entries()).next;
@@ -33,8 +36,13 @@
   const bigintToString = BigInt.prototype.toString;
   const jsonStringify = JSON.stringify;
   const StringCtor = String;
-  const ErrorCtor = Error;
   const PromiseCtor = Promise;
+  const promiseThen = Promise.prototype.then;
+  const isError = typeof Error.isError === "function" ? Error.isError : null;
+  const toStringTag = Symbol.toStringTag;
+  const regexpExec = RegExp.prototype.exec;
+  const { slice } = String.prototype;
+  const toWellFormed = String.prototype.toWellFormed;
   const typedArrayTags = create(null);
   for (const name of ["Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array",
     "Int32Array", "Uint32Array", "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array"]) {
@@ -47,10 +55,13 @@
   for (const name of ["NodeList", "HTMLCollection"]) {
     if (typeof g[name] === "function") domListLengths[`[object ${name}]`] = getter(g[name].prototype, "length");
   }
-  const { split, replace, indexOf } = String.prototype;
-  const { join } = Array.prototype;
-  const NodeCtor = typeof g.Node === "function" ? g.Node : null;
-  const WindowCtor = typeof g.Window === "function" ? g.Window : null;
+  const { indexOf } = String.prototype;
+  const nodeTypeGetter = typeof g.Node === "function" ? getter(g.Node.prototype, "nodeType") : null;
+  // The `window` accessor is an own, unforgeable property of every window; called on anything else
+  // it throws. Cross-origin windows allow it too.
+  const windowDescriptor = getOwnPropertyDescriptor(g, "window");
+  const windowGetter = windowDescriptor && typeof windowDescriptor.get === "function" ? windowDescriptor.get : null;
+  const domExceptionCode = typeof g.DOMException === "function" ? getter(g.DOMException.prototype, "code") : null;
 
   // Output containers have no prototype: a page's Array.prototype.toJSON (old Prototype.js) or
   // Object.prototype setters must not reach JSON.stringify or our index assignments.
@@ -66,31 +77,82 @@
     }
   };
 
-  const safeString = (value) => {
+  // JSON text must be valid Unicode: a lone surrogate becomes U+FFFD (Chrome 111+, node 20).
+  const wellFormed = (text) => apply(toWellFormed, text, []);
+
+  const readable = (value) => {
     try {
+      if (typeof value === "string") return wellFormed(value);
       const json = typeof value === "object" && value !== null ? jsonStringify(value) : undefined;
-      return typeof json === "string" ? json : StringCtor(value);
+      return wellFormed(typeof json === "string" ? json : StringCtor(value));
     } catch {
       return "[unprintable]";
     }
   };
+  const safeString = readable;
+
+  // Where `name` is found on `object`'s chain, by descriptors: no getter runs to find out.
+  const lookup = (object, name) => {
+    for (let o = object; o !== null; o = getPrototypeOf(o)) {
+      const descriptor = getOwnPropertyDescriptor(o, name);
+      if (descriptor) return descriptor;
+    }
+    return undefined;
+  };
+
+  /**
+   * listen(value, onValue, onReason) -> the promise `then` makes when `value` is a native promise
+   * (the handlers get its outcome), else null. The captured `then` is the brand check (it throws for anything else before
+   * reading a property), and it reads `value.constructor`: where that is a page getter, which would
+   * be handed the promise, an own data property shadows it for the call.
+   */
+  const listen = (value, onValue, onReason) => {
+    if (value === null || (typeof value !== "object" && typeof value !== "function")) return null;
+    let shadowed = false;
+    try {
+      const found = lookup(value, "constructor");
+      if (found && !hasOwn(found, "value")) {
+        const descriptor = create(null); // no inherited `get` from a page's Object.prototype
+        descriptor.value = PromiseCtor;
+        descriptor.configurable = true;
+        shadowed = define(value, "constructor", descriptor);
+      }
+      return apply(promiseThen, value, [onValue, onReason]);
+    } catch {
+      return null;
+    } finally {
+      if (shadowed) deleteProperty(value, "constructor");
+    }
+  };
+  const ignore = () => {};
 
   // The frames of tabpilot's own files tell a caller nothing, and Chrome names the script's own
   // frames `eval at compile (chrome-extension://…/executor.js:…), <anonymous>:LINE:COL`, counting
   // the two lines the Function constructor puts before the body. Keep the script's frames, as
   // `<script>:LINE:COL` with the script's own line numbers, and drop the rest of ours.
-  const EVAL_FRAME = /\(eval at compile \([^)]*\), <anonymous>:(\d+):(\d+)\)/;
+  // A completion-value script runs by direct eval inside a runner: its frames read
+  // `eval at eval (eval at makeRunner (…)), <anonymous>:LINE:COL`, with the script's own lines.
+  // Captured exec only: String.prototype.replace and split would call the page's Symbol.replace.
+  const FORM_FRAME = /\(eval at compileForm \([^)]*\), <anonymous>:(\d+):(\d+)\)/;
+  const DIRECT_FRAME = /\(eval at [^()]*\(eval at makeRunner \([^)]*\)\), <anonymous>:(\d+):(\d+)\)/;
+  const mapFrame = (line, pattern, offset) => {
+    const found = apply(regexpExec, pattern, [line]);
+    if (found === null) return line;
+    const row = Math.max(1, found[1] - offset);
+    return apply(slice, line, [0, found.index]) + `(<script>:${row}:${found[2]})` +
+      apply(slice, line, [found.index + found[0].length]);
+  };
   const cleanStack = (stack) => {
-    const lines = apply(split, stack, ["\n"]);
-    const kept = [];
-    for (let i = 0; i < lines.length; i++) {
-      const line = apply(replace, lines[i], [
-        EVAL_FRAME,
-        (_, row, col) => `(<script>:${Math.max(1, row - 2)}:${col})`,
-      ]);
-      if (apply(indexOf, line, ["chrome-extension://"]) === -1) kept[kept.length] = line;
+    let out = "";
+    let start = 0;
+    while (start <= stack.length) {
+      let end = apply(indexOf, stack, ["\n", start]);
+      if (end === -1) end = stack.length;
+      const line = mapFrame(mapFrame(apply(slice, stack, [start, end]), DIRECT_FRAME, 0), FORM_FRAME, 2);
+      if (apply(indexOf, line, ["chrome-extension://"]) === -1) out += (out === "" ? "" : "\n") + line;
+      start = end + 1;
     }
-    return apply(join, kept, ["\n"]);
+    return out;
   };
 
   const thrown = (err) => {
@@ -98,7 +160,7 @@
     try {
       message = err !== null && typeof err === "object" ? err.message : undefined;
     } catch {}
-    return `[Thrown: ${typeof message === "string" ? message : safeString(err)}]`;
+    return `[Thrown: ${typeof message === "string" ? wellFormed(message) : safeString(err)}]`;
   };
 
   const read = (object, key) => {
@@ -109,28 +171,42 @@
     }
   };
 
-  // `instanceof` only sees this realm, so cross-realm nodes and windows are duck-typed as well.
-  const isWindow = (value) => {
-    if (WindowCtor !== null && value instanceof WindowCtor) return true;
-    if (read(value, "window") !== value) return false;
-    try {
-      return typeof value.document === "object";
-    } catch {
-      return true; // a cross-origin window refuses .document but is still a window
-    }
+  // A data property's value, found without running a getter.
+  const dataOf = (value, name) => {
+    const descriptor = lookup(value, name);
+    return descriptor && hasOwn(descriptor, "value") ? descriptor.value : undefined;
   };
 
+  // In a realm without a DOM (node tests), windows and nodes are recognised by data properties.
+  const isWindow = (value) =>
+    windowGetter !== null ? branded(windowGetter, value) : dataOf(value, "window") === value;
+
   const isNode = (value) =>
-    (NodeCtor !== null && value instanceof NodeCtor) ||
-    (typeof read(value, "nodeType") === "number" && typeof read(value, "nodeName") === "string");
+    nodeTypeGetter !== null
+      ? branded(nodeTypeGetter, value)
+      : typeof dataOf(value, "nodeType") === "number" && typeof dataOf(value, "nodeName") === "string";
+
+  // An Error has [[ErrorData]]: Error.isError says so where the browser has it; elsewhere the
+  // built-in tag does, when no Symbol.toStringTag on the chain put it there.
+  const isErrorObject = (value, tag) => {
+    if (isError !== null) return isError(value);
+    if (domExceptionCode !== null && branded(domExceptionCode, value)) return true;
+    return tag === "[object Error]" && lookup(value, toStringTag) === undefined;
+  };
 
   // The tag is a cheap first guess (no exception); the brand check confirms it, so a plain object
   // claiming Symbol.toStringTag "Map" stays an object.
   const classifyObject = (value) => {
     if (isArray(value)) return "array";
-    if (isWindow(value)) return "window";
-    if (isNode(value)) return "node";
+    // A failed brand check throws, too dear for every plain object of a large result, and an
+    // object made by `{}` or Object.create(null) in this realm is neither a window nor a node.
+    const proto = getPrototypeOf(value);
+    if (proto !== objectProto && proto !== null) {
+      if (isWindow(value)) return "window";
+      if (isNode(value)) return "node";
+    }
     const tag = apply(objectToString, value, []);
+    if (isErrorObject(value, tag)) return "error";
     switch (tag) {
       case "[object Map]":
         if (branded(mapSize, value)) return "map";
@@ -151,15 +227,12 @@
         if (sharedLength !== null && branded(sharedLength, value)) return "arraybuffer";
         break;
       case "[object Promise]":
-        return "promise";
-      case "[object Error]":
-        return "error";
+        if (listen(value, ignore, ignore)) return "promise";
+        break;
     }
     if (typedArrayTags[tag] === true && branded(typedLength, value)) return "typedarray";
     const domLength = domListLengths[tag];
     if (domLength !== undefined && branded(domLength, value)) return "array";
-    if (value instanceof ErrorCtor) return "error"; // DOMException and friends carry their own tag
-    if (value instanceof PromiseCtor) return "promise";
     return "object";
   };
 
@@ -177,14 +250,38 @@
     return is(n, -0) ? "-0" : n;
   };
 
-  const text = (value) => (typeof value === "string" ? value : value === undefined ? null : safeString(value));
+  const text = (value) => (typeof value === "string" ? wellFormed(value) : value === undefined ? null : safeString(value));
 
-  const errorOut = (err) => {
+  // An Error's own fields besides message and stack (code, cause, AggregateError's errors…), or
+  // undefined when it has none.
+  const errorFields = (err, depth, state) => {
+    let names;
+    try {
+      names = getOwnPropertyNames(err);
+    } catch {
+      return undefined;
+    }
+    let out;
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i];
+      if (name === "message" || name === "stack") continue;
+      out ??= newRecord();
+      out[wellFormed(name)] = child(err, name, depth, state);
+    }
+    return out;
+  };
+
+  const errorOut = (err, depth, state) => {
+    // An Error's fields may lead back to it (err.cause = err), like any container's.
+    for (let i = 0; i < depth; i++) if (state.ancestors[i] === err) return "[Circular]";
+    state.ancestors[depth] = err;
     const out = newRecord();
     out.error = text(read(err, "message"));
     out.name = text(read(err, "name"));
     const stack = read(err, "stack");
-    out.stack = typeof stack === "string" ? cleanStack(stack) : text(stack);
+    out.stack = typeof stack === "string" ? wellFormed(cleanStack(stack)) : text(stack);
+    const data = depth < LIMITS.depth ? errorFields(err, depth, state) : undefined;
+    if (data !== undefined) out.data = data;
     return out;
   };
 
@@ -203,14 +300,15 @@
     return "[" + label + "]";
   };
 
-  const leafOut = (value, kind) => {
+  const leafOut = (value, kind, depth, state) => {
     switch (kind) {
       case "undefined":
       case "null":
         return null;
       case "boolean":
-      case "string":
         return value;
+      case "string":
+        return wellFormed(value);
       case "number":
         return numberOut(value);
       case "bigint":
@@ -219,10 +317,10 @@
         return apply(symbolToString, value, []);
       case "function": {
         const name = read(value, "name");
-        return `[Function: ${typeof name === "string" && name !== "" ? name : "anonymous"}]`;
+        return `[Function: ${typeof name === "string" && name !== "" ? wellFormed(name) : "anonymous"}]`;
       }
       case "error":
-        return errorOut(value);
+        return errorOut(value, depth, state);
       case "date": {
         const time = apply(dateGetTime, value, []);
         return time !== time ? "Invalid Date" : apply(dateToISO, value, []);
@@ -252,7 +350,7 @@
   };
 
   const convert = (value, kind, depth, state) => {
-    const leaf = leafOut(value, kind);
+    const leaf = leafOut(value, kind, depth, state);
     if (leaf !== undefined) return leaf;
     // Only enclosing objects count as circular (at most 11 of them, so a linear scan is cheap).
     for (let i = 0; i < depth; i++) if (state.ancestors[i] === value) return "[Circular]";
@@ -297,7 +395,7 @@
         skip = false; // a Proxy whose traps throw: let child() report it
       }
       if (skip) continue;
-      if (count < LIMITS.keys) out[key] = child(object, key, depth, state);
+      if (count < LIMITS.keys) out[wellFormed(key)] = child(object, key, depth, state);
       count++;
     }
     if (count > LIMITS.keys) out["..."] = `${count - LIMITS.keys} more keys`;
@@ -338,9 +436,27 @@
     return out;
   };
 
+  const newState = () => {
+    const state = newRecord();
+    state.visits = 1;
+    state.ancestors = newList();
+    return state;
+  };
+
+  /** errorData(err) -> JSON-safe record of a thrown Error's other own fields, or undefined. */
+  const errorData = (err) => {
+    try {
+      const state = newState();
+      state.ancestors[0] = err;
+      return errorFields(err, 0, state);
+    } catch {
+      return undefined;
+    }
+  };
+
   /** serialize(value) -> {result, result_type}: `result` is JSON-safe, whatever `value` is. */
   const serialize = (value) => {
-    const state = { visits: 1, ancestors: newList() };
+    const state = newState();
     const out = newRecord();
     let kind = "object";
     try {
@@ -353,5 +469,14 @@
     return out;
   };
 
-  g.__tabpilotSerialize = Object.freeze({ serialize, classify, cleanStack, LIMITS });
+  g.__tabpilotSerialize = Object.freeze({
+    serialize,
+    classify,
+    cleanStack,
+    errorData,
+    wellFormed,
+    readable,
+    listen,
+    LIMITS,
+  });
 })();

@@ -39,10 +39,6 @@ PAGES: dict[str, tuple[dict[str, str], str]] = {
         "<!doctype html><title>nonce csp</title>"
         '<script nonce="r4nd0m">window.appVersion = "1.2.3";</script>',
     ),
-    "/trusted-types-strict.html": (
-        {"Content-Security-Policy": "require-trusted-types-for 'script'; script-src 'self'"},
-        "<!doctype html><title>trusted types, no eval</title><p>tt</p>",
-    ),
     "/sandbox.html": (
         {"Content-Security-Policy": "sandbox"},
         "<!doctype html><title>sandboxed</title><p>sandboxed</p>",
@@ -53,6 +49,62 @@ PAGES: dict[str, tuple[dict[str, str], str]] = {
         "<!doctype html><title>bfcache page</title><script>"
         "addEventListener('pageshow', (e) => { window.shownFromCache = e.persisted; });"
         "</script><p>bfcache</p>",
+    ),
+    # Trusted Types: required, with eval allowed (no script-src), with 'unsafe-eval', without it,
+    # and with an allowlist that has no policy named tabpilot.
+    "/tt.html": (
+        {"Content-Security-Policy": "require-trusted-types-for 'script'"},
+        "<!doctype html><title>trusted types</title><p>tt</p>",
+    ),
+    "/tt-unsafe-eval.html": (
+        {
+            "Content-Security-Policy": "require-trusted-types-for 'script'; "
+            "script-src 'self' 'unsafe-eval'"
+        },
+        "<!doctype html><title>trusted types, unsafe-eval</title><p>tt</p>",
+    ),
+    "/tt-no-eval.html": (
+        {"Content-Security-Policy": "require-trusted-types-for 'script'; script-src 'self'"},
+        "<!doctype html><title>trusted types, no eval</title><p>tt</p>",
+    ),
+    "/tt-allowlist.html": (
+        {"Content-Security-Policy": "require-trusted-types-for 'script'; trusted-types other"},
+        "<!doctype html><title>trusted types allowlist</title><p>tt</p>",
+    ),
+    # Trusted Types with a default policy, which would be handed every string the page evals.
+    "/tt-default.html": (
+        {"Content-Security-Policy": "require-trusted-types-for 'script'"},
+        """<!doctype html><title>trusted types, default policy</title><script>
+        window.__defaultSaw = [];
+        trustedTypes.createPolicy("default", { createScript: (s) => (__defaultSaw.push(s), s) });
+        </script><p>tt</p>""",
+    ),
+    # A page that tampers with prototypes and brand checks before any script of tabpilot runs a
+    # command: `then` getters that record what they see and forge a result, a constructor getter on
+    # Promise.prototype, and Symbol.hasInstance answering true on Window, Node, Error and Promise.
+    "/tampered.html": (
+        {},
+        """<!doctype html><title>tampered</title><script>
+        window.__seen = [];
+        const note = (self) => {
+          try { __seen.push(JSON.stringify(self)); } catch { __seen.push(String(self)); }
+        };
+        const forge = function () {
+          note(this);
+          let text = "";
+          try { text = JSON.stringify(this) ?? ""; } catch {}
+          if (text.includes("s3cr3t")) return (resolve) => resolve({ token: "FORGED" });
+        };
+        for (const proto of [Object.prototype, Array.prototype]) {
+          Object.defineProperty(proto, "then", { configurable: true, get: forge });
+        }
+        const ctor = Object.getOwnPropertyDescriptor(Promise.prototype, "constructor");
+        Object.defineProperty(Promise.prototype, "constructor", { configurable: true,
+          get() { note(this); return ctor.value; } });
+        for (const C of [Window, Node, Error, Promise]) {
+          Object.defineProperty(C, Symbol.hasInstance, { configurable: true, value: () => true });
+        }
+        </script><p id="x">tampered</p>""",
     ),
 }
 

@@ -35,7 +35,7 @@ from tests.e2e.harness import (
 STRICT_PAGES = {
     "/csp.html": "script-src 'self'",
     "/nonce.html": "strict-dynamic",
-    "/trusted-types-strict.html": "script-src 'self'",
+    "/tt-no-eval.html": "script-src 'self'",
     "/sandbox.html": "sandbox",
 }
 

@@ -10,7 +10,9 @@ The boundary these tests hold (README, "Security model"; docs/protocol.md §3):
 - the page does not see the text or result of a script run in it that touches nothing of it;
 - a script that calls into the page's own code shows itself: that code can read its source
   (Function.prototype.caller) - the script runs in the page's world on purpose;
-- forged results and pilot flips change nothing.
+- forged results and pilot flips change nothing;
+- an awaited result passes no page getter (`then` on Object/Array.prototype, a promise's
+  `constructor`), so the page neither sees nor replaces it.
 """
 
 from __future__ import annotations
@@ -101,6 +103,7 @@ def test_page_spies_see_only_what_the_boundary_allows(
     other_script, other_result = secret("OTHER-SCRIPT"), secret("OTHER-RESULT")
     pure_script, pure_result = secret("PURE-SCRIPT"), secret("PURE-RESULT")
     touching, throwing = secret("TOUCHING"), secret("THROWING")
+    throwing_plain = secret("THROWING-PLAIN")
 
     # A script for another tab (another origin), touching that tab's DOM.
     body = _run(
@@ -116,14 +119,18 @@ def test_page_spies_see_only_what_the_boundary_allows(
     body = _run(daemon, spy_tab, f"/* {touching} */ return pageHelper()")
     assert body["result"] == "helper"
 
-    # A script that throws: its stack is read, and V8 formats it with the page's
-    # Error.prepareStackTrace, which is handed the script's own function.
-    body = _run(daemon, spy_tab, f"/* {throwing} */ throw new Error('boom')")
+    # A script compiled as a function body (it has `return`) that throws: its stack is read, and V8
+    # formats it with the page's Error.prepareStackTrace, which is handed the script's function.
+    body = _run(daemon, spy_tab, f"/* {throwing} */ if (true) throw new Error('boom'); return 1")
+    assert body["error"]["code"] == "execution_error"
+    # A plain script (run by direct eval for its completion value) has no function of its own to
+    # hand.
+    body = _run(daemon, spy_tab, f"/* {throwing_plain} */ throw new Error('boom')")
     assert body["error"]["code"] == "execution_error"
 
     log = _spy_log(browser, handle)
     # Nothing of other tabs, nothing of a script that keeps to itself.
-    hidden = (other_script, other_result, pure_script, pure_result)
+    hidden = (other_script, other_result, pure_script, pure_result, throwing_plain)
     for secret_text in hidden:
         assert secret_text not in log
     # Nothing of the channel: no tabpilot event, message or nonce reached a page listener.
@@ -131,13 +138,39 @@ def test_page_spies_see_only_what_the_boundary_allows(
     assert "heard message" not in log
     assert "chrome.runtime" not in log
     # What the page does see: a script that calls its code, or throws through its stack hook.
-    assert f"caller function anonymous(\n) {{\n/* {touching} */" in log
+    assert f"caller function (\n) {{\n/* {touching} */" in log
     assert "window.event none" in log  # the event that names the secret is over by then
     assert throwing in log
     figures.record(
         "Hostile input",
         "page-world spy: secrets seen of a script in another tab and of a self-contained one",
         f"0 of {len(hidden)}; it does see scripts that call its code or throw (documented)",
+        figures.REAL_BROWSER,
+    )
+
+
+def test_awaited_results_are_neither_seen_nor_forged_by_page_getters(
+    browser: webdriver.Chrome, daemon: Daemon, spy: Any
+) -> None:
+    handle, spy_tab = spy
+    secret = f"RESULT-{uuid.uuid4().hex}"
+    scripts = {
+        f"const t = await Promise.resolve('{secret}'); return {{token: t}}": {"token": secret},
+        f"await 0; return ['{secret}']": [secret],
+        f"await null\nif (true) {{\n  return {{token: '{secret}'}}\n}}": {"token": secret},
+        f"(await Promise.resolve({{v: 1}})).v && ({{token: '{secret}'}})": {"token": secret},
+        f"Promise.resolve(1).then(() => '{secret}')": secret,
+    }
+    for script, expected in scripts.items():
+        body = _run(daemon, spy_tab, script)
+        assert body["success"] is True and body["result"] == expected, body
+    log = _spy_log(browser, handle)
+    assert "then " in log  # the getters are live: the page's own promises pass through them
+    assert secret not in log
+    figures.record(
+        "Hostile input",
+        "page-world getters on then and constructor while scripts await",
+        f"{len(scripts)} awaited results: none seen by the page, none forged",
         figures.REAL_BROWSER,
     )
 

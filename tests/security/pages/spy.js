@@ -1,5 +1,6 @@
 // A hostile page's spy, the first script of its <head>: it hooks everything a page can hook to see
-// tabpilot's scripts and results, and floods forged results and pilot flips while it runs.
+// tabpilot's scripts and results (prototype getters on the way of an awaited result included), and
+// floods forged results and pilot flips while it runs.
 // window.__spy is its log; window.__spyForgeries counts what it sent.
 (() => {
   const log = [];
@@ -75,6 +76,32 @@
     rec("postMessage", args[0]);
     return postMessage.apply(this, args);
   };
+  // Promise resolution reads `then` from whatever resolves a promise, through its prototypes, and
+  // `then`/`await` read a promise's `constructor`: getters there see those values, and a `then`
+  // getter may forge what the promise resolves to.
+  for (const proto of [Object.prototype, Array.prototype]) {
+    Object.defineProperty(proto, "then", {
+      configurable: true,
+      get() {
+        rec("then", this);
+        let seen = "";
+        try {
+          seen = stringify(this) ?? "";
+        } catch {}
+        if (seen.includes("RESULT")) return (resolve) => resolve("FORGED");
+        return undefined;
+      },
+    });
+  }
+  const promiseConstructor = Promise;
+  Object.defineProperty(Promise.prototype, "constructor", {
+    configurable: true,
+    get() {
+      rec("promise constructor", this);
+      return promiseConstructor;
+    },
+  });
+
   // V8 hands a page's prepareStackTrace the frames of any error whose stack is read.
   Error.prepareStackTrace = (error, frames) => {
     for (const frame of frames) {
