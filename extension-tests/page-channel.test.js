@@ -117,13 +117,15 @@ function pairedPage(order = "content first") {
 }
 
 const WHERE = { url: "http://localhost/test", title: "Test page" };
+// A script's answer also says which route ran it (docs/protocol.md §3).
+const RAN = { route: "page", ...WHERE };
 
 for (const order of ["content first", "main first"]) {
   test(`pairs and round-trips a request when the ${order.split(" ")[0]} world loads first`, async () => {
     const page = pairedPage(order);
-    assert.deepEqual(await page.execute("2 + 2"), { ok: true, result: 4, result_type: "number", ...WHERE });
+    assert.deepEqual(await page.execute("2 + 2"), { ok: true, result: 4, result_type: "number", ...RAN });
     assert.deepEqual(await page.execute("({name: 'test', value: 42})"), {
-      ok: true, result: { name: "test", value: 42 }, result_type: "object", ...WHERE,
+      ok: true, result: { name: "test", value: 42 }, result_type: "object", ...RAN,
     });
   });
 }
@@ -135,12 +137,12 @@ test("errors, promises and serialized values come back in the answer", async () 
   assert.equal(thrown.error.code, "execution_error");
   assert.equal(thrown.error.message, "test error");
   assert.match(thrown.error.stack, /Error: test error/);
-  assert.deepEqual(await page.execute("undefined"), { ok: true, result: null, result_type: "undefined", ...WHERE });
+  assert.deepEqual(await page.execute("undefined"), { ok: true, result: null, result_type: "undefined", ...RAN });
   assert.deepEqual(await page.execute("Promise.resolve(42)", { await_promise: false }), {
-    ok: true, result: "[object Promise]", result_type: "promise", ...WHERE,
+    ok: true, result: "[object Promise]", result_type: "promise", ...RAN,
   });
   assert.deepEqual(await page.execute("const a = {}; a.self = a; return a;"), {
-    ok: true, result: { self: "[Circular]" }, result_type: "object", ...WHERE,
+    ok: true, result: { self: "[Circular]" }, result_type: "object", ...RAN,
   });
   assert.equal((await page.execute("Promise.reject(new Error('fail'))")).error.code, "promise_rejected");
 });
@@ -189,7 +191,7 @@ test("a page listening on the well-known names after pairing learns nothing", as
   // The page asks for the handshake again and offers its own secret.
   page.document.dispatchEvent(new CustomEvent("tabpilot:main-ready", { detail: "" }));
   page.document.dispatchEvent(new CustomEvent("tabpilot:channel", { detail: "f".repeat(32) }));
-  assert.deepEqual(await page.execute("'still private'"), { ok: true, result: "still private", result_type: "string", ...WHERE });
+  assert.deepEqual(await page.execute("'still private'"), { ok: true, result: "still private", result_type: "string", ...RAN });
   await tick();
   assert.deepEqual(heard, ["tabpilot:main-ready ", `tabpilot:channel ${"f".repeat(32)}`]);
   assert.ok(!heard.join(" ").includes(nonce));
@@ -210,7 +212,7 @@ test("a forged answer on a wrong event name is not accepted", async () => {
   assert.equal(answer, undefined);
   vm.runInContext("release('real')", page.main);
   await tick();
-  assert.deepEqual(answer, { ok: true, result: "real", result_type: "string", ...WHERE });
+  assert.deepEqual(answer, { ok: true, result: "real", result_type: "string", ...RAN });
 });
 
 test("re-injecting both sides into a paired tab leaves exactly one runner", async () => {
@@ -253,7 +255,7 @@ test("a ping is answered by the content script, or by the page world, and runs n
   await tick();
   assert.equal(page.main.ran, false);
   // The channel still runs scripts after pings.
-  assert.deepEqual(await page.execute("2 + 2"), { ok: true, result: 4, result_type: "number", ...WHERE });
+  assert.deepEqual(await page.execute("2 + 2"), { ok: true, result: 4, result_type: "number", ...RAN });
 });
 
 test("a ping to the page world of an unpaired tab fails with the reload hint", async () => {

@@ -134,8 +134,9 @@ def fail(code: str, message: str = "", stack: str | None = None) -> Reply:
 
 
 async def echo(command: Command) -> Reply:
-    """Default handler: answers a script with itself, list_tabs with one tab."""
-    if command.command == "list_tabs":
+    """Default handler: answers a script with itself, a list of tabs with one tab."""
+    listing = command.command == "browser_tabs" and command.params.get("action") == "list"
+    if command.command == "list_tabs" or listing:
         return ok([{**TAB, "active": True, "window_id": 1}], "array", tab=None)
     return ok(command.params.get("script"), "string")
 

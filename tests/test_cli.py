@@ -116,7 +116,8 @@ async def test_exec_reads_the_script_from_stdin(
     daemon: Daemon, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     script = "const a = 'multi';\nconst b = \"line\";\nreturn a + ' ' + b"
-    monkeypatch.setattr(sys, "stdin", io.StringIO(script))
+    # Real stdin: text over bytes, which the CLI reads as UTF-8 itself.
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(script.encode())))
     async with connected(daemon) as fake:
         assert await _cli(daemon, "exec", "-") == 0
     assert [c.params["script"] for c in fake.commands] == [script]
@@ -125,17 +126,23 @@ async def test_exec_reads_the_script_from_stdin(
 
 async def test_exec_options_reach_the_extension(daemon: Daemon) -> None:
     async with connected(daemon) as fake:
-        options = ("--no-await", "--tab", "7", "--timeout-ms", "1234")
-        assert await _cli(daemon, "exec", *options, "x") == 0
+        options = ("--no-await", "--tab", "7", "--timeout-ms", "1234", "--dialog", "accept")
+        assert await _cli(daemon, "exec", *options, "--prompt-text", "yes", "x") == 0
         assert await _cli(daemon, "exec", "y") == 0
     assert fake.commands[0].params == {
         "script": "x",
         "timeout_ms": 1234,
         "await_promise": False,
         "tab_id": 7,
+        "dialog": "accept",
+        "prompt_text": "yes",
     }
     defaults = fake.commands[1].params
-    assert (defaults["await_promise"], defaults["tab_id"]) == (True, None)
+    assert (defaults["await_promise"], defaults["tab_id"], defaults["dialog"]) == (
+        True,
+        None,
+        "dismiss",
+    )
 
 
 async def test_exec_json_prints_the_whole_envelope(

@@ -144,6 +144,7 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
       throw new CommandError(error.code || "extension_error", error.message ?? "the page reported a failure", {
         tab: where,
         stack: error.stack,
+        data: error.data,
         extra,
       });
     }

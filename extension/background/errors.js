@@ -1,12 +1,14 @@
 // One error type for every refusal a command can end in. `code` is the wire code of protocol.md §1
 // (the daemon maps it to an HTTP status), `tab` is the {id, url, title} the refusal concerns, if any.
 export class CommandError extends Error {
-  constructor(code, message, { tab = null, stack, extra = null } = {}) {
+  constructor(code, message, { tab = null, stack, data, extra = null } = {}) {
     super(message);
     this.name = "CommandError";
     this.code = code;
     this.tab = tab;
     this.pageStack = stack;
+    // A thrown Error's other own fields (code, cause, errors…), serialized in the page.
+    this.data = data;
     // Fields of the result frame beside the error: the route that ran, the dialogs answered.
     this.extra = extra;
   }
@@ -18,6 +20,7 @@ export function errorPayload(err) {
   if (err instanceof CommandError) {
     const error = { code: err.code, message: err.message };
     if (typeof err.pageStack === "string") error.stack = err.pageStack;
+    if (err.data !== undefined) error.data = err.data;
     return error;
   }
   return { code: "extension_error", message: String(err?.message ?? err) };

@@ -212,6 +212,7 @@ class Bridge:
             error = from_extension(answer.error.code, answer.error.message, answer.error.stack)
             error.route = answer.route
             error.dialogs = dialog_dicts(answer.dialogs)
+            error.data = answer.error.data
             raise error
         return answer
 

@@ -61,6 +61,7 @@ class ErrorBody(BaseModel):
     code: str
     message: str
     stack: str | None = None
+    data: Any = None
     route: str | None = None
     dialogs: list[DialogRecord] | None = None
 
@@ -144,6 +145,8 @@ def failure_body(request_id: str, error: TabpilotError) -> dict[str, Any]:
     detail: dict[str, Any] = {"code": error.code, "message": error.message}
     if error.stack is not None:
         detail["stack"] = error.stack
+    if error.data is not None:
+        detail["data"] = error.data
     if error.route is not None:
         detail["route"] = error.route
     if error.dialogs:

@@ -68,6 +68,8 @@ class TabpilotError(Exception):
         #: For a script's failure: the route it ran by, and the dialogs answered meanwhile.
         self.route: str | None = None
         self.dialogs: list[dict[str, Any]] | None = None
+        #: For a script's own error: the thrown value's other fields (code, cause, errors).
+        self.data: Any = None
 
     def __init_subclass__(cls) -> None:
         super().__init_subclass__()
@@ -87,7 +89,9 @@ class _Coded(TabpilotError):
     """A leaf of the tree: code and status come from the class."""
 
     def __init__(self, message: str | None = None, *, stack: str | None = None) -> None:
-        super().__init__(self.code, message or self.default_message, self.status, stack)
+        # None, not "", stands for the default: a script may throw an Error with no message.
+        message = self.default_message if message is None else message
+        super().__init__(self.code, message, self.status, stack)
 
 
 class RequestRefused(_Coded):
@@ -393,7 +397,7 @@ def error_for_code(code: str) -> type[TabpilotError] | None:
     return _BY_CODE.get(code)
 
 
-def from_extension(code: str, message: str = "", stack: str | None = None) -> TabpilotError:
+def from_extension(code: str, message: str | None = "", stack: str | None = None) -> TabpilotError:
     """Translate an error the extension reported into the API error to answer with.
 
     The extension's message is passed on verbatim: a script's own errors must read ``test error``,
@@ -409,4 +413,6 @@ def from_extension(code: str, message: str = "", stack: str | None = None) -> Ta
             "Update tabpilot and its extension to the same version.",
             stack=stack,
         )
-    return cls(message or cls.default_message, stack=stack)
+    # A script's own words are passed on even when there are none: `throw new Error()`.
+    keep = issubclass(cls, ScriptFailed) and message is not None
+    return cls(message if keep else (message or cls.default_message), stack=stack)

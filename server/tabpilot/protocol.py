@@ -106,6 +106,8 @@ class ErrorInfo(BaseModel):
     code: str
     message: str = ""
     stack: str | None = None
+    #: A thrown Error's other own fields (code, cause, an AggregateError's errors), serialized.
+    data: Any = None
 
 
 # ---------------------------------------------------------------------------------------------
