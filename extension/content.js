@@ -82,6 +82,7 @@
     }
     const respond = answer && pending.get(answer.id);
     if (!respond) return;
+    event.preventDefault(); // the receipt: inject.js sends it again otherwise (document.open())
     pending.delete(answer.id);
     // Which route ran and the dialogs answered meanwhile travel beside the result (protocol.md §3).
     const extra = {};

@@ -41,6 +41,9 @@
   const jsonStringify = JSON.stringify;
   const StringCtor = String;
   const settledPromise = Promise.resolve();
+  const setTimer = g.setTimeout;
+  const MutationObserverCtor = typeof g.MutationObserver === "function" ? g.MutationObserver : null;
+  const observe = MutationObserverCtor ? MutationObserverCtor.prototype.observe : null;
   const { serialize, wellFormed, listen } = serializer;
   const { execute } = executor;
 
@@ -50,10 +53,21 @@
   // limit on the way out, nor the daemon's frame limit.
   const MAX_RESULT_CHARS = 16 * 1024 * 1024;
 
-  const fire = (type, detail) => {
+  // True when a listener cancelled the event: its receipt.
+  const fire = (type, detail, cancelable = false) => {
     const init = create(null); // no inherited `bubbles` or `detail` getters from the page
     init.detail = detail;
-    apply(dispatch, doc, [new CustomEventCtor(type, init)]);
+    init.cancelable = cancelable;
+    return !apply(dispatch, doc, [new CustomEventCtor(type, init)]);
+  };
+
+  // An answer content.js did not take (it cancels the event as its receipt) lost its listener to
+  // document.open(), which the script may have just called; content.js adds its listeners again
+  // when it sees the document emptied, so the answer is sent again once that has run.
+  const ANSWER_TRIES = 3;
+  const deliver = (json, tries = 1) => {
+    if (fire("tabpilot:res:" + nonce, json, true) || tries >= ANSWER_TRIES) return;
+    apply(setTimer, undefined, [() => deliver(json, tries + 1), 0]);
   };
 
   const describe = (err) => {
@@ -89,7 +103,7 @@
         `${MAX_RESULT_CHARS} a result may have. Return less: a slice, a count or a summary.`;
       json = jsonStringify(errorAnswer(answer.id, message, "result_too_large"));
     }
-    fire("tabpilot:res:" + nonce, json);
+    deliver(json);
   };
 
   // ---- Dialogs. While a command runs (until its outcome is known), alert/confirm/prompt answer
@@ -241,7 +255,11 @@
     if (typeof offered !== "string" || offered.length !== 32) return;
     nonce = offered;
     apply(removeListener, doc, ["tabpilot:channel", onChannel]);
-    apply(addListener, doc, ["tabpilot:req:" + nonce, onRequest]);
+    const hearRequests = () => apply(addListener, doc, ["tabpilot:req:" + nonce, onRequest]);
+    hearRequests();
+    // document.open() erases every listener on the document; it also empties it, which this sees.
+    // Adding the same listener again is a no-op otherwise.
+    if (MutationObserverCtor) apply(observe, new MutationObserverCtor(hearRequests), [doc, { childList: true }]);
     fire("tabpilot:ready:" + nonce, "");
   };
 
