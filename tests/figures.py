@@ -55,6 +55,8 @@ SECTIONS: dict[str, str] = {
     "Faults": "The browser, the worker, the tab or the daemon fails mid-command.",
     "Load": "Many callers at once, a full queue, large results and scripts.",
     "Hostile input": "Fuzzed requests and frames, web pages and other clients trying to get in.",
+    "Strict pages and dialogs": "Pages whose Content-Security-Policy or dialogs stand in a "
+    "script's way.",
 }
 
 

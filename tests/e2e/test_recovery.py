@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 from selenium import webdriver
 
+from tests import figures
 from tests.e2e.harness import POPUP_URL, Daemon, open_url, wait_for
 
 
@@ -44,6 +45,13 @@ def test_commands_that_timed_out_behind_a_busy_page_never_start_later(
     wait_for(lambda: run(daemon, "window.ran")[0] == 200, 10, "the page to be free")
     assert run(daemon, "window.ran")[1]["result"] == 0
     assert run(daemon, "return ++window.ran")[1]["result"] == 1
+    figures.record(
+        "Faults",
+        "10 commands queued behind a busy page past their deadline",
+        f"{len(queued)} of {len(queued)} answered 504 execution_timeout; 0 ran once the page "
+        "was free",
+        figures.REAL_BROWSER,
+    )
 
 
 def test_document_write_in_a_script_answers_and_the_tab_keeps_working(
@@ -59,6 +67,12 @@ def test_document_write_in_a_script_answers_and_the_tab_keeps_working(
     for _ in range(3):
         status, body = run(daemon, "document.title")
         assert (status, body["result"], body["route"]) == (200, "rewritten", "page"), body
+    figures.record(
+        "Faults",
+        "a script that calls document.open() and document.write()",
+        "answered with its result; the next 3 commands ran in the page",
+        figures.REAL_BROWSER,
+    )
 
 
 def test_a_discarded_tab_says_what_happened_and_how_to_get_it_back(
@@ -92,6 +106,12 @@ def test_a_discarded_tab_says_what_happened_and_how_to_get_it_back(
     assert tabs(daemon, action="select", tab_id=other)[0] == 200
     wait_for(lambda: run(daemon, "document.title", tab_id=other)[0] == 200, 10, "it to load")
     assert tabs(daemon, action="close", tab_id=other)[0] == 200
+    figures.record(
+        "Faults",
+        "a tab Chrome discarded to save memory",
+        "409 tab_discarded, nothing sent; scripts run again once it is selected",
+        figures.REAL_BROWSER,
+    )
 
 
 def test_the_managed_browser_replaces_a_stuck_tab_and_never_closes_its_last(
@@ -123,6 +143,13 @@ def test_the_managed_browser_replaces_a_stuck_tab_and_never_closes_its_last(
     assert tabs(managed, action="close", tab_id=body["result"]["id"])[0] == 200
     status, body = tabs(managed, action="new", url="chrome://settings")
     assert (status, body["error"]["code"]) == (400, "invalid_request"), json.dumps(body)
+    figures.record(
+        "Faults",
+        "managed browser: its only tab stuck in a loop",
+        "503 tab_unresponsive; browser_tabs closed it, opening the landing page first, where "
+        "scripts ran at once",
+        figures.REAL_BROWSER,
+    )
 
 
 def test_a_huge_title_cannot_push_an_answer_past_its_limits(
@@ -135,3 +162,9 @@ def test_a_huge_title_cannot_push_an_answer_past_its_limits(
     title = body["tab"]["title"]
     assert len(title) == 1024 and title.endswith("\u2026")
     assert run(daemon, "document.title.length")[1]["result"] == 20_000_000
+    figures.record(
+        "Load",
+        "a 20,000,000-character document.title beside a result",
+        "200 with the result; the title cut to 1,024 characters",
+        figures.REAL_BROWSER,
+    )

@@ -19,6 +19,7 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 
+from tests import figures
 from tests.e2e.harness import (
     EXTENSION_ID,
     POPUP_URL,
@@ -108,6 +109,12 @@ def test_a_strict_page_refuses_until_a_switch_allows_it_and_says_which(
     assert STRICT_PAGES[path] in error["message"]
     assert "Allow User Scripts" in error["message"]
     assert "Strict pages: allow the debugger" in error["message"]
+    figures.record(
+        "Strict pages and dialogs",
+        f"person's Chrome, both switches off: {path}",
+        f"409 csp_blocked naming `{STRICT_PAGES[path]}` and both switches",
+        figures.REAL_BROWSER,
+    )
 
 
 def test_the_debugger_switch_runs_strict_pages_in_the_page_world(
@@ -141,6 +148,13 @@ def test_the_debugger_switch_runs_strict_pages_in_the_page_world(
         set_switch(driver, "debugger-toggle", False)
     status, body = run(daemon, "1 + 1")
     assert body["error"]["code"] == "csp_blocked", body
+    figures.record(
+        "Strict pages and dialogs",
+        "person's Chrome, debugger switch on: the strict pages",
+        f"route debugger on {len(STRICT_PAGES)} of {len(STRICT_PAGES)}, page globals seen; a loop "
+        "stopped at its timeout, the tab free at once; csp_blocked again once off",
+        figures.REAL_BROWSER,
+    )
 
 
 def test_allowed_user_scripts_run_strict_pages_without_the_debugger(
@@ -164,6 +178,12 @@ def test_allowed_user_scripts_run_strict_pages_without_the_debugger(
         assert body["dialogs"] == [{"type": "confirm", "message": "Proceed?", "action": "accepted"}]
     finally:
         allow_user_scripts(driver, False)
+    figures.record(
+        "Strict pages and dialogs",
+        "person's Chrome, user scripts allowed: a nonce strict-dynamic page",
+        "route user_scripts: the DOM shared, the page's globals not; errors and dialogs as usual",
+        figures.REAL_BROWSER,
+    )
 
 
 def test_a_dialog_the_page_opened_is_reported_until_the_person_answers_it(
@@ -179,6 +199,12 @@ def test_a_dialog_the_page_opened_is_reported_until_the_person_answers_it(
     driver.switch_to.alert.accept()  # the person answers it
     saved = lambda: run(daemon, "document.title")[1].get("result") == "saved: true"  # noqa: E731
     wait_for(saved, 10, "the page to go on")
+    figures.record(
+        "Strict pages and dialogs",
+        "person's Chrome: a confirm the page opened between commands",
+        "409 dialog_open naming it, until the person answered; then the page went on",
+        figures.REAL_BROWSER,
+    )
 
 
 def test_the_managed_browser_runs_strict_pages_through_the_debugger(
@@ -188,6 +214,12 @@ def test_the_managed_browser_runs_strict_pages_through_the_debugger(
         open_url(managed, f"{pages}{path}")
         status, body = run(managed, "1 + 1")
         assert (status, body["result"], body["route"]) == (200, 2, "debugger"), (path, body)
+    figures.record(
+        "Strict pages and dialogs",
+        "managed browser: the strict pages",
+        f"route debugger on {len(STRICT_PAGES)} of {len(STRICT_PAGES)}, with no switch",
+        figures.REAL_BROWSER,
+    )
 
 
 def test_the_managed_browser_answers_a_dialog_left_open_and_reports_it(
@@ -209,3 +241,9 @@ def test_the_managed_browser_answers_a_dialog_left_open_and_reports_it(
         {"type": "confirm", "message": "Save?", "action": "accepted"}
     ]
     assert run(managed, "document.title")[1]["result"] == "saved: true"
+    figures.record(
+        "Strict pages and dialogs",
+        "managed browser: a confirm the page opened between commands",
+        "answered once, as the next command asked (accepted), and listed in its dialogs",
+        figures.REAL_BROWSER,
+    )

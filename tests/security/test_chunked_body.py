@@ -121,6 +121,7 @@ def test_a_200_mb_chunked_body_is_refused_within_the_limit(lonely: Daemon, path:
             "Hostile input",
             "200 MB chunked request body: answer / daemon's peak memory growth / still serving",
             f"413 script_too_large / {grown / MIB:.0f} MiB / yes",
+            figures.SCRIPTED,
         )
 
 
@@ -157,6 +158,7 @@ def test_a_200_mb_frame_on_the_callers_socket_is_refused_within_the_limit(lonely
         "Hostile input",
         "200 MB frame on /ws/calls: answer / daemon's peak memory growth / socket still serving",
         f"script_too_large under its id / {grown / MIB:.0f} MiB / yes",
+        figures.SCRIPTED,
     )
 
 
@@ -184,4 +186,5 @@ def test_a_caller_that_never_reads_its_answers_stops_being_read() -> None:
         "/ws/calls caller that never reads its answers: calls sent before its sends stalled / "
         "daemon's memory growth",
         f"{sent:,} / {grown / MIB:.0f} MiB",
+        figures.SCRIPTED,
     )
