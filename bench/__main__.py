@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench import report, suites
+from bench import report, routes, suites
 from bench.rig import machine, proc_status, rig
 from bench.systems import comparison_systems, hop_systems
 
@@ -38,6 +38,8 @@ def run(counts: suites.Counts, daemon_args: tuple[str, ...], command: str) -> di
         results["throughput"] = suites.throughput(r, counts)
         _say("large results")
         results["payload"] = suites.payload(r, counts)
+        _say("1+1 by each route: the page world, Trusted Types, the debugger, user scripts")
+        results["routes"] = routes.measure(r, suites.latency, counts)
     results["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     results["seconds"] = round(time.perf_counter() - started, 1)
     results["targets"] = [

@@ -140,6 +140,22 @@ def markdown(results: dict[str, Any]) -> str:
             f"{'-' if peak is None else f'{peak / MB:.0f} MB'} |"
         )
 
+    if results.get("routes"):
+        page = results["routes"][0]
+        lines += [
+            "",
+            '**`1+1` by route** (README, "Strict pages"): the page world, then the routes taken '
+            "when a page's CSP refuses it; each in its own tab, by HTTP with `tab_id`",
+            "",
+            "| route | p50 | p90 | p99 | p50 / the page world's |",
+            "|---|---|---|---|---|",
+        ]
+        for r in results["routes"]:
+            lines.append(
+                f"| {r['system']} | {_ms(r['p50'])} | {_ms(r['p90'])} | {_ms(r['p99'])} | "
+                f"{r['p50'] / page['p50']:.2f}x |"
+            )
+
     s = results["startup"]
     lines += [
         "",

@@ -176,3 +176,36 @@ def open_url(daemon: Daemon, url: str) -> None:
         return bool(body["success"]) and body["tab"]["url"] == url and body["result"] == "complete"
 
     wait_for(loaded, 15, f"{url} to load")
+
+
+def set_popup_switch(driver: webdriver.Chrome, element_id: str, on: bool) -> None:
+    """Flip a popup switch as a person does, then go back to the tab before."""
+    previous = driver.current_window_handle
+    driver.switch_to.new_window("tab")
+    try:
+        driver.get(POPUP_URL)
+        toggle = driver.find_element(By.ID, element_id)
+        if toggle.is_selected() != on:
+            toggle.click()
+        wait_for(lambda: toggle.is_selected() == on, 5, f"{element_id} to move")
+    finally:
+        driver.close()
+        driver.switch_to.window(previous)
+
+
+def allow_user_scripts(driver: webdriver.Chrome, allowed: bool) -> None:
+    """Turn "Allow User Scripts" on or off for tabpilot, as on its chrome://extensions page."""
+    previous = driver.current_window_handle
+    driver.switch_to.new_window("tab")
+    try:
+        driver.get("chrome://extensions")
+        error = driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "chrome.developerPrivate.updateExtensionConfiguration("
+            f"{{extensionId: '{EXTENSION_ID}', userScriptsAccess: {json.dumps(allowed)}}},"
+            "() => done(chrome.runtime.lastError ? chrome.runtime.lastError.message : null));"
+        )
+        assert error is None, error
+    finally:
+        driver.close()
+        driver.switch_to.window(previous)

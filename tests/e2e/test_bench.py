@@ -57,11 +57,26 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
     }
     assert all(row["calls"] > 0 for row in results["throughput"])
     assert [row["bytes"] for row in results["payload"]] == [1024, 102400, 1048576, 10485760]
+    assert [row["system"].split(" ")[0] for row in results["routes"]] == [
+        "page",
+        "trusted_types",
+        "debugger",
+        "user_scripts",
+    ]
+    assert all(row["n"] >= 10 and row["p50"] > 0 for row in results["routes"])
     assert results["startup"]["startup_p50_ms"] > 0 and results["startup"]["idle_rss_bytes"] > 0
     assert len(results["targets"]) == 7  # 2 latency, 3 MCP, throughput, 10 MB
 
     table = (tmp_path / "results.md").read_text()
-    for heading in ("**Targets**", "round trip", "hop by hop", "**Throughput**", "**Start-up**"):
+    headings = (
+        "**Targets**",
+        "round trip",
+        "hop by hop",
+        "**Throughput**",
+        "by route",
+        "**Start-up**",
+    )
+    for heading in headings:
         assert heading in table
     assert "| tabpilot HTTP |" in table
     png = (tmp_path / "results.png").read_bytes()

@@ -8,7 +8,6 @@ and the answer says how. The daemon's managed browser uses the debugger freely.
 
 from __future__ import annotations
 
-import json
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -17,16 +16,15 @@ from typing import Any
 
 import pytest
 from selenium import webdriver
-from selenium.webdriver.common.by import By
 
 from tests import figures
 from tests.e2e.harness import (
-    EXTENSION_ID,
-    POPUP_URL,
     Daemon,
+    allow_user_scripts,
     launch_chromium,
     open_url,
     set_pilot,
+    set_popup_switch,
     spawn_daemon,
     use_popup,
     wait_for,
@@ -56,39 +54,6 @@ def human(pages: str) -> Iterator[tuple[Daemon, webdriver.Chrome]]:
         finally:
             driver.quit()
             shutil.rmtree(profile, ignore_errors=True)
-
-
-def set_switch(driver: webdriver.Chrome, element_id: str, on: bool) -> None:
-    """Flip a popup switch as a person does, then go back to the tab before."""
-    previous = driver.current_window_handle
-    driver.switch_to.new_window("tab")
-    try:
-        driver.get(POPUP_URL)
-        toggle = driver.find_element(By.ID, element_id)
-        if toggle.is_selected() != on:
-            toggle.click()
-        wait_for(lambda: toggle.is_selected() == on, 5, f"{element_id} to move")
-    finally:
-        driver.close()
-        driver.switch_to.window(previous)
-
-
-def allow_user_scripts(driver: webdriver.Chrome, allowed: bool) -> None:
-    """Turn "Allow User Scripts" on or off for tabpilot, as on its chrome://extensions page."""
-    previous = driver.current_window_handle
-    driver.switch_to.new_window("tab")
-    try:
-        driver.get("chrome://extensions")
-        error = driver.execute_async_script(
-            "const done = arguments[arguments.length - 1];"
-            "chrome.developerPrivate.updateExtensionConfiguration("
-            f"{{extensionId: '{EXTENSION_ID}', userScriptsAccess: {json.dumps(allowed)}}},"
-            "() => done(chrome.runtime.lastError ? chrome.runtime.lastError.message : null));"
-        )
-        assert error is None, error
-    finally:
-        driver.close()
-        driver.switch_to.window(previous)
 
 
 def run(daemon: Daemon, script: str, **params: Any) -> tuple[int, dict[str, Any]]:
@@ -121,7 +86,7 @@ def test_the_debugger_switch_runs_strict_pages_in_the_page_world(
     human: tuple[Daemon, webdriver.Chrome], pages: str
 ) -> None:
     daemon, driver = human
-    set_switch(driver, "debugger-toggle", True)
+    set_popup_switch(driver, "debugger-toggle", True)
     try:
         for path in STRICT_PAGES:
             driver.get(f"{pages}{path}")
@@ -145,7 +110,7 @@ def test_the_debugger_switch_runs_strict_pages_in_the_page_world(
         assert "the tab is free again" in body["error"]["message"]
         assert run(daemon, "document.title")[1]["result"] == "nonce csp"
     finally:
-        set_switch(driver, "debugger-toggle", False)
+        set_popup_switch(driver, "debugger-toggle", False)
     status, body = run(daemon, "1 + 1")
     assert body["error"]["code"] == "csp_blocked", body
     figures.record(
