@@ -43,6 +43,14 @@ PAGES: dict[str, tuple[dict[str, str], str]] = {
         {"Content-Security-Policy": "sandbox"},
         "<!doctype html><title>sandboxed</title><p>sandboxed</p>",
     ),
+    # Asks before the person leaves (a form with unsaved changes, say); strict, so that scripts
+    # take the debugger's route, which runs them with a user gesture, as Chrome wants for asking.
+    "/leave.html": (
+        {"Content-Security-Policy": "script-src 'nonce-l34v3'"},
+        '<!doctype html><title>unsaved changes</title><script nonce="l34v3">'
+        "addEventListener('beforeunload', (e) => { e.preventDefault(); e.returnValue = ''; });"
+        "</script><p>unsaved</p>",
+    ),
     # Says whether it was shown from the back/forward cache (pageshow's `persisted`).
     "/bfcache.html": (
         {},

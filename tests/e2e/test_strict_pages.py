@@ -8,6 +8,7 @@ and the answer says how. The daemon's managed browser uses the debugger freely.
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -210,5 +211,31 @@ def test_the_managed_browser_answers_a_dialog_left_open_and_reports_it(
         "Strict pages and dialogs",
         "managed browser: a confirm the page opened between commands",
         "answered once, as the next command asked (accepted), and listed in its dialogs",
+        figures.REAL_BROWSER,
+    )
+
+
+def test_the_managed_browser_answers_a_page_that_asks_before_it_is_left(
+    managed: Daemon, pages: str
+) -> None:
+    open_url(managed, f"{pages}/leave.html")
+    assert run(managed, "document.title")[1]["route"] == "debugger"
+    # The page asks "Leave site?" before it goes, while the script that navigates still runs: the
+    # command answers as it says. Dismissed by default: the page stays.
+    leave = f"location.href = {json.dumps(pages + '/other.html')}; 1"
+    status, body = run(managed, leave)
+    assert status == 200, body
+    assert [(d["type"], d["action"]) for d in body["dialogs"]] == [("beforeunload", "dismissed")]
+    assert run(managed, "document.title")[1]["result"] == "unsaved changes"
+    status, body = run(managed, leave, dialog="accept")
+    assert [(d["type"], d["action"]) for d in body["dialogs"]] == [("beforeunload", "accepted")]
+    wait_for(
+        lambda: run(managed, "document.title")[1].get("result") == "other tab", 15, "the page left"
+    )
+    figures.record(
+        "Strict pages and dialogs",
+        "managed browser: a page that asks before it is left",
+        "its beforeunload dialog answered by the navigating command: dismissed, the page stayed; "
+        "accepted, it was left",
         figures.REAL_BROWSER,
     )
