@@ -62,9 +62,11 @@ function rowOf(entry) {
   let what;
   if (typeof entry.script === "string") {
     what = element("code", "script", firstLine(entry.script));
-    what.title = entry.script;
+    // A strict page's script ran by another route: say which (the debugger shows Chrome's banner).
+    what.title = entry.route ? `${entry.script}\n\n(ran by ${entry.route})` : entry.script;
   } else {
-    what = element("span", "script command", entry.command === "list_tabs" ? "listed the tabs" : String(entry.command));
+    const words = entry.summary ?? (entry.command === "list_tabs" ? "listed the tabs" : String(entry.command));
+    what = element("span", "script command", words);
   }
   row.append(meta, what);
   return row;

@@ -12,7 +12,16 @@ export const ACTIVITY_KEY = "activity";
 export const MAX_ENTRIES = 20;
 export const SCRIPT_CHARS = 300;
 export const SAVE_DELAY_MS = 100;
-const RECORDED = new Set(["execute_javascript", "list_tabs"]);
+const RECORDED = new Set(["execute_javascript", "list_tabs", "browser_tabs"]);
+
+// What a browser_tabs command did, in words for the person at the popup.
+function tabsSummary(params, result) {
+  const action = params?.action ?? "list";
+  if (action === "list") return "listed the tabs";
+  if (action === "new") return `opened a tab${result?.result?.url ? `: ${result.result.url}` : ""}`;
+  if (action === "close") return `closed tab ${params?.tab_id}`;
+  return `selected tab ${params?.tab_id}`;
+}
 
 export function createActivity({ chrome, now = Date.now, timers = globalThis, saveDelayMs = SAVE_DELAY_MS }) {
   let entries = [];
@@ -42,6 +51,8 @@ export function createActivity({ chrome, now = Date.now, timers = globalThis, sa
           script,
           tab: result?.tab ?? null,
           outcome: result?.ok === true ? "ok" : String(result?.error?.code ?? "extension_error"),
+          ...(frame.command === "browser_tabs" ? { summary: tabsSummary(frame.params, result) } : {}),
+          ...(typeof result?.route === "string" && result.route !== "page" ? { route: result.route } : {}),
           duration_ms: Math.max(0, now() - started),
         });
         entries.length = Math.min(entries.length, MAX_ENTRIES);

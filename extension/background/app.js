@@ -129,6 +129,7 @@ export function createBackground({ chrome, WebSocket, fetch, timers, userAgent =
     connection.send({ type: "pilot", enabled });
     // Off means nothing runs and nothing is read: let go of every tab the debugger holds.
     if (!enabled) commands.debug.detachAll();
+    else commands.debug.holdAll();
   });
 
   // Chrome stops an idle worker after 30 s, timers included; a 30 s alarm (the minimum since

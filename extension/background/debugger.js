@@ -135,6 +135,8 @@ export function createDebugger({ chrome, managed }) {
     send,
     answerDialog,
     detachAll,
+    // The managed browser holds every tab again once the pilot is back on.
+    holdAll: () => isManaged && allowed() && holdAll(),
     isManaged: () => isManaged,
     // dialogs.js hears the dialogs the debugger sees through this.
     onDialog: (fn) => (onDialog = fn),

@@ -11,6 +11,12 @@ const OPENABLE_URL = /^https?:\/\//i;
 
 export function createTabActions({ chrome, debug, landingUrl }) {
   const describe = (tab) => ({ ...tabInfo(tab), active: tab.active === true, window_id: tab.windowId });
+  // The window in front too, so that the tab is the active tab of the last focused window, where a
+  // command without tab_id runs. Best effort: a headless browser may refuse.
+  const focus = (windowId) =>
+    Number.isInteger(windowId) && chrome.windows?.update
+      ? Promise.resolve(chrome.windows.update(windowId, { focused: true })).catch(() => {})
+      : undefined;
 
   async function tabById(tabId) {
     try {
@@ -32,14 +38,14 @@ export function createTabActions({ chrome, debug, landingUrl }) {
         throw new CommandError("invalid_request", `A new tab opens an http or https url; ${JSON.stringify(url)} is neither.`);
       }
       const tab = await chrome.tabs.create({ url, active: true });
-      if (Number.isInteger(tab.windowId)) await chrome.windows?.update?.(tab.windowId, { focused: true }).catch?.(() => {});
+      await focus(tab.windowId);
       return { result: describe(tab), result_type: "object", tab: tabInfo(tab) };
     },
 
     async select(params) {
       const tab = await tabById(params.tab_id);
       const selected = await chrome.tabs.update(tab.id, { active: true });
-      await chrome.windows?.update?.(tab.windowId, { focused: true }).catch?.(() => {});
+      await focus(tab.windowId);
       return { result: describe(selected ?? tab), result_type: "object", tab: tabInfo(selected ?? tab) };
     },
 

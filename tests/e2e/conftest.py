@@ -6,18 +6,15 @@ port, turn on AI Web Pilot.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 import pytest
 from selenium import webdriver
 
-from tests.e2e.harness import Daemon, launch_chromium, set_pilot, spawn_daemon, use_popup, wait_for
+from tests.e2e.harness import Daemon, connected_browser, spawn_daemon, wait_for
 
 PAGES: dict[str, tuple[dict[str, str], str]] = {
     "/index.html": (
@@ -159,17 +156,8 @@ def daemon() -> Iterator[Daemon]:
 @pytest.fixture(scope="session")
 def browser(daemon: Daemon, pages: str) -> Iterator[webdriver.Chrome]:
     """Chromium with the unpacked extension, pointed at the daemon, AI Web Pilot on."""
-    profile = Path(tempfile.mkdtemp(prefix="tabpilot-chromium-"))
-    driver = launch_chromium(profile)
-    try:
-        driver.get(f"{pages}/index.html")
-        use_popup(driver, port=daemon.port)
-        wait_for(lambda: daemon.status()["extension"]["connected"], 15, "the extension to connect")
-        set_pilot(driver, daemon, True)
+    with connected_browser(daemon, f"{pages}/index.html") as driver:
         yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

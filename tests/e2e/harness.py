@@ -134,6 +134,23 @@ def launch_chromium(profile: Path) -> webdriver.Chrome:
     return webdriver.Chrome(options=options, service=service)
 
 
+@contextmanager
+def connected_browser(daemon: Daemon, start_url: str) -> Iterator[webdriver.Chrome]:
+    """Chromium with the unpacked extension, set up as a new user does: open a page, point the
+    popup at the daemon, turn AI Web Pilot on."""
+    profile = Path(tempfile.mkdtemp(prefix="tabpilot-chromium-"))
+    driver = launch_chromium(profile)
+    try:
+        driver.get(start_url)
+        use_popup(driver, port=daemon.port)
+        wait_for(lambda: daemon.status()["extension"]["connected"], 15, "the extension to connect")
+        set_pilot(driver, daemon, True)
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
 def use_popup(
     driver: webdriver.Chrome, *, port: int | None = None, pilot: bool | None = None
 ) -> None:

@@ -9,10 +9,7 @@ and the answer says how. The daemon's managed browser uses the debugger freely.
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,12 +19,10 @@ from tests import figures
 from tests.e2e.harness import (
     Daemon,
     allow_user_scripts,
-    launch_chromium,
+    connected_browser,
     open_url,
-    set_pilot,
     set_popup_switch,
     spawn_daemon,
-    use_popup,
     wait_for,
 )
 
@@ -42,19 +37,9 @@ STRICT_PAGES = {
 
 @pytest.fixture(scope="module")
 def human(pages: str) -> Iterator[tuple[Daemon, webdriver.Chrome]]:
-    """A daemon and a Chromium set up as a new user does: the extension, the pilot on."""
-    profile = Path(tempfile.mkdtemp(prefix="tabpilot-chromium-"))
-    with spawn_daemon() as daemon:
-        driver = launch_chromium(profile)
-        try:
-            driver.get(f"{pages}/index.html")
-            use_popup(driver, port=daemon.port)
-            wait_for(lambda: daemon.status()["extension"]["connected"], 15, "the extension")
-            set_pilot(driver, daemon, True)
-            yield daemon, driver
-        finally:
-            driver.quit()
-            shutil.rmtree(profile, ignore_errors=True)
+    """A daemon of its own, since these tests flip its browser's switches."""
+    with spawn_daemon() as daemon, connected_browser(daemon, f"{pages}/index.html") as driver:
+        yield daemon, driver
 
 
 def run(daemon: Daemon, script: str, **params: Any) -> tuple[int, dict[str, Any]]:

@@ -1,0 +1,97 @@
+// browser_tabs (background/tab-actions.js) through commands.run, and what the popup says of it.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { createActivity } from "../extension/background/activity.js";
+import { createCommands } from "../extension/background/commands.js";
+import { fakeChrome, realTimers } from "./support/fake-chrome.js";
+
+const LANDING = "http://127.0.0.1:7878/";
+
+function setup({ managed = false, tabs = [{ id: 7, url: "https://a.example/", title: "A", active: true, windowId: 1 }] } = {}) {
+  const { chrome } = fakeChrome({ tabs });
+  const created = [];
+  const removed = [];
+  let next = 100;
+  chrome.tabs.create = async ({ url, active }) => {
+    const tab = { id: next++, url: "", pendingUrl: url, title: "", active, windowId: 1 };
+    created.push(url);
+    tabs.push(tab);
+    return tab;
+  };
+  chrome.tabs.remove = async (id) => {
+    removed.push(id);
+    tabs.splice(tabs.findIndex((t) => t.id === id), 1);
+  };
+  chrome.tabs.update = async (id, { active }) => ({ ...tabs.find((t) => t.id === id), active });
+  chrome.tabs.query = async () => tabs;
+  const pilot = { ready: Promise.resolve(), isEnabled: () => true };
+  const commands = createCommands({
+    chrome,
+    pilot,
+    timers: realTimers,
+    fetch: async () => ({ ok: false }),
+    managed: Promise.resolve({ managed }),
+    landingUrl: async () => LANDING,
+  });
+  const run = (params) => commands.run({ type: "command", id: "t1", command: "browser_tabs", params });
+  return { run, created, removed, tabs, chrome };
+}
+
+test("new opens the url in an active tab, or the daemon's landing page", async () => {
+  const { run, created } = setup();
+  const opened = await run({ action: "new", url: "https://b.example/" });
+  assert.equal(opened.ok, true);
+  assert.deepEqual(opened.result, { id: 100, url: "https://b.example/", title: "", active: true, window_id: 1 });
+  await run({ action: "new" });
+  assert.deepEqual(created, ["https://b.example/", LANDING]);
+});
+
+test("only http and https urls open", async () => {
+  const { run, created } = setup();
+  for (const url of ["chrome://settings", "javascript:alert(1)", "file:///etc/passwd"]) {
+    const result = await run({ action: "new", url });
+    assert.equal(result.error.code, "invalid_request", url);
+  }
+  assert.deepEqual(created, []);
+});
+
+test("the managed browser opens its landing page before it closes its last tab", async () => {
+  const { run, created, removed, tabs } = setup({ managed: true });
+  const result = await run({ action: "close", tab_id: 7 });
+  assert.equal(result.ok, true);
+  assert.equal(result.result.closed, 7);
+  assert.equal(result.result.opened.url, LANDING);
+  assert.deepEqual(created, [LANDING]);
+  assert.deepEqual(removed, [7]);
+  assert.deepEqual(tabs.map((t) => t.id), [100]);
+});
+
+test("a person's browser closes what it is asked to, and nothing else", async () => {
+  const { run, created, removed } = setup();
+  const result = await run({ action: "close", tab_id: 7 });
+  assert.deepEqual(result.result, { closed: 7 });
+  assert.deepEqual([created, removed], [[], [7]]);
+  const missing = await run({ action: "close", tab_id: 99 });
+  assert.equal(missing.error.code, "tab_not_found");
+});
+
+test("select activates the tab; an unknown action is refused", async () => {
+  const { run } = setup();
+  assert.equal((await run({ action: "select", tab_id: 7 })).result.active, true);
+  assert.equal((await run({ action: "reload", tab_id: 7 })).error.code, "invalid_request");
+});
+
+test("the popup's activity says what browser_tabs did, in words", async () => {
+  const { chrome } = fakeChrome();
+  const activity = createActivity({ chrome, now: () => 1000, timers: realTimers, saveDelayMs: 0 });
+  const cases = [
+    [{ action: "new" }, { ok: true, result: { url: "https://b.example/" } }, "opened a tab: https://b.example/"],
+    [{ action: "close", tab_id: 7 }, { ok: true }, "closed tab 7"],
+    [{ action: "select", tab_id: 7 }, { ok: true }, "selected tab 7"],
+    [{ action: "list" }, { ok: true }, "listed the tabs"],
+  ];
+  for (const [params, result] of cases) activity.begin({ id: "x", command: "browser_tabs", params })(result);
+  const entries = await activity.list();
+  assert.deepEqual(entries.map((e) => e.summary), cases.map(([, , words]) => words).reverse());
+});
