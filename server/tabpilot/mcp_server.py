@@ -30,7 +30,13 @@ from tabpilot import __version__
 from tabpilot.bridge import Bridge
 from tabpilot.envelope import Envelope, envelope_of, failure_body, result_text, success_body
 from tabpilot.errors import InvalidRequest
-from tabpilot.protocol import MAX_TIMEOUT_MS, ExecuteParams, TabsParams, TimeoutMs
+from tabpilot.protocol import (
+    MAX_TIMEOUT_MS,
+    ExecuteParams,
+    TabsParams,
+    TimeoutMs,
+    invalid_reasons,
+)
 from tabpilot.security import new_request_id
 
 log = logging.getLogger(__name__)
@@ -260,7 +266,8 @@ def build_server(backend: Backend) -> MCPServer:
         try:
             params = TabsParams(action=action, url=url, tab_id=tab_id)
         except ValidationError as exc:
-            error = InvalidRequest(f"Invalid arguments: {exc.errors()[0]['msg']}.")
+            reasons = invalid_reasons(exc.errors(), TabsParams.model_fields)
+            error = InvalidRequest(f"Invalid arguments: {reasons}.")
             return tool_result(failure_body(new_request_id(), error), _browser_tabs_text)
         return tool_result(await backend.browser_tabs(params), _browser_tabs_text)
 

@@ -22,6 +22,7 @@ from pydantic import (
     StrictStr,
     TypeAdapter,
     ValidationError,
+    field_validator,
     model_validator,
 )
 
@@ -218,12 +219,17 @@ class TabsParams(Params):
         "and make it active; `select` (activate) or `close` the tab `tab_id`.",
     )
     url: str | None = Field(
-        default=None,
-        max_length=8192,
-        pattern=r"^[hH][tT][tT][pP][sS]?://",
-        description="For `new`: an http or https url.",
+        default=None, max_length=8192, description="For `new`: an http or https url."
     )
     tab_id: int | None = Field(default=None, description="For `select` and `close`: the tab.")
+
+    @field_validator("url")
+    @classmethod
+    def _web_url(cls, url: str | None) -> str | None:
+        if url is not None and not url.lower().startswith(("http://", "https://")):
+            scheme = url.split(":", 1)[0] if ":" in url else url
+            raise ValueError(f"a new tab opens http or https urls only, not {scheme[:20]!r}")
+        return url
 
     @model_validator(mode="after")
     def _needs_what_it_acts_on(self) -> TabsParams:

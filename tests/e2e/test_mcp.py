@@ -4,6 +4,7 @@ tests/test_mcp_server.py."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -32,7 +33,7 @@ async def test_an_agent_runs_scripts_in_the_real_tab(
 ) -> None:
     async with open_mcp(transport, daemon.port) as client:
         tools = {tool.name for tool in (await client.list_tools()).tools}
-        assert tools == {"execute_javascript", "list_tabs", "pilot_status"}
+        assert tools == {"execute_javascript", "list_tabs", "browser_tabs", "pilot_status"}
         for script, text in SCRIPTS:
             result, shown = await call(client, "execute_javascript", script=script)
             assert (shown, result.is_error) == (text, False), script
@@ -56,6 +57,30 @@ async def test_list_tabs_then_run_in_a_chosen_tab(
         )
     assert shown == page["url"]
     assert result.structured_content and result.structured_content["tab"]["id"] == page["id"]
+
+
+@both
+async def test_browser_tabs_opens_a_tab_the_agent_then_runs_in_and_closes(
+    transport: str, daemon: Daemon, page: dict[str, Any], pages: str
+) -> None:
+    url = f"{pages}/other.html"
+    async with open_mcp(transport, daemon.port) as client:
+        opened, line = await call(client, "browser_tabs", action="new", url=url)
+        assert opened.structured_content is not None
+        tab_id = opened.structured_content["result"]["id"]
+        assert line.startswith(f"{tab_id} (active): ")
+        # The new tab is the active one, where a script without tab_id runs, once it has loaded.
+        title = ""
+        for _ in range(200):
+            _, title = await call(client, "execute_javascript", script="document.title")
+            if title == "other tab":
+                break
+            await asyncio.sleep(0.05)
+        assert title == "other tab"
+        _, closed = await call(client, "browser_tabs", action="close", tab_id=tab_id)
+        refused, said = await call(client, "browser_tabs", action="new", url="file:///etc/passwd")
+    assert closed == f"Closed tab {tab_id}."
+    assert refused.is_error and "`url`" in said
 
 
 @both
