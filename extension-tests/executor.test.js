@@ -327,6 +327,11 @@ const TRICKY_ASYNC = [
   "await 0; return typeof arguments",
   "await 0; return this === globalThis",
   "let n = 0; for await (const x of [Promise.resolve(1), 2]) { n += x } return n",
+  "await 0; const t = { catch(f) { return 'handled' } }; return t.catch() + '!'",
+  "await 0; class P { then(r) { return r } catch(f) { return 'c' } } return new P().catch()",
+  "await 0; try { JSON.parse('{') } catch (e) { return e.name }",
+  "await 0; try { return 1 } catch { return 2 }",
+  "await 0; const f = function () { return 'inner' }; return f() + ' outer'",
 ];
 
 for (const script of TRICKY_ASYNC) {

@@ -316,7 +316,7 @@
     // would be handed the script.
     const at = (k) => (k < src.length ? src[k] : "");
     const push = (type, value, start) => {
-      tokens[tokens.length] = record({ type, value, start, end: i, newline, closedBlock: undefined });
+      tokens[tokens.length] = record({ type, value, start, end: i, newline, closedBlock: undefined, closedTry: undefined });
       newline = false;
     };
     const template = (start) => {
@@ -424,19 +424,25 @@
         if (token.value === "(") {
           const word = before && before.type === "word" ? before.value : "";
           const forAwait = word === "await" && tokens[t - 2] && tokens[t - 2].value === "for";
-          parenIsBlock[parenIsBlock.length] = BLOCK_KEYWORDS[word] === true || forAwait;
+          // A catch clause follows its try block's `}`; after anything else `catch` names a
+          // method (a thenable's `catch(f) { … }`), whose body is a function.
+          const clause = word !== "catch" || (tokens[t - 2] !== undefined && tokens[t - 2].closedTry === true);
+          parenIsBlock[parenIsBlock.length] = (BLOCK_KEYWORDS[word] === true && clause) || forAwait;
           open[open.length] = "(";
         } else if (token.value === "{") {
           let isFunction = false;
           if (before && before.value === "=>") isFunction = true;
           else if (before && before.value === ")" && before.closedBlock === false) isFunction = true;
-          open[open.length] = isFunction ? "f" : "{";
+          open[open.length] = isFunction ? "f" : before && before.value === "try" ? "t" : "{";
         } else if (token.value === "[") open[open.length] = "[";
         else if (token.value === ")") {
           token.closedBlock = parenIsBlock[parenIsBlock.length - 1];
           parenIsBlock.length--;
           open.length--;
-        } else if (token.value === "]" || token.value === "}") open.length--;
+        } else if (token.value === "]" || token.value === "}") {
+          if (token.value === "}") token.closedTry = open[open.length - 1] === "t";
+          open.length--;
+        }
         continue;
       }
       if (token.type !== "word" || token.value !== "return") continue;
