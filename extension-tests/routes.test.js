@@ -205,3 +205,14 @@ test("a dialog the page opens while a script runs fails it at once where only a 
   assert.match(result.error.message, /raised while the script ran/);
   release({ ok: true, result: 1, result_type: "number", ...WHERE });
 });
+
+test("a report of a dialog already answered does not fail the next command in a held tab", async () => {
+  const { commands } = setup({ storage: { debuggerEnabled: true }, dialogShowing: false });
+  assert.equal((await commands.run(execute())).route, "debugger"); // the strict page: now held
+  commands.dialogs.report(7, { phase: "open", dialog_type: "alert", message: "late report" });
+  const result = await commands.run(execute());
+  assert.equal(result.ok, true);
+  assert.equal(result.dialogs, undefined);
+  // Nor the one after: the stale report is gone.
+  assert.equal((await commands.run(execute())).ok, true);
+});

@@ -106,17 +106,17 @@ export function createDebugger({ chrome, managed }) {
     return chrome.debugger.sendCommand({ tabId }, method, params);
   }
 
-  // Answers the dialog open in the tab: true if one was answered. Only through a session attached
-  // before the dialog opened; false when there is none.
+  // Answers the dialog open in the tab: "answered", "none" (no dialog is showing), or
+  // "unreachable" when no session attached before the dialog opened holds the tab.
   async function answerDialog(tabId, accept, promptText) {
-    if (!allowed() || !attached.has(tabId)) return false;
+    if (!allowed() || !attached.has(tabId)) return "unreachable";
     const params = { accept };
     if (typeof promptText === "string") params.promptText = promptText;
     try {
       await send(tabId, "Page.handleJavaScriptDialog", params);
-      return true;
+      return "answered";
     } catch (err) {
-      if (/no dialog is showing/i.test(String(err?.message))) return false;
+      if (/no dialog is showing/i.test(String(err?.message))) return "none";
       throw err;
     }
   }

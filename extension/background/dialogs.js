@@ -51,11 +51,15 @@ export function createDialogs({ chrome, debug }) {
     await debug.ready;
     const accept = params.dialog === "accept";
     const promptText = dialog.type === "prompt" && accept ? (params.prompt_text ?? String(dialog.defaultPrompt ?? "")) : undefined;
-    if (!(await debug.answerDialog(tab.id, accept, promptText))) {
-      // Answered meanwhile (by the person, or by a second report of the same dialog), or out of the
-      // debugger's reach.
-      if (!open.has(tab.id)) return null;
+    const outcome = await debug.answerDialog(tab.id, accept, promptText);
+    if (outcome === "unreachable") {
+      if (!open.has(tab.id)) return null; // the person answered it meanwhile
       throw blockedError(tab, dialog, during);
+    }
+    if (outcome === "none") {
+      // Answered meanwhile (by the person, or through a second report of the same dialog).
+      if (open.get(tab.id) === dialog) open.delete(tab.id);
+      return null;
     }
     if (open.get(tab.id) === dialog) open.delete(tab.id);
     const answered = { type: dialog.type, message: dialog.message, action: accept ? "accepted" : "dismissed" };
