@@ -6,12 +6,14 @@ import vm from "node:vm";
 
 const read = (path) => readFileSync(new URL(`../extension/${path}`, import.meta.url), "utf8");
 const EXECUTOR = read("lib/executor.js");
+const RETURNS = read("lib/returns.js");
 const SERIALIZE = read("lib/serialize.js");
 
 function load(contextOptions, setup = "") {
   const context = vm.createContext({ setTimeout, clearTimeout }, contextOptions);
   if (setup) vm.runInContext(setup, context);
   vm.runInContext(SERIALIZE, context, { filename: "serialize.js" });
+  vm.runInContext(RETURNS, context, { filename: "returns.js" });
   vm.runInContext(EXECUTOR, context, { filename: "executor.js" });
   return { context, execute: context.__tabpilotExecutor.execute, serialize: context.__tabpilotSerialize.serialize };
 }
@@ -278,7 +280,7 @@ test("a page's then and constructor getters never see an awaited result", async 
 });
 
 test("the keeper's rewrite leaves nested returns and non-returns alone", () => {
-  const { rewriteReturns } = page.context.__tabpilotExecutor;
+  const rewriteReturns = (source) => page.context.__tabpilotReturns.rewriteReturns(source, "__tabpilot_return");
   const REWRITES = [
     ["return 1", "return void __tabpilot_return((1))"],
     ["return;", "return;"],

@@ -7,7 +7,7 @@ import vm from "node:vm";
 
 const read = (path) => readFileSync(new URL(`../extension/${path}`, import.meta.url), "utf8");
 const CONTENT = read("content.js");
-const MAIN_FILES = ["lib/serialize.js", "lib/executor.js", "inject.js"].map((path) => [path, read(path)]);
+const MAIN_FILES = ["lib/serialize.js", "lib/returns.js", "lib/executor.js", "inject.js"].map((path) => [path, read(path)]);
 const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -149,7 +149,7 @@ test("errors, promises and serialized values come back in the answer", async () 
 
 test("the libraries are taken off the page's globals", () => {
   const page = pairedPage();
-  assert.equal(vm.runInContext("typeof __tabpilotSerialize + typeof __tabpilotExecutor", page.main), "undefinedundefined");
+  assert.equal(vm.runInContext("typeof __tabpilotSerialize + typeof __tabpilotReturns + typeof __tabpilotExecutor", page.main), "undefinedundefinedundefined");
 });
 
 test("without a paired page world the answer says so, for the worker to take another route", async () => {

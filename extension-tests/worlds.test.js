@@ -7,7 +7,8 @@ import { readFileSync } from "node:fs";
 import vm from "node:vm";
 
 const read = (path) => readFileSync(new URL(`../extension/${path}`, import.meta.url), "utf8");
-const WRAPPED = `(function (globalThis) { ${read("lib/serialize.js")}\n${read("lib/executor.js")} })(shadow)`;
+const LIBS = ["lib/serialize.js", "lib/returns.js", "lib/executor.js"].map(read).join("\n");
+const WRAPPED = `(function (globalThis) { ${LIBS} })(shadow)`;
 
 function shadowedPage() {
   const context = vm.createContext({});
@@ -33,8 +34,9 @@ function shadowedPage() {
 
 test("loaded as text through a shadow global, nothing lands on the page's global", () => {
   const context = shadowedPage();
-  assert.equal(vm.runInContext("typeof __tabpilotSerialize + typeof __tabpilotExecutor", context), "undefinedundefined");
-  assert.deepEqual(Object.keys(context.kept).sort(), ["__tabpilotExecutor", "__tabpilotSerialize"]);
+  const names = ["__tabpilotExecutor", "__tabpilotReturns", "__tabpilotSerialize"];
+  for (const name of names) assert.equal(vm.runInContext(`typeof ${name}`, context), "undefined", name);
+  assert.deepEqual(Object.keys(context.kept).sort(), names);
 });
 
 test("through a shadow global, the executor and serializer run scripts, timers included", async () => {

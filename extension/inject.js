@@ -1,7 +1,8 @@
 // Page-world end of the channel (docs/protocol.md §3): pairs with content.js through a secret event
 // name, runs each request with the executor and answers with the serialized value. It also answers
 // alert/confirm/prompt while a command runs, and tells content.js about the ones between commands.
-// Runs in the MAIN world at document_start, after lib/serialize.js and lib/executor.js.
+// Runs in the MAIN world at document_start, after lib/serialize.js, lib/returns.js and
+// lib/executor.js.
 (() => {
   "use strict";
 
@@ -10,9 +11,10 @@
   const executor = g.__tabpilotExecutor;
   // Take the libraries off the page's globals before any page script can see or wrap them.
   delete g.__tabpilotSerialize;
+  delete g.__tabpilotReturns;
   delete g.__tabpilotExecutor;
   if (!serializer || !executor) {
-    console.error("tabpilot: lib/serialize.js and lib/executor.js must load before inject.js");
+    console.error("tabpilot: lib/serialize.js, lib/returns.js and lib/executor.js must load before inject.js");
     return;
   }
 

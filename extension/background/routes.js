@@ -12,7 +12,7 @@ import { DEBUGGER_SWITCH } from "./debugger.js";
 import { CommandError } from "./errors.js";
 import { tabInfo } from "./tabs.js";
 
-const LIB_FILES = ["lib/serialize.js", "lib/executor.js"];
+const LIB_FILES = ["lib/serialize.js", "lib/returns.js", "lib/executor.js"];
 const USER_SCRIPT_CSP = "script-src 'self' 'unsafe-eval'; object-src 'self'";
 // Longest answer, as in inject.js and the daemon's protocol.py.
 const MAX_RESULT_CHARS = 16 * 1024 * 1024;
@@ -22,7 +22,7 @@ export const USER_SCRIPTS_SETTING =
   '"Allow User Scripts" for tabpilot (chrome://extensions, tabpilot, Details)';
 
 // Runs in the other world, so it may use nothing from this module: it is sent as its source text.
-// `libs` holds what lib/serialize.js and lib/executor.js exported there. Answers the JSON text of
+// `libs` holds what the libraries (LIB_FILES) exported there. Answers the JSON text of
 // an answer shaped like inject.js's. Dialogs raised in the user-script world are answered here; in
 // the page's world the debugger reports them (dialogs.js).
 function runInWorld(request, libs) {

@@ -5,7 +5,7 @@ import { NotDelivered } from "./tab-ports.js";
 // Chrome lets extensions script http(s) pages, and file pages when the user allows file access.
 // chrome://, chrome-extension://, about:, view-source:, devtools:// and the like are off limits.
 const SCRIPTABLE_URL = /^(https?|file):/i;
-const PAGE_WORLD_FILES = ["lib/serialize.js", "lib/executor.js", "inject.js"];
+const PAGE_WORLD_FILES = ["lib/serialize.js", "lib/returns.js", "lib/executor.js", "inject.js"];
 
 export function tabInfo(tab) {
   // url is "" while a tab's first navigation is pending; pendingUrl then says where it goes.
