@@ -11,6 +11,8 @@ export const PROBE_MS = 1000;
 // What frees a tab that no script can. Reloading a tab stuck in a loop does not: Chromium loads the
 // page again in the same renderer, which the loop holds.
 const WAY_BACK = 'To go on now, close the tab and open a fresh one (browser_tabs with action "close", then "new").';
+// A crashed tab comes back when it loads again: a reload starts a new renderer.
+const WAY_BACK_CRASHED = `${WAY_BACK.slice(0, -1)}, or reload it in the browser.`;
 const CHANNEL_CLOSED = /message (channel|port) closed/i;
 // What Chrome answers a probe while the whole browser closes, its tabs with it.
 const SHUTTING_DOWN = /browser is shutting down/i;
@@ -44,7 +46,7 @@ export function createTabWatch({ chrome, timers, ping }) {
   // the stuck one, to run long after their callers were told they timed out.
   async function guard(tab) {
     if (crashed.has(tab.id)) {
-      throw new CommandError("tab_crashed", `The page in tab ${tab.id} has crashed ("Aw, Snap!"), so nothing was sent. ${WAY_BACK}`, {
+      throw new CommandError("tab_crashed", `The page in tab ${tab.id} has crashed ("Aw, Snap!"), so nothing was sent. ${WAY_BACK_CRASHED}`, {
         tab: tabInfo(tab),
       });
     }
@@ -146,7 +148,7 @@ function crashedError(tab) {
   return new CommandError(
     "tab_crashed",
     `The page in tab ${tab.id} crashed ("Aw, Snap!"), so the script's answer was lost; it may have run in part. ` +
-      WAY_BACK,
+      WAY_BACK_CRASHED,
     { tab: tabInfo(tab) },
   );
 }

@@ -307,7 +307,8 @@ class TabCrashed(BridgeFailure):
     meaning = "The tab's page crashed (Chrome shows its sad tab) while or before the script ran."
     default_message = (
         "The tab's page crashed, so the script's answer was lost. The script may have run in "
-        "part. Reload the tab, then retry."
+        'part. Close it and open a fresh one (browser_tabs with action "close", then "new"), or '
+        "reload it in the browser, then retry."
     )
 
 
@@ -334,7 +335,8 @@ class TabUnresponsive(BridgeFailure):
     meaning = "The tab is still stuck in an earlier script, so the command was not sent to it."
     default_message = (
         "The tab is still busy with an earlier script that timed out (a long loop, say), so this "
-        "command was not sent. It clears when that script ends; reload or close the tab to stop it."
+        "command was not sent. It clears when that script ends; to go on now, close the tab and "
+        'open a fresh one (browser_tabs with action "close", then "new").'
     )
 
 
