@@ -232,5 +232,5 @@ export function createRoutes({ chrome, debug, fetch, now = Date.now }) {
     );
   }
 
-  return { fallback, viaUserScripts, viaDebugger, userScriptsAvailable };
+  return { fallback };
 }
