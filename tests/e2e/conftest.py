@@ -14,7 +14,9 @@ from typing import Any
 import pytest
 from selenium import webdriver
 
+from tests.e2e.act_pages import ACT_PAGES
 from tests.e2e.harness import Daemon, connected_browser, spawn_daemon, wait_for
+from tests.e2e.tool_pages import TOOL_PAGES
 
 PAGES: dict[str, tuple[dict[str, str], str]] = {
     "/index.html": (
@@ -114,6 +116,14 @@ PAGES: dict[str, tuple[dict[str, str], str]] = {
 }
 
 
+# The page tools' fixture pages: what they read (tool_pages.py) and what they act on (act_pages.py).
+PAGES.update(TOOL_PAGES)
+PAGES.update(ACT_PAGES)
+
+#: A page's headers may hold this pseudo-header: the HTTP status to answer with (200 otherwise).
+STATUS = ":status"
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "/e2e/" in str(item.fspath):
@@ -124,11 +134,12 @@ class _PageHandler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         headers, body = PAGES.get(self.path.split("?")[0], ({}, "<!doctype html><p>page</p>"))
         data = body.encode()
-        self.send_response(200)
+        self.send_response(int(headers.get(STATUS, "200")))
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Content-Length", str(len(data)))
         for name, value in headers.items():
-            self.send_header(name, value)
+            if name != STATUS:
+                self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
 
