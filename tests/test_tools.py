@@ -1,6 +1,7 @@
 """Every face of every tool of the table (tabpilot.tools.TOOLS): the HTTP route and its OpenAPI, the
-callers' socket, the MCP tool (through the SDK's own client), the CLI subcommand and the client
-method, against the scripted fake extension. The real extension's answers are in tests/e2e/.
+callers' socket, the MCP tool (through the SDK's own client), the CLI subcommand and the public
+client's method (tabpilot.AsyncClient; tabpilot.Client in tests/test_public_client.py), against
+the scripted fake extension. The real extension's answers are in tests/e2e/.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any, get_args
 
 import pytest
 
-from tabpilot import cli
+from tabpilot import AsyncClient, cli
 from tabpilot.client import DaemonClient
 from tabpilot.page_params import ACT_KINDS
 from tabpilot.protocol import CallMethod, CommandName
@@ -129,6 +130,8 @@ async def test_http_socket_and_client_answer_one_envelope(daemon: Daemon, name: 
             answer = await socket_call(ws, name, case.params)
         async with DaemonClient(daemon.settings) as daemon_client:
             from_client = await daemon_client.run_tool(tool, tool.params.parse(case.params))
+        async with AsyncClient(daemon.settings.port) as public:
+            result = await getattr(public, tool.method)(**case.params)
     route = schema["paths"][f"/{name}"]["post"]
     body_schema = route["requestBody"]["content"]["application/json"]["schema"]
     model_schema = tool.params.model_json_schema()
@@ -144,11 +147,12 @@ async def test_http_socket_and_client_answer_one_envelope(daemon: Daemon, name: 
     assert envelope["tab"] == TAB
     assert envelope["result"] == RESULTS.get(name, case.params.get("script"))
     assert _same(answer["envelope"]) == _same(envelope) == _same(from_client)
+    assert result == envelope["result"]
     # A route where the extension sends one (act: dom or debugger), and none elsewhere.
     assert envelope.get("route") == ("dom" if name == "browser_act" else None)
     # One command each time, named as the tool, with the model's params.
     sent = tool.params.parse(case.params).model_dump()
-    assert [(c.command, c.params) for c in fake.commands] == [(name, sent)] * 3
+    assert [(c.command, c.params) for c in fake.commands] == [(name, sent)] * 4
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
