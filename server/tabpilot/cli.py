@@ -173,8 +173,12 @@ def cmd_status(args: argparse.Namespace) -> int:
     browser = status.get("browser")
     if browser:
         mode = "headless" if browser.get("headless") else "headed"
-        state = "running" if browser.get("running") else "stopped"
-        lines.append(("browser", f"managed {mode} Chromium, {state} (pid {browser.get('pid')})"))
+        state = (
+            f"running (pid {browser.get('pid')})"
+            if browser.get("running")
+            else "stopped (the next call starts it)"
+        )
+        lines.append(("browser", f"managed {mode} Chromium, {state}"))
     width = max(len(label) for label, _ in lines)
     for label, value in lines:
         print(f"{label.ljust(width)}  {value}")
