@@ -10,6 +10,7 @@ import asyncio
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, get_args
 
 import pytest
@@ -287,3 +288,14 @@ async def test_the_page_tools_errors_keep_their_status_message_and_data(
     assert error["code"] == code
     assert error["message"] == f"the extension's own words for {code}"
     assert error.get("data") == data
+
+
+def test_the_docs_name_every_tool_on_every_face() -> None:
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text()
+    protocol = (root / "docs" / "protocol.md").read_text()
+    for name, tool in TOOLS.items():
+        row = f"| `{name}` | `tabpilot {tool.cli}` | `{tool.method}()` |"
+        assert row in readme, row
+        assert f"`{name}`" in protocol, name
+        assert f"$ tabpilot {tool.cli} --help" in readme, tool.cli
