@@ -207,10 +207,14 @@ class Bridge:
                 await self._send(link, CommandFrame(id=request_id, command=command, params=params))
                 answer = await future
         except TimeoutError:
+            what = (
+                "Narrow the script or raise timeout_ms"
+                if command == "execute_javascript"
+                else f"Retry {command}"
+            )
             raise ExecutionTimeout(
-                f"No answer from the extension within {timeout_s:g} s (timeout_ms plus the "
-                "daemon's grace). Narrow the script or raise timeout_ms, and check that the page "
-                "is not stuck."
+                f"No answer from the extension to {command} within {timeout_s:g} s (its timeout "
+                f"plus the daemon's grace). {what}, and check that the page is not stuck."
             ) from None
         finally:
             self._pending.pop(request_id, None)
