@@ -12,6 +12,9 @@ import pytest
 
 import tabpilot
 from tabpilot import AsyncClient, Client, ClientError, TabpilotError
+from tabpilot.bridge import BROWSER_START_GRACE_S
+from tabpilot.client import CLIENT_SLACK_S
+from tabpilot.config import Settings
 from tabpilot.tools import TOOLS
 from tests.e2e.harness import free_port
 from tests.support import Command, Reply, connected, fail, never, run_daemon
@@ -171,3 +174,11 @@ async def test_a_call_the_daemon_gives_up_on_raises_its_timeout() -> None:
                 status = await asyncio.to_thread(client.status)
     assert info.value.code == "execution_timeout"
     assert status["in_flight"] == 0
+
+
+def test_clients_wait_for_a_managed_browser_started_again() -> None:
+    # The daemon may take BROWSER_START_GRACE_S to start the managed browser again before it
+    # even sends the command: a client must still be waiting for its answer then.
+    settings = Settings.from_env()
+    grace = BROWSER_START_GRACE_S + settings.timeout_grace_s
+    assert max(grace, settings.connect_grace_s) < CLIENT_SLACK_S
