@@ -17,7 +17,7 @@ from tabpilot.client import CLIENT_SLACK_S
 from tabpilot.config import Settings
 from tabpilot.tools import TOOLS
 from tests.e2e.harness import free_port
-from tests.support import Command, Reply, connected, fail, never, run_daemon
+from tests.support import Command, Reply, connected, fail, never, ok, run_daemon
 from tests.test_tools import RESULTS, extension
 
 #: Each method's call, and the params the extension receives for it (beyond the defaults).
@@ -182,3 +182,17 @@ def test_clients_wait_for_a_managed_browser_started_again() -> None:
     settings = Settings.from_env()
     grace = BROWSER_START_GRACE_S + settings.timeout_grace_s
     assert max(grace, settings.connect_grace_s) < CLIENT_SLACK_S
+
+
+async def test_a_large_result_arrives_whole() -> None:
+    big = "ü" * 3_000_000  # 6 MB of UTF-8: many reads of the socket, one message
+
+    async def large(command: Command) -> Reply:
+        return ok(big, "string")
+
+    with run_daemon() as daemon:
+        async with connected(daemon, large):
+            with Client(daemon.settings.port) as client:
+                first = await asyncio.to_thread(client.execute, "big")
+                second = await asyncio.to_thread(client.read)
+    assert first == second == big

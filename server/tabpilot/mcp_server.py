@@ -33,7 +33,7 @@ from tabpilot.errors import InvalidRequest
 from tabpilot.protocol import Params, invalid_reasons
 from tabpilot.security import new_request_id
 from tabpilot.tool_text import dialogs_note
-from tabpilot.tools import TOOLS, Tool
+from tabpilot.tools import TOOLS, Tool, describe
 
 __all__ = ["Backend", "LocalBackend", "build_server", "dialogs_note", "run_stdio", "tool_result"]
 
@@ -96,8 +96,7 @@ def tool_result(envelope: dict[str, Any], text: Callable[[dict[str, Any]], str])
 
 def tool_description(fn: Callable[..., Any]) -> str:
     """A tool's docstring as a model should read it: dedented, each paragraph on one line."""
-    paragraphs = inspect.cleandoc(fn.__doc__ or "").split("\n\n")
-    return "\n\n".join(" ".join(p.split()) for p in paragraphs)
+    return describe(fn.__doc__ or "")
 
 
 def table_tool(tool: Tool, backend: Backend) -> Callable[..., Awaitable[CallToolResult]]:

@@ -4,6 +4,10 @@ websockets' own blocking client reads the socket on a background thread and hand
 to the caller through a lock: a thread hop on every answer. Here the caller's own thread writes
 the frame and reads the answer, with websockets' sans-I/O protocol (``ClientProtocol``) doing the
 framing, the handshake, pings and the close.
+
+Nothing reads the socket between calls, so the daemon's pings of an idle socket go unanswered
+and, after about 40 s, it closes the socket; the next call sees that (:meth:`alive`) and opens a
+new one, a millisecond's handshake.
 """
 
 from __future__ import annotations
@@ -73,6 +77,8 @@ class BlockingSocket:
         """
         while not self._eof and select.select([self._sock], [], [], 0)[0]:
             self._read(time.monotonic() + 1)
+        with contextlib.suppress(OSError):
+            self._flush()  # pongs to the daemon's pings, sent while the socket sat idle
         return self._protocol.state is State.OPEN and not self._eof
 
     def send(self, text: str) -> None:

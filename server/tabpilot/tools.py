@@ -76,8 +76,8 @@ class Tool:
         return await bridge.command(self.name, params, request_id, self.timeout_s(params))
 
 
-def _describe(text: str) -> str:
-    # Written as indented paragraphs below; a model reads each paragraph as one line.
+def describe(text: str) -> str:
+    """A description written as indented paragraphs, as a model reads it: each on one line."""
     paragraphs = inspect.cleandoc(text).split("\n\n")
     return "\n\n".join(" ".join(p.split()) for p in paragraphs)
 
@@ -118,7 +118,7 @@ _TOOLS = (
         name="browser_navigate",
         params=NavigateParams,
         title="Open a url in the browser tab",
-        description=_describe(
+        description=describe(
             """
             Load an http(s) url in a tab, or go back, forward, or reload; waits until the page
             has loaded. Prefer it to setting location with execute_javascript: it waits for the
@@ -139,7 +139,7 @@ _TOOLS = (
         name="browser_snapshot",
         params=SnapshotParams,
         title="See the page's structure",
-        description=_describe(
+        description=describe(
             """
             See the page as an accessibility tree: headings, text, links, fields and buttons,
             each element one can act on with a ref such as [ref=e12]. Prefer it to reading the DOM
@@ -161,7 +161,7 @@ _TOOLS = (
         name="browser_act",
         params=ActParams,
         title="Click, type, press, scroll or select in the page",
-        description=_describe(
+        description=describe(
             """
             Act on the page as a person would: click, type, press a key, scroll, hover, select an
             option, check or uncheck, on an element given by its ref from browser_snapshot.
@@ -185,7 +185,7 @@ _TOOLS = (
         name="browser_read",
         params=ReadParams,
         title="Read the page's text",
-        description=_describe(
+        description=describe(
             """
             Read the visible text of the page, or of one element by its ref, a slice at a time
             (`offset`, `limit`). Prefer it to `document.body.innerText` with execute_javascript: a
@@ -202,7 +202,7 @@ _TOOLS = (
         name="browser_close",
         params=CloseParams,
         title="Close what the AI opened",
-        description=_describe(
+        description=describe(
             """
             Close the tabs the AI opened (with browser_tabs or by an action) and let go of the
             debugger; the user's own tabs stay. With the daemon's managed browser, it also stops
@@ -220,7 +220,7 @@ _TOOLS = (
         name="execute_javascript",
         params=ExecuteParams,
         title="Run JavaScript in the user's browser tab",
-        description=_describe(
+        description=describe(
             """
             Run JavaScript in the user's real Chrome tab and return its result as JSON.
 
@@ -252,7 +252,7 @@ _TOOLS = (
         name="browser_tabs",
         params=TabsParams,
         title="Open, select or close the browser's tabs",
-        description=_describe(
+        description=describe(
             """
             List, open, select or close tabs of the user's browser.
 
