@@ -6,6 +6,7 @@ import { createDebugger } from "./debugger.js";
 import { createDialogs } from "./dialogs.js";
 import { createRoutes } from "./routes.js";
 import { createTabActions } from "./tab-actions.js";
+import { createPageRead } from "./page-read.js";
 import { assertScriptable, deliver, listTabs, reinject, resolveTab, tabInfo } from "./tabs.js";
 
 const DEFAULT_TIMEOUT_MS = 5000;
@@ -28,8 +29,11 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
   const routes = createRoutes({ chrome, debug, fetch, now });
   const browserTabs = createTabActions({ chrome, debug, landingUrl });
   const tabWatch = createTabWatch({ chrome, timers, ping: (tabId) => ports.send(tabId, { type: "ping", to: "content" }) });
+  const pageRead = createPageRead({ chrome, ports, timers, tabWatch });
   const handlers = {
     execute_javascript: executeJavascript,
+    browser_snapshot: pageRead.browser_snapshot,
+    browser_read: pageRead.browser_read,
     list_tabs: async () => ({ result: await listTabs(chrome), result_type: "array", tab: null }),
     browser_tabs: (params) => browserTabs(params),
     ping,
