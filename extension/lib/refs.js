@@ -80,8 +80,8 @@
   let loaded = null;
   const ready = () => {
     // A content script cannot be a module, but it may import() one: the module then runs in this
-    // isolated world. The files are web-accessible under a per-session url (use_dynamic_url), so a
-    // page cannot probe for them.
+    // isolated world. Chromium 156 refuses import() of a use_dynamic_url resource (a fetch of it
+    // works), so the files are web-accessible under the extension's own id.
     library ??= import(chrome.runtime.getURL(LIBRARY)).then(
       (api) => (loaded = api),
       (err) => {

@@ -65,8 +65,12 @@
     const styleOf = (element) => {
       let style = styles.get(element);
       if (style === undefined) {
+        // Each property read costs a few microseconds: each is read once, the cursor only when
+        // asked (pointer()).
         try {
-          style = (element.ownerDocument.defaultView ?? window).getComputedStyle(element);
+          const css = (element.ownerDocument.defaultView ?? window).getComputedStyle(element);
+          const display = css.display;
+          style = display === "none" ? { display } : { css, display, shown: css.visibility === "visible", pointer: undefined };
         } catch {
           style = null;
         }
@@ -86,13 +90,15 @@
       return role || "generic";
     };
 
+    const pointer = (style) => (style ? (style.pointer ??= style.css.cursor === "pointer") : false);
+
     const interactive = (element, role, style, parentStyle) => {
       if (ACTIONABLE.has(role)) return true;
       if (element.hasAttribute("tabindex") && element.tabIndex >= 0) return true;
       if (element.hasAttribute("onclick")) return true;
       // A click handler the isolated world cannot see often shows as the pointer cursor, which the
       // element's children inherit: only the outermost such element counts.
-      return style?.cursor === "pointer" && parentStyle?.cursor !== "pointer";
+      return pointer(style) && !pointer(parentStyle);
     };
 
     const states = (element, role) => {
@@ -148,7 +154,7 @@
     // end (tidy), so that `$<b>19</b>.99` reads "$19.99".
     const walkNode = (node, parentStyle, out) => {
       if (node.nodeType === 3) {
-        if (parentStyle && parentStyle.visibility !== "visible") return;
+        if (parentStyle && !parentStyle.shown) return;
         const text = node.data.replace(/\s+/g, " ");
         const last = out.length - 1;
         if (last >= 0 && typeof out[last] === "string") out[last] += text;
@@ -166,7 +172,7 @@
       const style = styleOf(element);
       if (!style || style.display === "none") return;
       if (local === "input" && element.type === "hidden") return;
-      const shown = style.visibility === "visible";
+      const shown = style.shown;
       if (local === "iframe" || local === "frame") {
         if (shown) out.push(frameNode(element));
         return;
