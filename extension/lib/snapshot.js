@@ -200,8 +200,14 @@
       const act = shown && interactive(element, role, style, parentStyle);
       if (!act && NO_LINE.has(role)) {
         // No line of its own: its children are its parent's. A block element's text is a line
-        // of its own; an inline element's joins the text around it.
+        // of its own; an inline element's joins the text around it. A block holding several
+        // things (a product card of divs, say) stays a group, so that a run of them can collapse;
+        // written out, a group is flattened again (snapshot-format.js).
         const block = !INLINE.has(style.display);
+        if (block && kids.length > 1) {
+          out.push({ role: "generic", flat: true, children: kids });
+          return;
+        }
         if (block && typeof out[out.length - 1] === "string") out.push(SEPARATOR);
         if (!block && kids.length && typeof kids[0] === "string" && typeof out[out.length - 1] === "string") out[out.length - 1] += kids.shift();
         for (const kid of kids) out.push(kid);
