@@ -31,10 +31,6 @@
   const LABELLED = new Set(["input", "select", "textarea", "img", "area", "fieldset", "table", "figure", "meter", "progress", "output", "iframe"]);
   const INLINE = new Set(["inline", "inline-block", "inline-flex", "inline-grid", "contents"]);
 
-  // The element where editing starts (its children are editable too, and are its text).
-  const editableHost = (element) =>
-    element.hasAttribute("contenteditable") && element.isContentEditable && element.parentElement?.isContentEditable !== true;
-
   const normalize = (text) => text.replace(/\s+/g, " ").trim();
   const SEPARATOR = Object.freeze({ role: "" });
 
@@ -77,17 +73,6 @@
         styles.set(element, style);
       }
       return style;
-    };
-
-    const roleOf = (element) => {
-      const local = element.localName;
-      if (editableHost(element) && !element.hasAttribute("role")) return "textbox";
-      if (local === "input" && element.type === "password") return "textbox";
-      if (local === "iframe" || local === "frame") return "iframe";
-      const role = api.getRole(element);
-      // section and form are landmarks only when named.
-      if ((local === "section" || local === "form") && !element.hasAttribute("aria-label") && !element.hasAttribute("aria-labelledby")) return "generic";
-      return role || "generic";
     };
 
     const pointer = (style) => (style ? (style.pointer ??= style.css.cursor === "pointer") : false);
@@ -179,7 +164,7 @@
       }
       // An unlabelled svg is an icon: nothing to read.
       if (local === "svg" && !element.hasAttribute("aria-label") && !element.hasAttribute("aria-labelledby") && !element.querySelector(":scope > title")) return;
-      const role = local === "svg" ? "img" : roleOf(element);
+      const role = local === "svg" ? "img" : refs.roleOf(element);
       if (role === "presentation" && local === "img") return;
       const kids = [];
       if (local === "select") {
