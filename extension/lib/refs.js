@@ -30,8 +30,17 @@
   const doc = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 
   const refs = new WeakMap(); // element -> ref
-  const elements = new Map(); // ref -> WeakRef(element); entries stay so that a removed element reads stale
+  const elements = new Map(); // ref -> WeakRef(element)
   let counter = 0;
+  // Refs are given in order, so any `eN` up to the counter was given out: one whose entry is gone
+  // reads stale. That lets the entries of collected elements go, on a page that keeps re-rendering.
+  const SWEEP_FROM = 10_000;
+  let sweepAt = SWEEP_FROM;
+  const sweep = () => {
+    for (const [ref, held] of elements) if (held.deref() === undefined) elements.delete(ref);
+    sweepAt = Math.max(SWEEP_FROM, elements.size * 2);
+  };
+  const givenOut = (ref) => typeof ref === "string" && /^e[1-9]\d*$/.test(ref) && Number(ref.slice(1)) <= counter;
 
   class RefError extends Error {
     constructor(code, message, ref) {
@@ -47,6 +56,7 @@
       ref = "e" + ++counter;
       refs.set(element, ref);
       elements.set(ref, new WeakRef(element));
+      if (elements.size > sweepAt) sweep();
     }
     return ref;
   };
@@ -59,14 +69,14 @@
 
   const resolveRef = (ref) => {
     const held = typeof ref === "string" ? elements.get(ref) : undefined;
-    if (held === undefined) {
+    if (held === undefined && !givenOut(ref)) {
       throw new RefError(
         "ref_not_found",
         `No element has ref ${JSON.stringify(ref)} in this page: refs come from browser_snapshot. Take a snapshot and use a ref from it.`,
         ref,
       );
     }
-    const element = held.deref();
+    const element = held?.deref();
     if (element === undefined || gone(element)) {
       throw new RefError(
         "stale_ref",
