@@ -13,6 +13,7 @@
 //   roleOf(element)     -> the role a snapshot shows ("button", "textbox", "generic"…); exact once
 //                       ready() has resolved.
 //   describe(element)   -> 'button "Add to cart"': role and accessible name, for descriptions.
+//   shadowRootOf(element) -> its shadow root, open or closed, or null (for the page walks).
 //                       Uses dom-accessibility-api once loaded (await ready() first for the exact
 //                       name), else a close cheap guess.
 //   ready()             -> a Promise of dom-accessibility-api {getRole, computeAccessibleName, …},
@@ -104,6 +105,20 @@
     return library;
   };
 
+  const shadowRootOf = (element) => {
+    if (element.shadowRoot) return element.shadowRoot;
+    // Closed shadow roots are visible to extensions through chrome.dom (Chrome 88+). The call costs
+    // more than the rest of an element's walk, so it is made only where a closed root is likely: a
+    // custom element, or an element with no children of its own (a host's light DOM is rarely
+    // left unslotted).
+    if (!element.localName.includes("-") && element.firstChild !== null) return null;
+    try {
+      return chrome.dom?.openOrClosedShadowRoot?.(element) ?? null;
+    } catch {
+      return null;
+    }
+  };
+
   // The element where editing starts (its children are editable too, and are its text).
   const editableHost = (element) =>
     element.hasAttribute("contenteditable") && element.isContentEditable && element.parentElement?.isContentEditable !== true;
@@ -130,5 +145,5 @@
     return name ? `${label} ${JSON.stringify(name)}` : label;
   };
 
-  globalThis.__tabpilotRefs = Object.freeze({ doc, refOf, peek, resolveRef, roleOf, describe, ready, RefError });
+  globalThis.__tabpilotRefs = Object.freeze({ doc, refOf, peek, resolveRef, roleOf, describe, shadowRootOf, ready, RefError });
 })();

@@ -34,20 +34,6 @@
   const normalize = (text) => text.replace(/\s+/g, " ").trim();
   const SEPARATOR = Object.freeze({ role: "" });
 
-  const openOrClosed = (element) => {
-    if (element.shadowRoot) return element.shadowRoot;
-    // Closed shadow roots are visible to extensions through chrome.dom (Chrome 88+). The call costs
-    // more than the rest of an element's walk, so it is made only where a closed root is likely: a
-    // custom element, or an element with no children of its own (a host's light DOM is rarely
-    // left unslotted).
-    if (!element.localName.includes("-") && element.firstChild !== null) return null;
-    try {
-      return chrome.dom?.openOrClosedShadowRoot?.(element) ?? null;
-    } catch {
-      return null;
-    }
-  };
-
   const originOf = (frame) => {
     try {
       return new URL(frame.src || "about:blank", frame.baseURI).origin;
@@ -130,7 +116,7 @@
           return;
         }
       }
-      const root = parent.nodeType === 1 ? openOrClosed(parent) : null;
+      const root = parent.nodeType === 1 ? refs.shadowRootOf(parent) : null;
       const from = root ?? parent;
       for (let node = from.firstChild; node; node = node.nextSibling) walkNode(node, style, out);
     };
