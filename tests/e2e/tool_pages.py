@@ -158,7 +158,9 @@ TOOL_PAGES: dict[str, tuple[dict[str, str], str]] = {
     # A page whose policy forbids code from strings, for execute_javascript with a ref.
     "/tools/strict.html": (
         {"Content-Security-Policy": "script-src 'self'"},
-        '<!doctype html><title>strict</title><button id="b">Strict button</button>',
+        '<!doctype html><title>strict</title><button id="b">Strict button</button>'
+        '<div><template shadowrootmode="open"><button id="deep">Shadow strict button</button>'
+        '</template></div><iframe title="Strict frame" src="/tools/frame-inner.html"></iframe>',
     ),
 }
 
