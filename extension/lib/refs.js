@@ -14,6 +14,11 @@
 //                       ready() has resolved.
 //   describe(element)   -> 'button "Add to cart"': role and accessible name, for descriptions.
 //   shadowRootOf(element) -> its shadow root, open or closed, or null (for the page walks).
+//   hostsOf(element)    -> the frames and shadow hosts between the document and it, outermost first.
+//   pathTo(element)     -> the steps from the document to it that a script in another world can
+//                       follow: a child index, "shadow" (into an open shadow root) or "frame"
+//                       (into a same-origin frame's document); null when a closed shadow root is
+//                       on the way, which no page script can enter.
 //                       Uses dom-accessibility-api once loaded (await ready() first for the exact
 //                       name), else a close cheap guess.
 //   ready()             -> a Promise of dom-accessibility-api {getRole, computeAccessibleName, …},
@@ -119,6 +124,41 @@
     }
   };
 
+  const hostsOf = (element) => {
+    const hosts = [];
+    for (let node = element; ; ) {
+      const root = node.getRootNode();
+      let host = null;
+      if (root.nodeType === 11) host = root.host;
+      else if (root !== document) host = root.defaultView?.frameElement ?? null;
+      if (!host) break;
+      hosts.unshift(host);
+      node = host;
+    }
+    return hosts;
+  };
+
+  const pathTo = (element) => {
+    const steps = [];
+    for (let node = element; node !== document; ) {
+      const parent = node.parentNode;
+      if (!parent) return null;
+      steps.unshift(Array.prototype.indexOf.call(parent.children, node));
+      if (parent.nodeType === 11) {
+        if (parent.host.shadowRoot !== parent) return null;
+        steps.unshift("shadow");
+        node = parent.host;
+      } else if (parent.nodeType === 9) {
+        if (parent === document) break;
+        const frame = parent.defaultView?.frameElement;
+        if (!frame) return null;
+        steps.unshift("frame");
+        node = frame;
+      } else node = parent;
+    }
+    return steps;
+  };
+
   // The element where editing starts (its children are editable too, and are its text).
   const editableHost = (element) =>
     element.hasAttribute("contenteditable") && element.isContentEditable && element.parentElement?.isContentEditable !== true;
@@ -145,5 +185,5 @@
     return name ? `${label} ${JSON.stringify(name)}` : label;
   };
 
-  globalThis.__tabpilotRefs = Object.freeze({ doc, refOf, peek, resolveRef, roleOf, describe, shadowRootOf, ready, RefError });
+  globalThis.__tabpilotRefs = Object.freeze({ doc, refOf, peek, resolveRef, roleOf, describe, shadowRootOf, hostsOf, pathTo, ready, RefError });
 })();
