@@ -6,6 +6,7 @@ import { createDebugger } from "./debugger.js";
 import { createDialogs } from "./dialogs.js";
 import { createRoutes } from "./routes.js";
 import { createTabActions } from "./tab-actions.js";
+import { createPageRead, pageError } from "./page-read.js";
 import { assertScriptable, deliver, listTabs, reinject, resolveTab, tabInfo } from "./tabs.js";
 
 const DEFAULT_TIMEOUT_MS = 5000;
@@ -28,8 +29,11 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
   const routes = createRoutes({ chrome, debug, fetch, now });
   const browserTabs = createTabActions({ chrome, debug, landingUrl });
   const tabWatch = createTabWatch({ chrome, timers, ping: (tabId) => ports.send(tabId, { type: "ping", to: "content" }) });
+  const pageRead = createPageRead({ chrome, ports, timers, tabWatch });
   const handlers = {
     execute_javascript: executeJavascript,
+    browser_snapshot: pageRead.browser_snapshot,
+    browser_read: pageRead.browser_read,
     list_tabs: async () => ({ result: await listTabs(chrome), result_type: "array", tab: null }),
     browser_tabs: (params) => browserTabs(params),
     ping,
@@ -79,6 +83,7 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
       dialog: params.dialog === "accept" ? "accept" : "dismiss",
       prompt_text: typeof params.prompt_text === "string" ? params.prompt_text : null,
       deadline,
+      ...(typeof params.ref === "string" ? { ref: params.ref } : {}),
     };
     let expired = false;
     let failDuring;
@@ -102,7 +107,10 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
         answer = await ports.send(tab.id, message);
       }
       if (answer?.ok === false && FALLBACK_CODES.has(answer.error?.code) && !expired) {
-        return routes.fallback(tab, { ...params, timeout_ms: Math.max(1, deadline - now()) }, answer.error);
+        // The other routes run apart from the content script: they find the element by its path.
+        const path = typeof message.ref === "string" ? answer.error.path : undefined;
+        if (path === null) throw refBlocked(tab);
+        return routes.fallback(tab, { ...params, path, timeout_ms: Math.max(1, deadline - now()) }, answer.error);
       }
       return answer;
     };
@@ -141,6 +149,7 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
     if (dialogsSeen.length > 0) extra.dialogs = dialogsSeen;
     if (answer.ok !== true) {
       const error = answer.error ?? {};
+      if (error.code === "ref_not_found") throw pageError(tab, answer, where);
       throw new CommandError(error.code || "extension_error", error.message ?? "the page reported a failure", {
         tab: where,
         stack: error.stack,
@@ -149,6 +158,15 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
       });
     }
     return { result: answer.result ?? null, result_type: answer.result_type ?? "undefined", tab: where, ...extra };
+  }
+
+  function refBlocked(tab) {
+    return new CommandError(
+      "invalid_request",
+      "The element with that ref is inside a closed shadow root, and this page refuses code in its own world, " +
+        "so execute_javascript cannot reach it. browser_read and browser_act work on it.",
+      { tab: tabInfo(tab) },
+    );
   }
 
   // Times one more hop of the chain per target, running nothing in the page: "worker" answers here,
