@@ -19,9 +19,11 @@ function setup({ managed = false, tabs = [{ id: 7, url: "https://a.example/", ti
     tabs.push(tab);
     return tab;
   };
-  chrome.tabs.remove = async (id) => {
-    removed.push(id);
-    tabs.splice(tabs.findIndex((t) => t.id === id), 1);
+  chrome.tabs.remove = async (ids) => {
+    for (const id of [ids].flat()) {
+      removed.push(id);
+      tabs.splice(tabs.findIndex((t) => t.id === id), 1);
+    }
   };
   chrome.tabs.update = async (id, { active }) => ({ ...tabs.find((t) => t.id === id), active });
   chrome.tabs.query = async () => tabs;

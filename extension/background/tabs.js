@@ -6,6 +6,8 @@ import { NotDelivered } from "./tab-ports.js";
 // chrome://, chrome-extension://, about:, view-source:, devtools:// and the like are off limits.
 const SCRIPTABLE_URL = /^(https?|file):/i;
 const PAGE_WORLD_FILES = ["lib/serialize.js", "lib/returns.js", "lib/executor.js", "inject.js"];
+// The content script's files, as the manifest lists them.
+const CONTENT_FILES = ["lib/act-common.js", "lib/act.js", "content.js"];
 
 export function tabInfo(tab) {
   // url is "" while a tab's first navigation is pending; pendingUrl then says where it goes.
@@ -96,7 +98,7 @@ async function injectFiles(chrome, tab) {
     // The page-world side first, so that it is listening when content.js opens the channel
     // (protocol.md §3 pairs either way; this order pairs at once).
     await chrome.scripting.executeScript({ target, files: PAGE_WORLD_FILES, world: "MAIN", injectImmediately: true });
-    await chrome.scripting.executeScript({ target, files: ["content.js"], world: "ISOLATED", injectImmediately: true });
+    await chrome.scripting.executeScript({ target, files: CONTENT_FILES, world: "ISOLATED", injectImmediately: true });
   } catch (err) {
     // e.g. "Cannot access contents of url", "The extensions gallery cannot be scripted",
     // a file:// page without "Allow access to file URLs", or an error page.
