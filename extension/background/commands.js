@@ -9,6 +9,7 @@ import { createAiTabs, createTabActions } from "./tab-actions.js";
 import { createFrameEvents, createNavigation } from "./navigation.js";
 import { createInput } from "./input.js";
 import { createPageAct } from "./page-act.js";
+import { createPageRead, pageError } from "./page-read.js";
 import { assertScriptable, deliver, listTabs, reinject, resolveTab, tabInfo } from "./tabs.js";
 
 const DEFAULT_TIMEOUT_MS = 5000;
@@ -32,13 +33,14 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
   const aiTabs = createAiTabs({ chrome, debug });
   const tabActions = createTabActions({ chrome, debug, landingUrl, aiTabs });
   const tabWatch = createTabWatch({ chrome, timers, ping: (tabId) => ports.send(tabId, { type: "ping", to: "content" }) });
+  const pageRead = createPageRead({ chrome, ports, timers, tabWatch });
   const frames = createFrameEvents({ chrome, timers });
   const navigate = createNavigation({ chrome, frames, dialogs });
-  const refError = (tab, error) =>
-    new CommandError(error.code || "extension_error", error.message ?? "the page reported a failure", { tab: tabInfo(tab), data: error.data });
-  const act = createPageAct({ chrome, ports, debug, dialogs, tabWatch, frames, aiTabs, input: createInput({ debug }), withTimeout, refError });
+  const act = createPageAct({ chrome, ports, debug, dialogs, tabWatch, frames, aiTabs, input: createInput({ debug }), withTimeout, pageError });
   const handlers = {
     execute_javascript: executeJavascript,
+    browser_snapshot: pageRead.browser_snapshot,
+    browser_read: pageRead.browser_read,
     list_tabs: async () => ({ result: await listTabs(chrome), result_type: "array", tab: null }),
     browser_tabs: (params) => tabActions.browserTabs(params),
     browser_navigate: (params) => navigate(params),

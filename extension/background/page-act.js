@@ -23,9 +23,9 @@ function asCommandError(err, tab) {
   return new CommandError(err.code, err.message, { tab: tab ? tabInfo(tab) : null, data: err.data });
 }
 
-// refError(tab, error): the content script's error as a CommandError (a ref of an earlier document
-// becomes stale_ref there).
-export function createPageAct({ chrome, ports, debug, dialogs, tabWatch, frames, aiTabs, input, withTimeout, refError }) {
+// pageError(tab, answer): a failed answer of the content script as a CommandError (page-read.js: a
+// ref of an earlier document becomes stale_ref there).
+export function createPageAct({ chrome, ports, debug, dialogs, tabWatch, frames, aiTabs, input, withTimeout, pageError }) {
   const openers = new Map(); // tab id -> Set of functions told of each tab it opens
   // Registered in the worker's first turn, like every listener Chrome must wake the worker for.
   chrome.tabs.onCreated?.addListener((created) => {
@@ -55,7 +55,7 @@ export function createPageAct({ chrome, ports, debug, dialogs, tabWatch, frames,
     const answer = await deliver(chrome, ports, tab, message, cancelled);
     if (answer?.ok === true) return answer.result ?? {};
     if (!answer || typeof answer !== "object") throw new Error("The message channel closed before the page answered.");
-    throw refError(tab, answer.error ?? {});
+    throw pageError(tab, answer);
   }
 
   async function routeFor(params) {

@@ -6,8 +6,8 @@ import { NotDelivered } from "./tab-ports.js";
 // chrome://, chrome-extension://, about:, view-source:, devtools:// and the like are off limits.
 const SCRIPTABLE_URL = /^(https?|file):/i;
 const PAGE_WORLD_FILES = ["lib/serialize.js", "lib/returns.js", "lib/executor.js", "inject.js"];
-// The content script's files, as the manifest lists them.
-const CONTENT_FILES = ["lib/act-common.js", "lib/act.js", "content.js"];
+// The isolated world's files, as the manifest lists them.
+const CONTENT_FILES = ["lib/refs.js", "lib/act-common.js", "lib/act.js", "content.js"];
 
 export function tabInfo(tab) {
   // url is "" while a tab's first navigation is pending; pendingUrl then says where it goes.

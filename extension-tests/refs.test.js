@@ -1,0 +1,62 @@
+// lib/refs.js: the isolated world's ref map (docs/protocol.md, page tools).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import vm from "node:vm";
+
+const REFS = readFileSync(new URL("../extension/lib/refs.js", import.meta.url), "utf8");
+
+function load() {
+  const world = vm.createContext({ crypto, WeakMap, WeakRef, Map });
+  vm.runInContext(REFS, world, { filename: "lib/refs.js" });
+  return world.__tabpilotRefs;
+}
+
+const element = () => ({ isConnected: true, ownerDocument: { defaultView: {} } });
+
+test("an element keeps its ref; another element gets the next one", () => {
+  const refs = load();
+  const a = element();
+  const b = element();
+  assert.equal(refs.peek(a), null);
+  assert.equal(refs.refOf(a), "e1");
+  assert.equal(refs.refOf(b), "e2");
+  assert.equal(refs.refOf(a), "e1");
+  assert.equal(refs.peek(b), "e2");
+  assert.equal(refs.resolveRef("e2"), b);
+  assert.match(refs.doc, /^[0-9a-f]{16}$/);
+});
+
+test("a removed element, or one left in a navigated frame's document, is a stale ref", () => {
+  const refs = load();
+  const removed = element();
+  const orphan = element();
+  refs.refOf(removed);
+  refs.refOf(orphan);
+  removed.isConnected = false;
+  orphan.ownerDocument.defaultView = null;
+  for (const ref of ["e1", "e2"]) {
+    assert.throws(() => refs.resolveRef(ref), (err) => err.code === "stale_ref" && err.data.ref === ref && err.data.doc === refs.doc);
+  }
+});
+
+test("a ref never given out is ref_not_found, naming the document", () => {
+  const refs = load();
+  for (const ref of ["e1", "x", 7, null]) {
+    assert.throws(
+      () => refs.resolveRef(ref),
+      (err) => err.code === "ref_not_found" && err.data.doc === refs.doc && /Take a snapshot/.test(err.message),
+    );
+  }
+});
+
+test("loading the file again in the same world keeps the map", () => {
+  const world = vm.createContext({ crypto, WeakMap, WeakRef, Map });
+  vm.runInContext(REFS, world);
+  const first = world.__tabpilotRefs;
+  const a = element();
+  first.refOf(a);
+  vm.runInContext(REFS, world);
+  assert.equal(world.__tabpilotRefs, first);
+  assert.equal(world.__tabpilotRefs.resolveRef("e1"), a);
+});

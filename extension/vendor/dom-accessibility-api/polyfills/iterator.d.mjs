@@ -1,0 +1,2 @@
+
+//# sourceMappingURL=iterator.d.mjs.map
