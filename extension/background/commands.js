@@ -35,7 +35,7 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
   const tabWatch = createTabWatch({ chrome, timers, ping: (tabId) => ports.send(tabId, { type: "ping", to: "content" }) });
   const pageRead = createPageRead({ chrome, ports, timers, tabWatch });
   const frames = createFrameEvents({ chrome, timers });
-  const navigate = createNavigation({ chrome, frames, dialogs });
+  const navigate = createNavigation({ chrome, frames, dialogs, withTimeout });
   const act = createPageAct({ chrome, ports, debug, dialogs, tabWatch, frames, aiTabs, input: createInput({ debug }), withTimeout, pageError });
   const handlers = {
     execute_javascript: executeJavascript,

@@ -10,6 +10,9 @@ export const MAX_NAVIGATE_MS = 120_000;
 // What ends an aborted navigation's wait for the one that replaced it (a redirect by script, say).
 const ABORT_GRACE_MS = 500;
 const OPENABLE = /^https?:$/;
+// How long a script asking the page (its history, its status) may take: a page stuck in a loop
+// never answers chrome.scripting.
+const ASK_PAGE_MS = 2000;
 
 const FRAME_EVENTS = ["onBeforeNavigate", "onCommitted", "onDOMContentLoaded", "onCompleted", "onErrorOccurred", "onHistoryStateUpdated", "onReferenceFragmentUpdated"];
 
@@ -117,31 +120,51 @@ function navigationFailed(reason, url, tab, extra = {}) {
   return new CommandError("navigation_failed", `${url} did not load: ${why}.`, { tab, data });
 }
 
-export function createNavigation({ chrome, frames, dialogs }) {
+// withTimeout(promise, ms, onExpire): commands.js's, which rejects with onExpire() after ms.
+export function createNavigation({ chrome, frames, dialogs, withTimeout }) {
+  const askPage = (tabId, func, args = []) =>
+    withTimeout(chrome.scripting.executeScript({ target: { tabId, frameIds: [0] }, world: "ISOLATED", func, args }), ASK_PAGE_MS, () => new Error("the page did not answer"));
+
   // The main document's HTTP status, as the page's own timing entry says; null where the page
   // cannot be read (an error page) or does not say.
   async function statusOf(tabId) {
     try {
-      const [first] = await chrome.scripting.executeScript({
-        target: { tabId, frameIds: [0] },
-        world: "ISOLATED",
-        func: () => performance.getEntriesByType("navigation")[0]?.responseStatus ?? null,
-      });
+      const [first] = await askPage(tabId, () => performance.getEntriesByType("navigation")[0]?.responseStatus ?? null);
       return Number.isInteger(first?.result) && first.result > 0 ? first.result : null;
     } catch {
       return null;
     }
   }
 
+  // Back and forward go through the page's own history where a script can reach it: Chrome's back
+  // button (chrome.tabs.goBack) skips an entry whose page navigated without a user gesture (its
+  // history manipulation intervention), and a click on the DOM route has no user gesture, so the
+  // page it was made on would be skipped. The page's history.go() skips nothing; the Navigation API
+  // says whether there is a same-origin entry to go to, else Chrome's own way is taken.
+  async function inPage(tab, step) {
+    const go = (n) => {
+      const can = n < 0 ? globalThis.navigation?.canGoBack : globalThis.navigation?.canGoForward;
+      if (can) history.go(n);
+      return can === true;
+    };
+    try {
+      const [first] = await askPage(tab.id, go, [step]);
+      return first?.result === true;
+    } catch {
+      return false; // not a page scripts may reach, or one stuck in a loop
+    }
+  }
+
   async function start(action, tab, url) {
     try {
       if (action === "goto") await chrome.tabs.update(tab.id, { url });
-      else if (action === "back") await chrome.tabs.goBack(tab.id);
-      else if (action === "forward") await chrome.tabs.goForward(tab.id);
+      else if (action === "back") (await inPage(tab, -1)) || (await chrome.tabs.goBack(tab.id));
+      else if (action === "forward") (await inPage(tab, 1)) || (await chrome.tabs.goForward(tab.id));
       else await chrome.tabs.reload(tab.id);
     } catch (err) {
       // "Cannot find a next page in history", say.
-      throw new CommandError("invalid_request", `Tab ${tab.id} cannot go ${action}: ${err?.message ?? err}.`, { tab: tabInfo(tab) });
+      const why = String(err?.message ?? err).replace(/\.+$/, "");
+      throw new CommandError("invalid_request", `Tab ${tab.id} cannot go ${action}: ${why}.`, { tab: tabInfo(tab) });
     }
   }
 
@@ -170,6 +193,8 @@ export function createNavigation({ chrome, frames, dialogs }) {
       });
     });
     try {
+      // A dialog left open stops the page; answered first where the debugger may, else dialog_open.
+      await dialogs.settle(tab, { dialog: "dismiss" });
       await start(action, tab, url);
       const over = (s) => s.loaded || s.sameDocument || s.closed || s.error !== null || blocked !== null;
       let done = await tracker.wait(over, left());

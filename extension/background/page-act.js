@@ -36,6 +36,7 @@ export function createPageAct({ chrome, ports, debug, dialogs, tabWatch, frames,
   function watchOpened(tabId) {
     const opened = [];
     const told = (tab) => {
+      if (opened.some((t) => t.id === tab.id)) return;
       opened.push(tab);
       aiTabs.add(tab).catch((err) => console.warn("tabpilot: could not remember a tab the AI opened", err));
     };
@@ -44,6 +45,7 @@ export function createPageAct({ chrome, ports, debug, dialogs, tabWatch, frames,
     set.add(told);
     return {
       opened,
+      add: told,
       stop() {
         set.delete(told);
         if (set.size === 0) openers.delete(tabId);
@@ -81,13 +83,13 @@ export function createPageAct({ chrome, ports, debug, dialogs, tabWatch, frames,
     return "dom";
   }
 
-  async function viaDom(tab, p, cancelled) {
+  async function viaDom(tab, p, cancelled, opened) {
     const message = { type: "act", kind: p.kind, ref: p.ref ?? null, text: p.text ?? null, key: p.key ?? null };
     Object.assign(message, { direction: p.direction ?? null, amount: p.amount ?? null, submit: p.submit === true, values: p.values ?? null });
     const result = await toPage(tab, message, cancelled);
     // A link to a new tab, which an untrusted click cannot open past the popup blocker.
     if (typeof result.open === "string" && OPENABLE.test(result.open)) {
-      await chrome.tabs.create({ url: result.open, openerTabId: tab.id, windowId: tab.windowId, index: tab.index + 1, active: true });
+      opened.add(await chrome.tabs.create({ url: result.open, openerTabId: tab.id, windowId: tab.windowId, index: tab.index + 1, active: true }));
     }
     return String(result.description ?? "");
   }
@@ -165,6 +167,10 @@ export function createPageAct({ chrome, ports, debug, dialogs, tabWatch, frames,
     } catch (err) {
       throw asCommandError(err, tab);
     }
+    // Where the debugger may be used, it holds the tab before acting: only a session attached
+    // before a dialog opens can answer it (debugger.js).
+    await debug.reload();
+    if (debug.allowed()) await debug.send(tab.id, "Page.enable", {}).catch(() => {});
     const answered = [];
     const before = await dialogs.settle(tab, { dialog: "dismiss" });
     if (before) answered.push(before);
@@ -184,7 +190,7 @@ export function createPageAct({ chrome, ports, debug, dialogs, tabWatch, frames,
     });
     let expired = false;
     try {
-      const acting = (route === "debugger" ? viaDebugger : viaDom)(tab, params, () => expired);
+      const acting = (route === "debugger" ? viaDebugger : viaDom)(tab, params, () => expired, opened);
       let description;
       try {
         description = await withTimeout(Promise.race([acting, stuck]), timeoutMs, () => {
