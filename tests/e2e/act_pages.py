@@ -123,7 +123,8 @@ TRUSTED = """<!doctype html><title>trusted only</title>
     if (e.isTrusted) document.getElementById("out").textContent = "trusted input " + e.target.value;
   });
   document.getElementById("code").addEventListener("keydown", (e) => {
-    if (e.isTrusted && e.key === "Enter") document.getElementById("out").textContent = "trusted enter";
+    const out = document.getElementById("out");
+    if (e.isTrusted && e.key === "Enter") out.textContent = "trusted enter";
   });
 </script>"""
 
@@ -150,7 +151,8 @@ KEYS = """<!doctype html><title>keys</title>
 </script>"""
 
 FRAME = """<!doctype html><title>frame</title>
-<button id="framed" onclick="parent.frameClicks = (parent.frameClicks || 0) + 1">In frame</button>"""
+<button id="framed" onclick="parent.frameClicks = (parent.frameClicks || 0) + 1">
+In frame</button>"""
 
 ACT_PAGES: dict[str, tuple[dict[str, str], str]] = {
     "/act/form.html": ({}, FORM),
