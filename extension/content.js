@@ -21,9 +21,12 @@
       sandboxed: self.origin === "null",
     });
   const doc = document;
-  const bytes = new Uint8Array(16); // 128 bits
-  crypto.getRandomValues(bytes);
-  const nonce = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  const randomHex = () => {
+    const bytes = new Uint8Array(16); // 128 bits
+    crypto.getRandomValues(bytes);
+    return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  };
+  const nonce = randomHex();
 
   let paired = false;
   let sequence = 0;
@@ -120,17 +123,67 @@
       sendResponse(failed("execution_timeout", "The script was not started: its deadline passed while the tab was busy.", { dropped: true }));
       return;
     }
-    toPage(
-      {
-        script: message.script,
-        timeout_ms: message.timeout_ms,
-        await_promise: message.await_promise !== false,
-        dialog: message.dialog,
-        prompt_text: message.prompt_text,
-        deadline: message.deadline,
-      },
-      sendResponse,
-    );
+    const fields = {
+      script: message.script,
+      timeout_ms: message.timeout_ms,
+      await_promise: message.await_promise !== false,
+      dialog: message.dialog,
+      prompt_text: message.prompt_text,
+      deadline: message.deadline,
+    };
+    if (typeof message.ref === "string") executeOnElement(message.ref, fields, sendResponse);
+    else toPage(fields, sendResponse);
+  };
+
+  // ---- The page tools (lib/refs.js, lib/snapshot.js, lib/read.js): they answer here, in the
+  // isolated world, where the ref map lives. A ref that does not resolve is answered with its code.
+  const refFailure = (err) =>
+    typeof err?.code === "string" && err instanceof Error && err.data
+      ? failed(err.code, err.message, { data: err.data })
+      : failed("extension_error", `tabpilot could not read the page: ${err?.message ?? err}`);
+
+  const pageTool = (work, sendResponse) => {
+    Promise.resolve()
+      .then(work)
+      .then(
+        (result) => sendResponse({ ok: true, result, ...where() }),
+        (err) => sendResponse(refFailure(err)),
+      );
+  };
+
+  // The frames and shadow hosts between the document and `element`, outermost first.
+  const hostsOf = (element) => {
+    const hosts = [];
+    for (let node = element; ; ) {
+      const root = node.getRootNode();
+      let host = null;
+      if (root.nodeType === 11) host = root.host;
+      else if (root !== doc) host = root.defaultView?.frameElement ?? null;
+      if (!host) break;
+      hosts.unshift(host);
+      node = host;
+    }
+    return hosts;
+  };
+
+  // execute_javascript with a ref: the element goes to the page world without the ref map. The
+  // request names a one-time event; inject.js listens for it on the document, and the event is
+  // then dispatched on each frame and shadow host on the way (inject.js follows each inward),
+  // then on the element. Each dispatch is synchronous, so inject.js holds the element before the
+  // request runs (a promise job later). A listener's cancel is its receipt.
+  const executeOnElement = (ref, fields, sendResponse) => {
+    let element;
+    try {
+      element = globalThis.__tabpilotRefs.resolveRef(ref);
+    } catch (err) {
+      sendResponse(refFailure(err));
+      return;
+    }
+    const target = "tabpilot:el:" + randomHex();
+    toPage({ ...fields, target }, sendResponse);
+    const hand = (node, detail) => node.dispatchEvent(new CustomEvent(target, { detail, cancelable: true, bubbles: false, composed: false }));
+    for (const host of hostsOf(element)) hand(host, "host");
+    hand(element, "element");
   };
 
   // A ping runs nothing: it answers here, or crosses to the page world and back.
@@ -167,6 +220,12 @@
       case "act":
       case "locate":
         act(message, sendResponse);
+        break;
+      case "snapshot":
+        pageTool(() => globalThis.__tabpilotSnapshot.snapshot(message), sendResponse);
+        break;
+      case "read":
+        pageTool(() => globalThis.__tabpilotRead.read(message), sendResponse);
         break;
       default:
         console.warn("tabpilot: unknown message type", type);

@@ -38,6 +38,18 @@
   const dispatch = EventTarget.prototype.dispatchEvent;
   const CustomEventCtor = CustomEvent;
   const detailGetter = getOwnPropertyDescriptor(CustomEvent.prototype, "detail").get;
+  const targetGetter = getOwnPropertyDescriptor(Event.prototype, "target").get;
+  const shadowRootGetter = g.Element ? getOwnPropertyDescriptor(g.Element.prototype, "shadowRoot")?.get : undefined;
+  const frameDocument = (frame) => {
+    for (const Frame of [g.HTMLIFrameElement, g.HTMLFrameElement]) {
+      const getter = Frame && getOwnPropertyDescriptor(Frame.prototype, "contentDocument")?.get;
+      try {
+        const inner = getter && apply(getter, frame, []);
+        if (inner) return inner;
+      } catch {}
+    }
+    return null;
+  };
   const preventDefault = Event.prototype.preventDefault;
   const jsonParse = JSON.parse;
   const jsonStringify = JSON.stringify;
@@ -172,9 +184,59 @@
     defineProperty(g, type, descriptor);
   };
 
+  // ---- The element of execute_javascript with a ref. content.js dispatches the request's one-time
+  // event on each frame and shadow host on the way to the element, then on the element: each
+  // host's listener listens one level further in. Returns what the request will run with.
+  const receive = (name) => {
+    const held = create(null);
+    held.element = null;
+    held.listening = list();
+    const listenOn = (target) => {
+      apply(addListener, target, [name, onEvent, true]);
+      held.listening[held.listening.length] = target;
+    };
+    const onEvent = (event) => {
+      const node = apply(targetGetter, event, []);
+      const detail = apply(detailGetter, event, []);
+      if (detail === "element") {
+        held.element = node;
+        apply(preventDefault, event, []);
+        return;
+      }
+      let inner = null;
+      try {
+        inner = frameDocument(node) ?? (shadowRootGetter ? apply(shadowRootGetter, node, []) : null);
+      } catch {}
+      if (inner) {
+        listenOn(inner);
+        apply(preventDefault, event, []);
+      }
+    };
+    listenOn(doc);
+    held.stop = () => {
+      for (let i = 0; i < held.listening.length; i++) apply(removeListener, held.listening[i], [name, onEvent, true]);
+    };
+    return held;
+  };
+
   // ---- Running a request.
-  const run = (request) => {
+  const run = (request, held) => {
     const options = create(null);
+    if (held) {
+      held.stop();
+      if (held.element === null) {
+        // A closed shadow root is closed to the page's own scripts, and so to this world.
+        const message =
+          "The element with that ref is out of reach of the page's own scripts (inside a closed shadow root), " +
+          "so execute_javascript cannot hand it to your function. browser_read and browser_act work on it; " +
+          "or run a script without ref.";
+        send(errorAnswer(request.id, message, "invalid_request"));
+        return;
+      }
+      const args = list();
+      args[0] = held.element;
+      options.callWith = args;
+    }
     options.awaitPromise = request.await_promise !== false;
     options.timeoutMs = request.timeout_ms;
     if (typeof request.deadline === "number") options.deadline = request.deadline;
@@ -246,9 +308,11 @@
     // Cancelling the event is the receipt: content.js sees dispatchEvent() return false, and
     // knows the page world heard the request (after document.open() nobody does).
     apply(preventDefault, event, []);
+    // With a ref, content.js hands the element over right after this event, before the job runs.
+    const held = typeof request.target === "string" ? receive(request.target) : null;
     // Run outside the dispatch, so that window.event (which names the secret) is unset by then.
     // `listen` keeps a page's Promise.prototype.constructor getter from seeing (or stalling) it.
-    listen(settledPromise, () => (request.ping === true ? pong(request) : run(request)), undefined);
+    listen(settledPromise, () => (request.ping === true ? pong(request) : run(request, held)), undefined);
   };
 
   const onChannel = (event) => {

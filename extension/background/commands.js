@@ -93,6 +93,7 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
       dialog: params.dialog === "accept" ? "accept" : "dismiss",
       prompt_text: typeof params.prompt_text === "string" ? params.prompt_text : null,
       deadline,
+      ...(typeof params.ref === "string" ? { ref: params.ref } : {}),
     };
     let expired = false;
     let failDuring;
@@ -116,6 +117,8 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
         answer = await ports.send(tab.id, message);
       }
       if (answer?.ok === false && FALLBACK_CODES.has(answer.error?.code) && !expired) {
+        // The other routes run apart from the content script, which alone can hand over the element.
+        if (typeof message.ref === "string") throw refBlocked(tab, answer.error);
         return routes.fallback(tab, { ...params, timeout_ms: Math.max(1, deadline - now()) }, answer.error);
       }
       return answer;
@@ -155,6 +158,7 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
     if (dialogsSeen.length > 0) extra.dialogs = dialogsSeen;
     if (answer.ok !== true) {
       const error = answer.error ?? {};
+      if (error.code === "ref_not_found") throw pageError(tab, answer, where);
       throw new CommandError(error.code || "extension_error", error.message ?? "the page reported a failure", {
         tab: where,
         stack: error.stack,
@@ -163,6 +167,16 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
       });
     }
     return { result: answer.result ?? null, result_type: answer.result_type ?? "undefined", tab: where, ...extra };
+  }
+
+  function refBlocked(tab, error) {
+    const why = error?.code === "csp_blocked" ? "its Content-Security-Policy forbids code from strings there" : "its page world is not connected to tabpilot";
+    return new CommandError(
+      "csp_blocked",
+      `execute_javascript with ref runs the function in the page's own world, and this page refuses that: ${why}. ` +
+        "browser_read and browser_snapshot still read the element; or run a script without ref, which finds it by a selector.",
+      { tab: tabInfo(tab) },
+    );
   }
 
   // Times one more hop of the chain per target, running nothing in the page: "worker" answers here,

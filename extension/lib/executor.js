@@ -292,9 +292,11 @@
   // ---- Running.
 
   /**
-   * execute(script, {awaitPromise = true, timeoutMs = 5000, deadline?}, onOutcome?) runs the script
+   * execute(script, {awaitPromise = true, timeoutMs = 5000, deadline?, callWith?}, onOutcome?) runs the script
    * and hands {ok: true, value, route} or {ok: false, error: {code, message, stack?, data?}, route}
-   * to onOutcome, or without one returns a Promise of it; it never throws or rejects.
+   * to onOutcome, or without one returns a Promise of it; it never throws or rejects. With
+   * `callWith` (a list of arguments: the element of execute_javascript's ref) the script is a
+   * function, `(el) => el.textContent`, called with them; its result is awaited as usual.
    * A synchronous endless loop cannot be interrupted from inside the page: the service worker
    * answers execution_timeout for that case.
    */
@@ -322,11 +324,13 @@
         "The script was not started: its deadline passed while the tab was busy. Nothing ran; retry once the tab is free."));
     }
     if (typeof script !== "string") return answer(failure("syntax_error", null, "the script must be a string"));
-    compile(script, awaitPromise, (compiled) => start(compiled, awaitPromise, timeoutMs, answer));
+    const callWith = options.callWith ?? null;
+    // The function itself is an expression: compiled as one even when its body awaits.
+    compile(script, callWith ? false : awaitPromise, (compiled) => start(compiled, awaitPromise, timeoutMs, answer, callWith));
     return undefined;
   };
 
-  const start = (compiled, awaitPromise, timeoutMs, answer) => {
+  const start = (compiled, awaitPromise, timeoutMs, answer, callWith) => {
     if (compiled.failure) return answer(compiled.failure);
     let kept = false;
     let keptValue;
@@ -341,6 +345,13 @@
       if (compiled.kind === "direct") value = compiled.made();
       else if (isAsync) value = apply(apply(compiled.made, undefined, [keeper]), undefined, []);
       else value = apply(compiled.made, undefined, []);
+      if (callWith) {
+        if (typeof value !== "function") {
+          return answer(failure("syntax_error", null,
+            "With a ref, the script must be a function that takes the element, such as (el) => el.textContent."));
+        }
+        value = apply(value, undefined, callWith);
+      }
     } catch (err) {
       if (!awaitPromise && protoOf(err) === referenceErrorProto && err.message === "await is not defined") {
         return answer(awaitOff());
@@ -350,7 +361,7 @@
     if (!awaitPromise) return answer(record({ ok: true, value }));
     // An async form's promise rejects when the script throws or an `await` rejects inside it;
     // a plain form's promise is one the script returned.
-    const rejectionCode = isAsync ? "execution_error" : "promise_rejected";
+    const rejectionCode = isAsync || callWith ? "execution_error" : "promise_rejected";
     let timer;
     const settle = (outcome) => {
       if (timer !== undefined) apply(clearTimer, undefined, [timer]);

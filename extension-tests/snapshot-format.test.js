@@ -1,0 +1,117 @@
+// lib/snapshot-format.js: the snapshot's text, its collapsed runs and its cut (browser_snapshot).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import vm from "node:vm";
+
+const world = vm.createContext({});
+vm.runInContext(readFileSync(new URL("../extension/lib/snapshot-format.js", import.meta.url), "utf8"), world);
+const { format, MIN_RUN } = world.__tabpilotSnapshotFormat;
+const text = (items, options) => format(items, { maxChars: 1_000_000, ...options }).text;
+
+// A shop page: a banner with links, a list of `count` products, a footer.
+function shop(count) {
+  let n = 0;
+  const ref = () => "e" + ++n;
+  const products = [];
+  for (let i = 1; i <= count; i++) {
+    products.push({
+      role: "listitem",
+      children: [
+        { role: "heading", name: `Desk lamp ${i}`, props: ["level=3"] },
+        `$${i}.99`,
+        { role: "button", name: "Add to cart", ref: ref() },
+        { role: "link", name: "Details", ref: ref(), url: `/products/${i}` },
+      ],
+    });
+  }
+  return [
+    { role: "banner", children: [{ role: "link", name: "Home", ref: ref(), url: "/" }] },
+    { role: "main", ref: ref(), children: [{ role: "heading", name: "Products", props: ["level=1"] }, { role: "list", ref: ref(), children: products }] },
+    { role: "contentinfo", children: ["© 2026 Shop"] },
+  ];
+}
+
+test("lines read as Playwright's AI format", () => {
+  const items = [
+    { role: "heading", name: "Sign up", props: ["level=1"] },
+    { role: "textbox", name: "Email", ref: "e3", children: ["ada@example.com"] },
+    { role: "checkbox", name: "Agree", props: ["checked"], ref: "e4" },
+    { role: "button", name: 'Say "hi"', props: ["disabled"], ref: "e5" },
+    { role: "link", name: "Next page", ref: "e13", url: "/page/2" },
+    "Some text",
+    { role: "iframe", ref: "e14", note: "[cross-origin: http://other:8443] (not readable; open its url in a tab)" },
+  ];
+  assert.equal(
+    text(items),
+    [
+      '- heading "Sign up" [level=1]',
+      '- textbox "Email" [ref=e3]: ada@example.com',
+      '- checkbox "Agree" [checked] [ref=e4]',
+      '- button "Say \\"hi\\"" [disabled] [ref=e5]',
+      '- link "Next page" [ref=e13]:',
+      "  - /url: /page/2",
+      "- text: Some text",
+      "- iframe [ref=e14] [cross-origin: http://other:8443] (not readable; open its url in a tab)",
+    ].join("\n"),
+  );
+});
+
+test("a long run of same-shape siblings is one template and a short line per item, every ref kept", () => {
+  const out = format(shop(300), { maxChars: 1_000_000 });
+  const lines = out.text.split("\n");
+  const header = lines.find((line) => line.includes("300 \u00d7 listitem"));
+  assert.equal(
+    header.trim(),
+    '- 300 \u00d7 listitem: (heading "Desk lamp {1}" [level=3], text: ${2}.99, button "Add to cart" [ref={3}], ' +
+      'link "Details" [ref={4}] /url: /products/{5}); one per line: {1}|{2}|{3}|{4}|{5}',
+  );
+  assert.ok(lines.includes("      17|17|e33|e34|17"), out.text);
+  for (let n = 1; n <= 600; n++) assert.match(out.text, new RegExp(`\\be${n}\\b`));
+  assert.equal(out.refs, 603);
+  assert.equal(out.truncated, false);
+  assert.equal(out.chars, out.text.length);
+  assert.ok(out.chars < 9000, `${out.chars} characters`);
+});
+
+test("a short run is written out", () => {
+  const out = text(shop(MIN_RUN - 1));
+  assert.doesNotMatch(out, /\u00d7/);
+  assert.match(out, /- button "Add to cart" \[ref=e7\]/);
+});
+
+test("a field's | is escaped in the rows", () => {
+  const items = Array.from({ length: 6 }, (_v, i) => ({ role: "button", name: `${i}|${i}`, ref: `e${i + 1}` }));
+  assert.match(text(items), /^ {2}3\\\|3\|e4$/m);
+});
+
+test("interactive_only keeps what has a ref and the headings, grouped where a container holds several", () => {
+  const out = text(shop(6), { interactiveOnly: true });
+  assert.doesNotMatch(out, /text:|© 2026|\$/);
+  assert.match(out, /^- link "Home" \[ref=e13\]:$/m);
+  assert.match(out, /6 \u00d7 listitem: \(heading "Desk lamp \{1\}" \[level=3\], button "Add to cart" \[ref=\{2\}\], link "Details"/);
+});
+
+test("past max_chars the text is cut with a line saying what was left out and how to get it", () => {
+  const whole = format(shop(300), { maxChars: 1_000_000 });
+  const cut = format(shop(300), { maxChars: 1000 });
+  assert.equal(cut.truncated, true);
+  assert.ok(cut.chars <= 1000, `${cut.chars} characters`);
+  assert.equal(cut.chars, cut.text.length);
+  const lines = cut.text.split("\n");
+  const last = lines.at(-1);
+  const shown = lines.slice(0, -1).join("\n");
+  assert.ok(whole.text.startsWith(shown));
+  const refsShown = shown.match(/\be\d+\b/g).length;
+  assert.equal(cut.refs, refsShown);
+  assert.match(last, new RegExp(`^- \u2026 ${whole.chars - shown.length - 1} more characters \\(${whole.refs - refsShown} more refs\\) were left out\\.`));
+  assert.match(last, new RegExp(`max_chars ${whole.chars + 1000}, or with ref "e603" for the list that was cut\\.$`));
+});
+
+test("a long line of text is shown in part rather than not at all", () => {
+  const cut = format(["x".repeat(5000)], { maxChars: 1000 });
+  const [first, last] = cut.text.split("\n");
+  assert.match(first, /^- text: x+\u2026$/);
+  assert.match(last, /^- \u2026 \d+ more characters \(0 more refs\)/);
+  assert.ok(cut.chars <= 1000);
+});

@@ -1,0 +1,290 @@
+// browser_snapshot in the content script's isolated world: walks the page (open and closed shadow
+// roots, same-origin iframes) into the tree lib/snapshot-format.js writes, giving refs
+// (lib/refs.js) to what an agent can act on. Roles come from dom-accessibility-api; names too,
+// except where the walk already holds the text a name from content would be (buttons, links,
+// headings…), which saves most of the time on a long page.
+(() => {
+  "use strict";
+
+  const refs = globalThis.__tabpilotRefs;
+  const { format } = globalThis.__tabpilotSnapshotFormat;
+
+  const SKIP = new Set(["script", "style", "noscript", "template", "head", "meta", "link", "title", "base", "param", "source", "track"]);
+  // Roles whose name is their text (ARIA "name from content"), when no author label is given.
+  const NAME_FROM_CONTENT = new Set([
+    "button", "cell", "checkbox", "columnheader", "gridcell", "heading", "link", "menuitem", "menuitemcheckbox",
+    "menuitemradio", "option", "radio", "row", "rowheader", "switch", "tab", "tooltip", "treeitem",
+  ]);
+  // Roles an agent acts on: these always get a ref.
+  const ACTIONABLE = new Set([
+    "button", "link", "checkbox", "radio", "switch", "tab", "menuitem", "menuitemcheckbox", "menuitemradio",
+    "option", "combobox", "listbox", "textbox", "searchbox", "slider", "spinbutton", "treeitem", "gridcell",
+  ]);
+  // Containers that get a ref, so that a snapshot of just that part can be asked for.
+  const SECTIONS = new Set([
+    "main", "navigation", "banner", "contentinfo", "complementary", "region", "form", "search", "list",
+    "table", "dialog", "alertdialog", "menu", "menubar", "tablist", "tree", "grid", "iframe",
+  ]);
+  const NO_LINE = new Set(["generic", "none", "presentation", "paragraph", "strong", "emphasis", "code", "time",
+    "deletion", "insertion", "subscript", "superscript", "mark", "term", "definition", "caption", "legend"]);
+  // Elements whose name comes from labels, alt or the like: dom-accessibility-api computes it.
+  const LABELLED = new Set(["input", "select", "textarea", "img", "area", "fieldset", "table", "figure", "meter", "progress", "output", "iframe"]);
+  const INLINE = new Set(["inline", "inline-block", "inline-flex", "inline-grid", "contents"]);
+
+  // The element where editing starts (its children are editable too, and are its text).
+  const editableHost = (element) =>
+    element.hasAttribute("contenteditable") && element.isContentEditable && element.parentElement?.isContentEditable !== true;
+
+  const normalize = (text) => text.replace(/\s+/g, " ").trim();
+  const SEPARATOR = Object.freeze({ role: "" });
+
+  const openOrClosed = (element) => {
+    if (element.shadowRoot) return element.shadowRoot;
+    // Closed shadow roots are visible to extensions through chrome.dom (Chrome 88+). The call costs
+    // more than the rest of an element's walk, so it is made only where a closed root is likely: a
+    // custom element, or an element with no children of its own (a host's light DOM is rarely
+    // left unslotted).
+    if (!element.localName.includes("-") && element.firstChild !== null) return null;
+    try {
+      return chrome.dom?.openOrClosedShadowRoot?.(element) ?? null;
+    } catch {
+      return null;
+    }
+  };
+
+  const originOf = (frame) => {
+    try {
+      return new URL(frame.src || "about:blank", frame.baseURI).origin;
+    } catch {
+      return "unknown";
+    }
+  };
+
+  function walker(api) {
+    const styles = new Map();
+    const styleOf = (element) => {
+      let style = styles.get(element);
+      if (style === undefined) {
+        try {
+          style = (element.ownerDocument.defaultView ?? window).getComputedStyle(element);
+        } catch {
+          style = null;
+        }
+        styles.set(element, style);
+      }
+      return style;
+    };
+
+    const roleOf = (element) => {
+      const local = element.localName;
+      if (editableHost(element) && !element.hasAttribute("role")) return "textbox";
+      if (local === "input" && element.type === "password") return "textbox";
+      if (local === "iframe" || local === "frame") return "iframe";
+      const role = api.getRole(element);
+      // section and form are landmarks only when named.
+      if ((local === "section" || local === "form") && !element.hasAttribute("aria-label") && !element.hasAttribute("aria-labelledby")) return "generic";
+      return role || "generic";
+    };
+
+    const interactive = (element, role, style, parentStyle) => {
+      if (ACTIONABLE.has(role)) return true;
+      if (element.hasAttribute("tabindex") && element.tabIndex >= 0) return true;
+      if (element.hasAttribute("onclick")) return true;
+      // A click handler the isolated world cannot see often shows as the pointer cursor, which the
+      // element's children inherit: only the outermost such element counts.
+      return style?.cursor === "pointer" && parentStyle?.cursor !== "pointer";
+    };
+
+    const states = (element, role) => {
+      const props = [];
+      const aria = (name) => element.getAttribute(name);
+      if (role === "checkbox" || role === "radio" || role === "switch" || role === "menuitemcheckbox" || role === "menuitemradio") {
+        const checked = element.localName === "input" ? (element.indeterminate ? "mixed" : element.checked) : aria("aria-checked");
+        if (checked === true || checked === "true") props.push("checked");
+        else if (checked === "mixed") props.push("checked=mixed");
+      }
+      if (element.disabled === true || aria("aria-disabled") === "true") props.push("disabled");
+      const expanded = element.localName === "summary" ? element.parentElement?.open : aria("aria-expanded");
+      if (expanded === true || expanded === "true") props.push("expanded");
+      if ((element.localName === "option" && element.selected) || aria("aria-selected") === "true") props.push("selected");
+      if (aria("aria-pressed") === "true") props.push("pressed");
+      if (role === "heading") {
+        const level = Number(aria("aria-level")) || Number(element.localName.slice(1)) || 2;
+        props.push("level=" + level);
+      }
+      return props.length ? props : undefined;
+    };
+
+    // The text a name from content reads: the walked text of the children and the names of
+    // nested nodes (an image's alt, say).
+    const textOf = (items) => {
+      let text = "";
+      for (const item of items) {
+        const part = typeof item === "string" ? item : item.name || textOf(item.children ?? []);
+        if (part) text += (text ? " " : "") + part;
+      }
+      return normalize(text);
+    };
+
+    const labelled = (element) =>
+      element.hasAttribute("aria-label") || element.hasAttribute("aria-labelledby") || LABELLED.has(element.localName);
+
+    // What `node`'s children are, walked; `visible` is whether text here is shown.
+    const walkChildren = (parent, style, out) => {
+      const local = parent.localName;
+      if (local === "slot") {
+        const assigned = parent.assignedNodes({ flatten: true });
+        if (assigned.length > 0) {
+          for (const node of assigned) walkNode(node, style, out);
+          return;
+        }
+      }
+      const root = parent.nodeType === 1 ? openOrClosed(parent) : null;
+      const from = root ?? parent;
+      for (let node = from.firstChild; node; node = node.nextSibling) walkNode(node, style, out);
+    };
+
+    // Text is kept as written (whitespace collapsed) while inline runs join, and trimmed at the
+    // end (tidy), so that `$<b>19</b>.99` reads "$19.99".
+    const walkNode = (node, parentStyle, out) => {
+      if (node.nodeType === 3) {
+        if (parentStyle && parentStyle.visibility !== "visible") return;
+        const text = node.data.replace(/\s+/g, " ");
+        const last = out.length - 1;
+        if (last >= 0 && typeof out[last] === "string") out[last] += text;
+        else if (text !== " " && text !== "") out.push(text);
+        return;
+      }
+      if (node.nodeType !== 1) return;
+      walkElement(node, parentStyle, out);
+    };
+
+    const walkElement = (element, parentStyle, out) => {
+      const local = element.localName;
+      if (SKIP.has(local)) return;
+      if (element.getAttribute("aria-hidden") === "true" || element.hasAttribute("inert")) return;
+      const style = styleOf(element);
+      if (!style || style.display === "none") return;
+      if (local === "input" && element.type === "hidden") return;
+      const shown = style.visibility === "visible";
+      if (local === "iframe" || local === "frame") {
+        if (shown) out.push(frameNode(element));
+        return;
+      }
+      // An unlabelled svg is an icon: nothing to read.
+      if (local === "svg" && !element.hasAttribute("aria-label") && !element.hasAttribute("aria-labelledby") && !element.querySelector(":scope > title")) return;
+      const role = local === "svg" ? "img" : roleOf(element);
+      if (role === "presentation" && local === "img") return;
+      const kids = [];
+      if (local === "select") {
+        for (const option of element.options) {
+          kids.push(option.selected ? { role: "option", name: normalize(option.label), props: ["selected"] } : { role: "option", name: normalize(option.label) });
+        }
+      } else if (local === "textarea" || local === "input" || local === "svg") {
+        // Their own text is their value, shown below, or drawing.
+      } else if (local === "details" && !element.open) {
+        // Closed: only the summary shows.
+        const summary = element.querySelector(":scope > summary");
+        if (summary) walkElement(summary, style, kids);
+      } else walkChildren(element, style, kids);
+      // A label's text is its control's name already.
+      if (local === "label" && element.control) {
+        for (let i = kids.length - 1; i >= 0; i--) if (typeof kids[i] === "string") kids.splice(i, 1);
+      }
+      const act = shown && interactive(element, role, style, parentStyle);
+      if (!act && NO_LINE.has(role)) {
+        // No line of its own: its children are its parent's. A block element's text is a line
+        // of its own; an inline element's joins the text around it.
+        const block = !INLINE.has(style.display);
+        if (block && typeof out[out.length - 1] === "string") out.push(SEPARATOR);
+        if (!block && kids.length && typeof kids[0] === "string" && typeof out[out.length - 1] === "string") out[out.length - 1] += kids.shift();
+        for (const kid of kids) out.push(kid);
+        if (block && typeof out[out.length - 1] === "string") out.push(SEPARATOR);
+        return;
+      }
+      if (!shown && !act) {
+        for (const kid of kids) out.push(kid);
+        return;
+      }
+      const node = { role: act && NO_LINE.has(role) ? "generic" : role };
+      let fromContent = false;
+      if (labelled(element) || !NAME_FROM_CONTENT.has(role)) {
+        if (labelled(element) || element.hasAttribute("title")) node.name = normalize(api.computeAccessibleName(element));
+      } else {
+        node.name = textOf(kids);
+        fromContent = true;
+        if (!node.name && element.hasAttribute("title")) node.name = normalize(element.title);
+      }
+      if (!node.name) delete node.name;
+      node.props = states(element, role);
+      if (!node.props) delete node.props;
+      if (act || SECTIONS.has(role)) node.ref = refs.refOf(element);
+      if (role === "link" && element.hasAttribute("href")) node.url = element.getAttribute("href");
+      const value = valueOf(element, role);
+      // A name from content already says what the text children say.
+      const children = fromContent ? kids.filter((kid) => typeof kid !== "string" && holdsRef(kid)) : kids;
+      if (value) children.unshift(value);
+      if (children.length) node.children = children;
+      out.push(node);
+    };
+
+    const holdsRef = (node) => Boolean(node.ref) || (node.children ?? []).some((kid) => typeof kid !== "string" && holdsRef(kid));
+
+    const valueOf = (element, role) => {
+      const local = element.localName;
+      if (local === "textarea" || (local === "input" && (role === "textbox" || role === "searchbox" || role === "combobox" || role === "spinbutton" || role === "slider"))) {
+        return element.type === "password" ? (element.value ? "••••" : "") : normalize(element.value ?? "");
+      }
+      return "";
+    };
+
+    const frameNode = (frame) => {
+      const node = { role: "iframe", ref: refs.refOf(frame) };
+      const title = frame.getAttribute("title");
+      if (title) node.name = normalize(title);
+      let inner = null;
+      try {
+        inner = frame.contentDocument;
+      } catch {}
+      if (!inner) {
+        node.note = `[cross-origin: ${originOf(frame)}] (not readable; open its url in a tab)`;
+        return node;
+      }
+      const kids = [];
+      if (inner.body) walkChildren(inner.body, styleOf(inner.body), kids);
+      if (kids.length) node.children = kids;
+      return node;
+    };
+
+    return { walkElement, walkChildren, styleOf };
+  }
+
+  // Trims the text and drops the separators walkElement left between blocks of text.
+  const tidy = (items) => {
+    const out = [];
+    for (const item of items) {
+      if (typeof item === "string") {
+        const text = item.trim();
+        if (text) out.push(text);
+      } else if (item !== SEPARATOR) {
+        if (item.children) item.children = tidy(item.children);
+        out.push(item);
+      }
+    }
+    return out;
+  };
+
+  /** snapshot({ref, interactive_only, max_chars}) -> Promise of {snapshot, refs, chars, truncated, doc} */
+  const snapshot = async ({ ref = null, interactive_only: interactiveOnly = false, max_chars: maxChars = 20000 } = {}) => {
+    const api = await refs.ready();
+    const root = ref ? refs.resolveRef(ref) : document.body ?? document.documentElement;
+    const walk = walker(api);
+    const items = [];
+    if (ref) walk.walkElement(root, root.parentElement ? walk.styleOf(root.parentElement) : null, items);
+    else walk.walkChildren(root, walk.styleOf(root), items);
+    const written = format(tidy(items), { maxChars, interactiveOnly });
+    return { snapshot: written.text, refs: written.refs, chars: written.chars, truncated: written.truncated, doc: refs.doc };
+  };
+
+  globalThis.__tabpilotSnapshot = Object.freeze({ snapshot });
+})();
