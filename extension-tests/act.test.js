@@ -8,6 +8,7 @@ import vm from "node:vm";
 const read = (name) => readFileSync(new URL(`../extension/lib/${name}`, import.meta.url), "utf8");
 const context = vm.createContext({});
 vm.runInContext(read("act-common.js"), context, { filename: "act-common.js" });
+vm.runInContext(read("act-keys.js"), context, { filename: "act-keys.js" });
 vm.runInContext(read("act.js"), context, { filename: "act.js" });
 const common = context.__tabpilotActCommon;
 const act = context.__tabpilotAct;

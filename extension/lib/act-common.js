@@ -19,6 +19,10 @@
     }
   }
 
+  const fail = (code, message, data) => {
+    throw new ActError(code, message, data);
+  };
+
   // Refuses what the daemon's model refuses too, for callers that reach the extension otherwise.
   function checkParams(p) {
     if (!KINDS.includes(p.kind)) {
@@ -167,5 +171,5 @@
     }
   }
 
-  globalThis.__tabpilotActCommon = Object.freeze({ KINDS, NEEDS_REF, DIRECTIONS, ActError, checkParams, parseKey, domHandles, sentence });
+  globalThis.__tabpilotActCommon = Object.freeze({ KINDS, NEEDS_REF, DIRECTIONS, ActError, fail, checkParams, parseKey, domHandles, sentence });
 })();

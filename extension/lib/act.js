@@ -3,29 +3,14 @@
 // view and hit-tested at its centre, through open shadow roots and same-origin iframes, so that a
 // click never lands on what covers it. Events are the browser's own sequence, made here; the
 // browser's default actions that untrusted events do not trigger (Enter submitting a form, Tab
-// moving focus, a link opening a tab) are done explicitly.
-//
-// The isolated world has its own prototypes, which no page script can reach: the value setter
-// taken from them bypasses what a page defines on an element (React's value tracker), as typing
-// does, so that controlled inputs keep the text.
+// moving focus, a link opening a tab) are done explicitly. Typing and keys: lib/act-keys.js.
 (() => {
   "use strict";
 
   const g = globalThis;
-  const { ActError, checkParams, parseKey, domHandles, sentence } = g.__tabpilotActCommon;
-  const fail = (code, message, data) => {
-    throw new ActError(code, message, data);
-  };
-  const setterOf = (name) => (typeof g[name] === "function" ? Object.getOwnPropertyDescriptor(g[name].prototype, "value").set : null);
-  const setInputValue = setterOf("HTMLInputElement");
-  const setTextareaValue = setterOf("HTMLTextAreaElement");
-
-  // Input types whose value is text a person types.
-  const TEXT_TYPES = new Set(["text", "search", "email", "url", "tel", "password", "number", "date", "datetime-local", "month", "time", "week", "color"]);
-  const SELECTION_TYPES = new Set(["text", "search", "url", "tel", "password"]);
+  const { fail, checkParams, parseKey, domHandles, sentence } = g.__tabpilotActCommon;
+  const { focused, isInput, isDisabled, parentOf, viewOf, fire, typeInto, assertEditable, press, selectAll, FOCUSABLE } = g.__tabpilotActKeys;
   const CHECKABLE_ROLES = new Set(["checkbox", "switch", "radio", "menuitemcheckbox", "menuitemradio"]);
-  const FOCUSABLE = "a[href], area[href], button, input, select, textarea, iframe, summary, [tabindex], [contenteditable]:not([contenteditable='false'])";
-
   // ---- pure parts (node tests load them without a DOM) ----
 
   // `div#cookie-banner.overlay`: how a message names the element in the way.
@@ -67,34 +52,10 @@
   const refs = () => g.__tabpilotRefs;
   const describe = (el) => refs().describe(el);
 
-  // The focused element, through open shadow roots and same-origin iframes.
-  function focused() {
-    let el = document.activeElement;
-    for (;;) {
-      if (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
-      else if (el?.tagName === "IFRAME" && sameOrigin(el)?.activeElement) el = el.contentDocument.activeElement;
-      else return el;
-    }
-  }
-  function sameOrigin(frame) {
-    try {
-      return frame.contentDocument;
-    } catch {
-      return null;
-    }
-  }
-
-  const isInput = (el) => el?.tagName === "INPUT";
-  const isTextField = (el) => (isInput(el) && TEXT_TYPES.has(el.type)) || el?.tagName === "TEXTAREA";
-  const isEditable = (el) => isTextField(el) || el?.isContentEditable === true;
-  const isDisabled = (el) => el.matches?.(":disabled") || el.closest?.("[aria-disabled='true']") !== null;
-  const parentOf = (node) => node.parentNode ?? node.host ?? null; // through shadow roots
   function within(el, node) {
     for (let n = node; n; n = parentOf(n)) if (n === el) return true;
     return false;
   }
-
-  const viewOf = (el) => el.ownerDocument.defaultView;
 
   function assertEnabled(el, what) {
     if (isDisabled(el)) fail("element_not_interactable", `${what} is disabled.`, { reason: "disabled" });
@@ -151,10 +112,6 @@
       reason: "covered",
       cover: name,
     });
-  }
-
-  function fire(target, Type, type, init) {
-    return target.dispatchEvent(new Type(type, { bubbles: true, cancelable: true, composed: true, view: viewOf(target), ...init }));
   }
 
   function mouseInit(x, y, buttons) {
@@ -227,143 +184,6 @@
     focused()?.blur?.();
   }
 
-  function insertEvents(el, inputType, data) {
-    if (!fire(el, InputEvent, "beforeinput", { inputType, data })) return false;
-    return true;
-  }
-
-  // Replaces a text field's value as typing does: through the isolated world's own setter, with
-  // the events a framework listens for.
-  function setValue(el, value, inputType, data) {
-    if (!insertEvents(el, inputType, data)) return false;
-    (el.tagName === "TEXTAREA" ? setTextareaValue : setInputValue).call(el, value);
-    fire(el, InputEvent, "input", { inputType, data, cancelable: false });
-    return true;
-  }
-
-  function assertEditable(el, what) {
-    if (!isEditable(el)) {
-      fail("element_not_interactable", `${what} does not take typed text; type into a textbox, a text area or an editable element.`, { reason: "not_editable" });
-    }
-    if (el.readOnly) fail("element_not_interactable", `${what} is read-only.`, { reason: "not_editable" });
-  }
-
-  function typeInto(el, text, what) {
-    assertEditable(el, what);
-    el.focus({ preventScroll: true });
-    if (el.isContentEditable) {
-      // execCommand edits as the browser does, with its own (trusted) beforeinput and input events.
-      const selection = el.ownerDocument.getSelection();
-      selection.selectAllChildren(el);
-      if (!el.ownerDocument.execCommand("insertText", false, text)) {
-        el.textContent = text;
-        fire(el, InputEvent, "input", { inputType: "insertText", data: text, cancelable: false });
-      }
-      return;
-    }
-    if (setValue(el, text, "insertText", text)) fire(el, Event, "change", { composed: false, cancelable: false });
-  }
-
-  // Inserts a key's text where the caret is (or over the selection) in a text field.
-  function insertAtCaret(el, text) {
-    if (el.isContentEditable) {
-      el.ownerDocument.execCommand(text === "\n" ? "insertLineBreak" : "insertText", false, text);
-      return;
-    }
-    const value = el.value;
-    const selectable = el.tagName === "TEXTAREA" || SELECTION_TYPES.has(el.type);
-    const start = selectable ? el.selectionStart : value.length;
-    const end = selectable ? el.selectionEnd : value.length;
-    const inputType = text === "\n" ? "insertLineBreak" : "insertText";
-    if (setValue(el, value.slice(0, start) + text + value.slice(end), inputType, text === "\n" ? null : text) && selectable) {
-      el.setSelectionRange(start + text.length, start + text.length);
-    }
-  }
-
-  function deleteAtCaret(el, forward) {
-    const value = el.value;
-    const selectable = el.tagName === "TEXTAREA" || SELECTION_TYPES.has(el.type);
-    let start = selectable ? el.selectionStart : value.length;
-    let end = selectable ? el.selectionEnd : value.length;
-    if (start === end) {
-      if (forward) end = Math.min(value.length, end + 1);
-      else start = Math.max(0, start - 1);
-    }
-    if (setValue(el, value.slice(0, start) + value.slice(end), forward ? "deleteContentForward" : "deleteContentBackward", null) && selectable) {
-      el.setSelectionRange(start, start);
-    }
-  }
-
-  // Implicit submission (HTML §4.10.21.2): Enter in a form's field clicks its default button, or
-  // submits a form that has none.
-  function submitFrom(el) {
-    const form = el.form;
-    if (!form) return;
-    const button = [...form.elements].find((e) => e.matches("button[type=submit], button:not([type]), input[type=submit], input[type=image]"));
-    if (button) {
-      if (!isDisabled(button)) button.click();
-    } else {
-      form.requestSubmit();
-    }
-  }
-
-  // Tab order: positive tabindex first, then document order; into open shadow roots and
-  // same-origin iframes.
-  function tabbables(doc) {
-    const found = [];
-    const walk = (root) => {
-      for (const el of root.querySelectorAll("*")) {
-        if (el.matches(FOCUSABLE) && el.tabIndex >= 0 && !isDisabled(el) && el.checkVisibility?.({ visibilityProperty: true }) !== false) {
-          if (el.tagName !== "IFRAME") found.push(el);
-        }
-        if (el.shadowRoot) walk(el.shadowRoot);
-        if (el.tagName === "IFRAME" && sameOrigin(el)?.body) walk(el.contentDocument);
-      }
-    };
-    walk(doc);
-    const positive = found.filter((el) => el.tabIndex > 0).sort((a, b) => a.tabIndex - b.tabIndex);
-    return [...positive, ...found.filter((el) => el.tabIndex === 0)];
-  }
-
-  function moveFocus(from, back) {
-    const order = tabbables(document);
-    if (order.length === 0) return;
-    const at = order.indexOf(from);
-    const next = at < 0 ? (back ? order.at(-1) : order[0]) : order[(at + (back ? -1 : 1) + order.length) % order.length];
-    next.focus();
-  }
-
-  const CLICKS_ON_ENTER = (el) => el.matches("a[href], area[href], button, input[type=submit], input[type=button], input[type=reset], input[type=image], summary");
-  const CLICKS_ON_SPACE = (el) => el.matches("button, input[type=checkbox], input[type=radio], input[type=submit], input[type=button], input[type=reset], summary, [role=button], [role=checkbox], [role=switch]");
-
-  // keydown, keypress (for keys that type), the browser's own action where one is emulated, keyup.
-  function press(el, key) {
-    const init = { key: key.key, code: key.code, keyCode: key.keyCode, which: key.keyCode, ...key.modifiers };
-    const down = fire(el, KeyboardEvent, "keydown", init);
-    let clickOnUp = false;
-    if (down) {
-      const typing = key.text !== "" && fire(el, KeyboardEvent, "keypress", { ...init, charCode: key.text.charCodeAt(0), keyCode: key.text.charCodeAt(0) });
-      const { ctrlKey, metaKey, altKey, shiftKey } = key.modifiers;
-      const editable = isEditable(el) && !el.readOnly && !isDisabled(el);
-      if (key.key === "Tab" && !ctrlKey && !metaKey && !altKey) moveFocus(el, shiftKey);
-      else if (key.key === "Enter" && typing) {
-        if (isInput(el)) submitFrom(el);
-        else if (el.tagName === "TEXTAREA" || el.isContentEditable) insertAtCaret(el, "\n");
-        else if (CLICKS_ON_ENTER(el)) el.click();
-      } else if (key.key === " " && typing && CLICKS_ON_SPACE(el) && !editable) clickOnUp = true;
-      else if (typing && editable) insertAtCaret(el, key.text);
-      else if ((key.key === "Backspace" || key.key === "Delete") && editable && !el.isContentEditable) deleteAtCaret(el, key.key === "Delete");
-      else if (key.key.toLowerCase() === "a" && (ctrlKey || metaKey) && !altKey) selectAll(el);
-    }
-    fire(el, KeyboardEvent, "keyup", init);
-    if (clickOnUp) el.click();
-  }
-
-  function selectAll(el) {
-    if (isTextField(el)) el.select();
-    else el.ownerDocument.getSelection().selectAllChildren(el.isContentEditable ? el : el.ownerDocument.body);
-  }
-
   // Whether a checkbox, radio button or switch is checked; null for other elements.
   function checkedState(el) {
     if (isInput(el) && (el.type === "checkbox" || el.type === "radio")) return el.checked;
@@ -408,9 +228,9 @@
     return null;
   }
 
-  function selectOptions(el, p, what) {
+  function selectOptions(el, p, what, it) {
     if (el.tagName !== "SELECT") {
-      fail("element_not_interactable", `${what} is not a select element; for a custom list, click it and then click the option.`, { reason: "not_selectable" });
+      fail("element_not_interactable", `${it} is not a select element; for a custom list, click it and then click the option.`, { reason: "not_selectable" });
     }
     const wanted = Array.isArray(p.values) && p.values.length > 0 ? p.values : [p.text];
     const options = [...el.options];
@@ -418,7 +238,7 @@
       options.map((o) => ({ value: o.value, label: o.label.trim(), disabled: o.disabled })),
       wanted,
       el.multiple,
-      what,
+      it,
     ).map((i) => options[i]);
     for (const option of options) option.selected = chosen.includes(option);
     fire(el, Event, "input", { cancelable: false });
@@ -444,22 +264,23 @@
     const el = p.kind === "scroll" && !p.ref ? null : elementOf(p);
     const what = el ? describe(el) : "the page";
     const ref = p.ref ?? null;
+    const it = ref ? `${what} (${ref})` : what; // in messages
     switch (p.kind) {
       case "click": {
-        assertEnabled(el, what);
-        const { x, y, target } = reach(el, what);
+        assertEnabled(el, it);
+        const { x, y, target } = reach(el, it);
         const open = click(target, x, y);
         return { description: sentence("click", { what, ref }), ...(open ? { open } : {}) };
       }
       case "hover": {
-        const { x, y, target } = reach(el, what);
+        const { x, y, target } = reach(el, it);
         enter(target, x, y);
         return { description: sentence("hover", { what, ref }) };
       }
       case "type": {
-        assertEnabled(el, what);
-        if (ref) reach(el, what);
-        typeInto(el, p.text, what);
+        assertEnabled(el, it);
+        if (ref) reach(el, it);
+        typeInto(el, p.text, it);
         if (p.submit) press(el, parseKey("Enter"));
         return { description: sentence("type", { what, ref, text: p.text, submit: p.submit === true }) };
       }
@@ -472,18 +293,18 @@
       case "scroll":
         return { description: scroll(el, p, what) };
       case "select":
-        assertEnabled(el, what);
-        return { description: selectOptions(el, p, what) };
+        assertEnabled(el, it);
+        return { description: selectOptions(el, p, what, it) };
       case "check":
       case "uncheck": {
         const want = p.kind === "check";
-        const state = assertCheckable(el, what);
+        const state = assertCheckable(el, it);
         if (state === want) return { description: sentence(p.kind, { what, ref, already: true }), checked: state };
         if (!want && isInput(el) && el.type === "radio") {
-          fail("element_not_interactable", `${what} is a radio button: it is unchecked by checking another of its group.`, { reason: "not_checkable" });
+          fail("element_not_interactable", `${it} is a radio button: it is unchecked by checking another of its group.`, { reason: "not_checkable" });
         }
-        assertEnabled(el, what);
-        const { x, y, target } = reach(el, what);
+        assertEnabled(el, it);
+        const { x, y, target } = reach(el, it);
         click(target, x, y);
         const final = checkedState(el);
         return { description: sentence(p.kind, { what, ref, state: final }), checked: final };
@@ -498,12 +319,13 @@
     await named();
     const el = elementOf(p);
     const what = describe(el);
+    const it = p.ref ? `${what} (${p.ref})` : what; // in messages
     // After a trusted click on a checkbox: what it says now.
     if (p.kind === "state") return { description: what, checked: checkedState(el) };
-    if (p.kind !== "hover" && p.kind !== "scroll" && p.kind !== "press") assertEnabled(el, what);
+    if (p.kind !== "hover" && p.kind !== "scroll" && p.kind !== "press") assertEnabled(el, it);
     if (p.kind === "type") {
-      assertEditable(el, what);
-      if (p.ref) reach(el, what);
+      assertEditable(el, it);
+      if (p.ref) reach(el, it);
       el.focus({ preventScroll: true });
       selectAll(el);
       return { description: what };
@@ -517,8 +339,8 @@
       el.scrollIntoView({ block: "center", inline: "nearest", behavior: "instant" });
       return { description: what };
     }
-    const checked = p.kind === "check" || p.kind === "uncheck" ? assertCheckable(el, what) : checkedState(el);
-    const { topX, topY } = reach(el, what);
+    const checked = p.kind === "check" || p.kind === "uncheck" ? assertCheckable(el, it) : checkedState(el);
+    const { topX, topY } = reach(el, it);
     return { x: topX, y: topY, description: what, doc: refs().doc, ...(checked === null ? {} : { checked }) };
   }
 
