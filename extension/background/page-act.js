@@ -202,8 +202,12 @@ export function createPageAct({ chrome, ports, debug, dialogs, tabWatch, frames,
           );
         });
       } catch (err) {
+        const closed = CHANNEL_CLOSED.test(String(err?.message));
+        if (closed && tracker.state.closed) {
+          throw new CommandError("tab_closed", `Tab ${tab.id} was closed before the ${params.kind} was answered.`, { tab: tabInfo(tab) });
+        }
         // The page went away before it answered: what it was asked to do navigated it.
-        if (!(CHANNEL_CLOSED.test(String(err?.message)) && (tracker.state.started || tracker.state.committed))) throw asCommandError(err, tab);
+        if (!(closed && (tracker.state.started || tracker.state.committed))) throw asCommandError(err, tab);
         description = `Did ${params.kind}${params.ref ? ` on ${params.ref}` : ""}; the page navigated before it answered`;
       }
       await settle(tracker, opened, timeoutMs - (Date.now() - started));

@@ -81,7 +81,14 @@
     if (!visible || rect.width === 0 || rect.height === 0) {
       fail("element_not_interactable", `${what} is hidden (not rendered, or of zero size); it cannot be acted on.`, { reason: "hidden" });
     }
-    if (rect.top < 0 || rect.left < 0 || rect.bottom > view.innerHeight || rect.right > view.innerWidth) {
+    // Scrolled when it, or a frame it is in, is not wholly in view; scrollIntoView scrolls the
+    // frames' documents too.
+    const outside = (r, v) => r.top < 0 || r.left < 0 || r.bottom > v.innerHeight || r.right > v.innerWidth;
+    let hidden = outside(rect, view);
+    for (let frame = view.frameElement; frame && !hidden; frame = viewOf(frame).frameElement) {
+      hidden = outside(frame.getBoundingClientRect(), viewOf(frame));
+    }
+    if (hidden) {
       el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
       rect = el.getBoundingClientRect();
     }

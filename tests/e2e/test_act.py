@@ -374,3 +374,19 @@ def test_pilot_off_refuses_acting_and_navigating(
         set_pilot(browser, daemon, True)
     assert js(daemon, tab, "location.pathname") == "/act/form.html"
     assert call(daemon, "browser_act", tab_id=tab, kind="click", ref=name)["success"]
+
+
+def test_the_managed_browser_takes_trusted_input_without_a_switch(
+    managed: Daemon, pages: str
+) -> None:
+    tab = ok(managed, "browser_tabs", action="new", url=f"{pages}/act/trusted.html")["id"]
+    go = ref(managed, tab, 'button "Go"')
+    clicked = act(managed, tab, kind="click", ref=go, trusted=True)
+    assert clicked["route"] == "debugger"
+    assert js(managed, tab, "document.getElementById('out').textContent") == "trusted click"
+    # A caret key needs the browser's own action, so it takes the trusted route there by itself.
+    code = ref(managed, tab, 'textbox "Code"')
+    act(managed, tab, kind="type", ref=code, text="abc")
+    pressed = act(managed, tab, kind="press", key="ArrowLeft")
+    assert pressed == {**pressed, "route": "debugger", "description": "Pressed ArrowLeft"}
+    assert js(managed, tab, "document.getElementById('code').selectionStart") == 2
