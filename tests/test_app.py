@@ -97,6 +97,7 @@ async def test_openapi_documents_the_error_table(client: httpx.AsyncClient) -> N
         "tab_id",
         "dialog",
         "prompt_text",
+        "ref",
     }
 
 

@@ -70,6 +70,7 @@ async def test_command_reaches_the_extension_with_its_request_id(
         "tab_id": 3,
         "dialog": "dismiss",
         "prompt_text": None,
+        "ref": None,
     }
 
 

@@ -60,7 +60,6 @@ async def test_http_sends_one_command_with_the_params(
 @pytest.mark.parametrize(
     ("body", "says"),
     [
-        ({"action": "close"}, "`close` needs `tab_id`"),
         ({"action": "select"}, "`select` needs `tab_id`"),
         ({"action": "new", "url": "file:///etc/passwd"}, "`url`"),
         ({"action": "new", "url": "javascript:alert(1)"}, "`url`"),
@@ -85,7 +84,7 @@ async def test_the_socket_answers_the_routes_envelope(daemon: Daemon) -> None:
         over_http = (await client.post("/browser_tabs", json={"action": "new"})).json()
         async with calls_socket(daemon) as ws:
             frame = await socket_call(ws, "browser_tabs", {"action": "new"})
-            refused = await socket_call(ws, "browser_tabs", {"action": "close"}, call_id=2)
+            refused = await socket_call(ws, "browser_tabs", {"action": "select"}, call_id=2)
     envelope = frame["envelope"]
     assert envelope["result"] == over_http["result"] == OPENED
     assert refused["envelope"]["error"]["code"] == "invalid_request"
@@ -100,13 +99,13 @@ async def test_the_mcp_tool_answers_in_a_line_a_model_reads(daemon: Daemon, tran
         _, opened = await call(client, "browser_tabs", action="new", url="https://example.com/")
         _, closed = await call(client, "browser_tabs", action="close", tab_id=9)
         result, listed = await call(client, "browser_tabs")
-        refused, says = await call(client, "browser_tabs", action="close")
+        refused, says = await call(client, "browser_tabs", action="select")
     assert opened == "9 (active): (untitled) https://example.com/"
     assert closed == "Closed tab 9."
     assert listed == "9 (active): (untitled) https://example.com/"
     assert result.structured_content is not None
     assert result.structured_content["result"] == [OPENED]
-    assert refused.is_error and "`close` needs `tab_id`" in says
+    assert refused.is_error and "`select` needs `tab_id`" in says
     assert [c.params["action"] for c in fake.commands] == ["new", "close", "list"]
 
 
@@ -122,7 +121,7 @@ async def test_the_cli_opens_lists_and_closes(
         assert await run("tabs", "new", "https://example.com/") == 0
         assert await run("tabs", "close", "9") == 0
         assert await run("tabs", "--json") == 0
-        assert await run("tabs", "close") == 1
+        assert await run("tabs", "close", "nine") == 1
     out, err = capsys.readouterr()
     lines = out.splitlines()
     assert lines[0].split() == ["*", "9", "(untitled)", "https://example.com/"]

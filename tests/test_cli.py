@@ -136,6 +136,7 @@ async def test_exec_options_reach_the_extension(daemon: Daemon) -> None:
         "tab_id": 7,
         "dialog": "accept",
         "prompt_text": "yes",
+        "ref": None,
     }
     defaults = fake.commands[1].params
     assert (defaults["await_promise"], defaults["tab_id"], defaults["dialog"]) == (

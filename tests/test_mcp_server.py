@@ -22,6 +22,7 @@ from tabpilot.cli import build_parser, cmd_mcp
 from tabpilot.config import DEFAULT_PORT
 from tabpilot.mcp_http import MCP_PATH
 from tabpilot.protocol import ExecuteParams
+from tabpilot.tools import TOOLS
 from tests.e2e.harness import free_port, spawn_daemon
 from tests.mcp_support import TRANSPORTS, call, open_mcp
 from tests.support import (
@@ -66,7 +67,7 @@ async def test_tools_are_listed_with_their_schemas(transport: str) -> None:
     with run_daemon() as daemon:
         async with open_mcp(transport, daemon.settings.port) as client:
             tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-    assert set(tools) == {"execute_javascript", "list_tabs", "browser_tabs", "pilot_status"}
+    assert set(tools) == {*TOOLS, "list_tabs", "pilot_status"}
 
     execute = tools["execute_javascript"]
     schema = execute.input_schema
@@ -79,6 +80,7 @@ async def test_tools_are_listed_with_their_schemas(transport: str) -> None:
         "tab_id",
         "dialog",
         "prompt_text",
+        "ref",
     }
     for name in ("timeout_ms", "await_promise", "dialog"):
         assert props[name]["default"] == ExecuteParams.model_fields[name].default
@@ -150,6 +152,7 @@ async def test_arguments_reach_the_extension(transport: str) -> None:
         "tab_id": 7,
         "dialog": "accept",
         "prompt_text": "yes",
+        "ref": None,
     }
     defaults = ExecuteParams(script="1").model_dump()
     assert second.params == defaults

@@ -112,6 +112,7 @@ def test_execute_params_defaults() -> None:
         "tab_id": None,
         "dialog": "dismiss",
         "prompt_text": None,
+        "ref": None,
     }
 
 

@@ -12,12 +12,11 @@ import logging
 import socket
 import time
 from collections.abc import AsyncIterator
-from typing import Any, TypeVar
+from typing import Any
 
 import uvicorn
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
-from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
@@ -26,14 +25,7 @@ from tabpilot.bridge import Bridge
 from tabpilot.browser import BrowserError, ManagedBrowser, find_chromium
 from tabpilot.calls import CallsSocket
 from tabpilot.config import LOOPBACK_HOST, Settings
-from tabpilot.envelope import (
-    FailureEnvelope,
-    SuccessEnvelope,
-    answer_body,
-    render,
-    render_error,
-    render_success,
-)
+from tabpilot.envelope import SuccessEnvelope, answer_body, render, render_error, render_success
 from tabpilot.errors import (
     InternalError,
     InvalidRequest,
@@ -42,23 +34,26 @@ from tabpilot.errors import (
     TabpilotError,
     error_classes,
 )
-from tabpilot.limits import read_body
 from tabpilot.mcp_http import MCP_PATH, LazyMCPApp
 from tabpilot.protocol import (
     CALLS_PATH,
     PROTOCOL_VERSION,
     ExecuteParams,
-    Params,
     PingParams,
-    TabsParams,
     describe_invalid,
 )
-from tabpilot.security import SecurityMiddleware, new_request_id
+from tabpilot.security import SecurityMiddleware
+from tabpilot.tool_routes import (
+    add_tool_routes,
+    body_schema,
+    read_params,
+    request_id_of,
+    responses,
+)
+from tabpilot.tools import TOOLS
 from tabpilot.transport import HTTP_PROTOCOL, websocket_protocol
 
 log = logging.getLogger(__name__)
-
-P = TypeVar("P", bound=Params)
 
 #: How long an idle keep-alive connection stays open.
 KEEP_ALIVE_S = 120
@@ -75,12 +70,6 @@ See the API at <a href="/docs">/docs</a>.</p>
 """
 
 
-def _body_schema(model: type[BaseModel], *, required: bool) -> dict[str, Any]:
-    # Bodies are read by read_params (any content type), so FastAPI is told their schema here.
-    schema = {"application/json": {"schema": model.model_json_schema()}}
-    return {"requestBody": {"required": required, "content": schema}}
-
-
 def _error_table() -> str:
     rows = "\n".join(f"| `{c.code}` | {c.status} | {c.meaning} |" for c in error_classes())
     return (
@@ -90,37 +79,9 @@ def _error_table() -> str:
         "and every response carries its request id in `X-Request-ID`. A script that ran and "
         "threw still answers HTTP 200, with `success: false`.\n\n"
         "The same tools are served to MCP clients at `/mcp` (streamable HTTP): "
-        "`execute_javascript`, `list_tabs`, `browser_tabs` and `pilot_status`.\n\n"
+        f"{', '.join(f'`{name}`' for name in TOOLS)}, `list_tabs` and `pilot_status`.\n\n"
         "| code | HTTP | meaning |\n|---|---|---|\n" + rows
     )
-
-
-def _responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI ``responses=`` for the failure statuses a route can answer, with their codes."""
-    out: dict[int | str, dict[str, Any]] = {}
-    for status in statuses:
-        codes = ", ".join(f"`{c.code}`" for c in error_classes() if c.status == status)
-        out[status] = {"model": FailureEnvelope, "description": codes}
-    return out
-
-
-def _request_id(request: Request | WebSocket) -> str:
-    state = request.scope.get("state") or {}
-    return str(state.get("request_id") or new_request_id())
-
-
-async def read_params(request: Request, model: type[P], *, empty: str | None = None) -> P:
-    """The body of a POST route as ``model``; ``empty`` is what a missing body stands for.
-
-    Parsed as JSON whatever its Content-Type, so that a bare ``curl -d '{...}'`` (sent as a form)
-    works too. That is safe: browsers are kept out by the Origin check, not by the content type.
-    """
-    body = await read_body(request, request.app.state.settings)
-    if not body.strip():
-        if empty is None:
-            raise InvalidRequest(describe_invalid([{"type": "missing", "loc": ()}], model))
-        body = empty.encode()
-    return model.parse(body)
 
 
 def to_api_error(exc: Exception) -> TabpilotError:
@@ -144,7 +105,7 @@ async def handle_error(request: Request, exc: Exception) -> Response:
     error = to_api_error(exc)
     if isinstance(error, InternalError) and error is not exc:
         log.error("internal error on %s", request.url.path, exc_info=exc)
-    return render_error(_request_id(request), error)
+    return render_error(request_id_of(request), error)
 
 
 def create_app(settings: Settings) -> FastAPI:
@@ -203,29 +164,10 @@ def create_app(settings: Settings) -> FastAPI:
         app.add_exception_handler(exc_class, handle_error)
 
     @app.post(
-        "/execute_javascript",
-        response_model=SuccessEnvelope,
-        openapi_extra=_body_schema(ExecuteParams, required=True),
-        responses={
-            200: {
-                "description": "The script ran. If it threw, `success` is false with "
-                "`execution_error`, `syntax_error` or `promise_rejected`."
-            },
-            **_responses(400, 401, 403, 404, 409, 410, 413, 429, 502, 503, 504),
-        },
-    )
-    async def execute_javascript(request: Request) -> Response:
-        """Run `script` in a tab (the active tab of the last focused window by default)."""
-        started = time.perf_counter()
-        request_id = _request_id(request)
-        params = await read_params(request, ExecuteParams)
-        return render(answer_body(request_id, await bridge.execute(params, request_id), started))
-
-    @app.post(
         "/ping",
         response_model=SuccessEnvelope,
-        openapi_extra=_body_schema(PingParams, required=False),
-        responses=_responses(400, 403, 404, 409, 502, 503, 504),
+        openapi_extra=body_schema(PingParams, required=False),
+        responses=responses(400, 403, 404, 409, 502, 503, 504),
     )
     async def ping(request: Request) -> Response:
         """Time the link without running anything: `to` is `worker`, `content` or `page`.
@@ -233,48 +175,30 @@ def create_app(settings: Settings) -> FastAPI:
         The result is `"pong"`; `duration_ms` is the round trip from the daemon to that hop.
         """
         started = time.perf_counter()
-        request_id = _request_id(request)
+        request_id = request_id_of(request)
         params = await read_params(request, PingParams, empty="{}")
         return render(answer_body(request_id, await bridge.ping(params, request_id), started))
 
-    @app.post(
-        "/browser_tabs",
-        response_model=SuccessEnvelope,
-        openapi_extra=_body_schema(TabsParams, required=False),
-        responses=_responses(400, 401, 403, 404, 429, 502, 503, 504),
-    )
-    async def browser_tabs(request: Request) -> Response:
-        """List, open, select or close tabs; also the way back from a tab no script can free.
+    add_tool_routes(app, bridge)
 
-        `action`: `list` (the default), `new` (at `url`, else the daemon's landing page),
-        `select` or `close` (with `tab_id`). The managed browser opens its landing page before
-        it closes its last tab.
-        """
-        started = time.perf_counter()
-        request_id = _request_id(request)
-        params = await read_params(request, TabsParams, empty="{}")
-        return render(
-            answer_body(request_id, await bridge.browser_tabs(params, request_id), started)
-        )
-
-    @app.get("/status", response_model=SuccessEnvelope, responses=_responses(401, 403))
+    @app.get("/status", response_model=SuccessEnvelope, responses=responses(401, 403))
     async def status(request: Request) -> Response:
         """Daemon and protocol versions, the extension and its pilot switch, commands in flight."""
-        return render_success(_request_id(request), status_result())
+        return render_success(request_id_of(request), status_result())
 
     @app.get(
-        "/tabs", response_model=SuccessEnvelope, responses=_responses(401, 403, 429, 502, 503, 504)
+        "/tabs", response_model=SuccessEnvelope, responses=responses(401, 403, 429, 502, 503, 504)
     )
     async def tabs(request: Request) -> Response:
         """The open tabs: id, url, title, active, window_id."""
         started = time.perf_counter()
-        request_id = _request_id(request)
+        request_id = request_id_of(request)
         return render(answer_body(request_id, await bridge.list_tabs(request_id), started))
 
     @app.get("/health", response_model=SuccessEnvelope)
     async def health(request: Request) -> Response:
         """Liveness: answers as long as the daemon runs."""
-        return render_success(_request_id(request), {"status": "ok"})
+        return render_success(request_id_of(request), {"status": "ok"})
 
     @app.get("/", include_in_schema=False)
     async def landing() -> HTMLResponse:

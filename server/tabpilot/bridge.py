@@ -41,10 +41,10 @@ from tabpilot.protocol import (
     ExecuteParams,
     ExtensionHello,
     KeepaliveFrame,
+    Params,
     PilotFrame,
     PingParams,
     ResultFrame,
-    TabsParams,
     loads,
     parse_extension_frame,
     payload,
@@ -150,10 +150,17 @@ class Bridge:
         timeout_s = LIST_TABS_TIMEOUT_S + self._settings.timeout_grace_s
         return await self.call("list_tabs", {}, request_id, timeout_s)
 
-    async def browser_tabs(self, params: TabsParams, request_id: str) -> ResultFrame:
-        """List, open, select or close tabs."""
-        timeout_s = LIST_TABS_TIMEOUT_S + self._settings.timeout_grace_s
-        return await self.call("browser_tabs", params.model_dump(), request_id, timeout_s)
+    async def command(
+        self, command: CommandName, params: Params, request_id: str, timeout_s: float
+    ) -> ResultFrame:
+        """Send a tool's command (tabpilot.tools): the extension may take ``timeout_s``, and the
+        daemon waits its grace on top."""
+        timeout_s += self._settings.timeout_grace_s
+        return await self.call(command, params.model_dump(), request_id, timeout_s)
+
+    async def close_browser(self, params: Params, request_id: str, timeout_s: float) -> ResultFrame:
+        """browser_close: the extension closes what the AI opened."""
+        return await self.command("browser_close", params, request_id, timeout_s)
 
     async def ping(self, params: PingParams, request_id: str) -> ResultFrame:
         """A round trip to the service worker, the tab's content script or its page world."""

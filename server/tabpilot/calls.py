@@ -34,15 +34,14 @@ from tabpilot.protocol import (
     CALL_ID,
     MAX_CALL_ID_CHARS,
     CallFrame,
-    ExecuteParams,
     PingParams,
     ResultFrame,
-    TabsParams,
     invalid_reasons,
     loads,
     payload,
 )
 from tabpilot.security import new_request_id
+from tabpilot.tools import TOOLS
 
 log = logging.getLogger(__name__)
 
@@ -144,12 +143,11 @@ class CallsSocket:
             self._unanswered.release()
 
     async def _call(self, frame: CallFrame, request_id: str) -> ResultFrame:
-        if frame.method == "execute_javascript":
-            return await self._bridge.execute(ExecuteParams.parse(frame.params), request_id)
+        tool = TOOLS.get(frame.method)
+        if tool is not None:
+            return await tool.run(self._bridge, tool.params.parse(frame.params), request_id)
         if frame.method == "ping":
             return await self._bridge.ping(PingParams.parse(frame.params), request_id)
-        if frame.method == "browser_tabs":
-            return await self._bridge.browser_tabs(TabsParams.parse(frame.params), request_id)
         if frame.params:
             raise InvalidRequest(f"Invalid call: {frame.method} takes no params; send {{}}.")
         return await self._bridge.list_tabs(request_id)

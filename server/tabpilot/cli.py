@@ -12,12 +12,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-import httpx
-
 from tabpilot import __version__
-from tabpilot.config import DEFAULT_PORT, LOOPBACK_HOST, Settings, client_headers
+from tabpilot.cli_tools import CliError, add_tool_commands, fetch_envelope, port_of
+from tabpilot.config import DEFAULT_PORT, LOOPBACK_HOST, Settings
 from tabpilot.envelope import result_text
-from tabpilot.errors import START_DAEMON
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -27,37 +25,16 @@ EXIT_FAILED = 1
 _CLIENT_SLACK_S = 10.0
 
 
-class CliError(Exception):
-    """A failure to print as one `Error: …` line."""
-
-
 def format_result(result: Any, result_type: str | None) -> str:
     """A result as a person reads it: `42`, `hello world`, indented JSON, `undefined`."""
     return result_text(result, result_type, indent=2)
 
 
-def _port(args: argparse.Namespace) -> int:
-    return int(args.port) if args.port is not None else Settings.from_env().port
-
-
 def _request(args: argparse.Namespace, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
-    url = f"http://{LOOPBACK_HOST}:{_port(args)}{path}"
-    headers = client_headers(Settings.from_env())
-    try:
-        response = httpx.request(method, url, headers=headers, **kwargs)
-    except httpx.ConnectError:
-        raise CliError(
-            f"the tabpilot daemon is not running on {LOOPBACK_HOST}:{_port(args)}. {START_DAEMON}"
-        ) from None
-    except httpx.TimeoutException:
-        raise CliError(f"the daemon did not answer {path} in time.") from None
-    try:
-        body: dict[str, Any] = response.json()
-    except ValueError:
-        raise CliError(f"the daemon answered {path} with HTTP {response.status_code}.") from None
+    status, body = fetch_envelope(args, method, path, **kwargs)
     if not body.get("success"):
         error = body.get("error") or {}
-        raise CliError(error.get("message") or f"HTTP {response.status_code}")
+        raise CliError(error.get("message") or f"HTTP {status}")
     return body
 
 
@@ -148,6 +125,8 @@ def cmd_exec(args: argparse.Namespace) -> int:
             payload["prompt_text"] = args.prompt_text
         if args.tab is not None:
             payload["tab_id"] = args.tab
+        if args.ref is not None:
+            payload["ref"] = args.ref
         body = _request(
             args,
             "POST",
@@ -175,7 +154,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     extension = status.get("extension") or {}
     pilot = extension.get("pilot_enabled")
     lines = [
-        ("daemon", f"tabpilot {status.get('daemon_version')} on {LOOPBACK_HOST}:{_port(args)}"),
+        ("daemon", f"tabpilot {status.get('daemon_version')} on {LOOPBACK_HOST}:{port_of(args)}"),
         (
             "extension",
             f"connected (version {extension.get('version')}, id {extension.get('id')})"
@@ -207,6 +186,8 @@ def cmd_tabs(args: argparse.Namespace) -> int:
     body: dict[str, Any] = {"action": args.action}
     if args.action == "new" and args.target is not None:
         body["url"] = args.target
+    elif args.action == "close" and args.target is None:
+        pass  # the active tab, if the AI opened it: the extension decides
     elif args.action in ("select", "close"):
         if args.target is None or not args.target.isdigit():
             raise CliError(
@@ -291,6 +272,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--tab", type=int, metavar="ID", help="tab id (default: the active tab)")
     run.add_argument(
+        "--ref",
+        metavar="REF",
+        help="an element ref from `tabpilot snapshot`; SCRIPT is then a function called with "
+        "the element, e.g. '(el) => el.value'",
+    )
+    run.add_argument(
         "--timeout-ms",
         type=_timeout_ms,
         default=5000,
@@ -316,9 +303,9 @@ def build_parser() -> argparse.ArgumentParser:
     mcp = commands.add_parser(
         "mcp",
         help="serve the MCP tools over stdio, for an agent's MCP configuration",
-        description="Serve tabpilot's MCP tools (execute_javascript, list_tabs, browser_tabs, "
-        "pilot_status) over stdio. An MCP client starts it; each call goes to the daemon, "
-        "which must be running (`tabpilot serve`).",
+        description="Serve tabpilot's MCP tools (the page tools, execute_javascript, "
+        "browser_tabs, list_tabs, pilot_status) over stdio. An MCP client starts it; each call "
+        "goes to the daemon, which must be running (`tabpilot serve`).",
     )
     mcp.add_argument("--port", type=int, help=port_help)
     mcp.set_defaults(func=cmd_mcp)
@@ -346,6 +333,8 @@ def build_parser() -> argparse.ArgumentParser:
     tabs.add_argument("--json", action="store_true", help="print the result as JSON")
     tabs.add_argument("--port", type=int, help=port_help)
     tabs.set_defaults(func=cmd_tabs)
+
+    add_tool_commands(commands, port_help)
     return parser
 
 

@@ -28,8 +28,9 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 from tabpilot.config import Settings, client_headers
 from tabpilot.envelope import failure_body
 from tabpilot.errors import START_DAEMON, DaemonUnreachable
-from tabpilot.protocol import CALLS_PATH, CallMethod, ExecuteParams, TabsParams, loads
+from tabpilot.protocol import CALLS_PATH, CallMethod, ExecuteParams, Params, loads
 from tabpilot.security import new_request_id
+from tabpilot.tools import TOOLS, Tool
 
 #: Seconds a call waits beyond the script's own timeout: the daemon answers at timeout_ms plus
 #: its timeout grace, after at most its connect grace, so its own answer always comes first.
@@ -136,9 +137,12 @@ class DaemonClient:
         """The envelope of GET /status."""
         return await self.call("status")
 
-    async def browser_tabs(self, params: TabsParams) -> dict[str, Any]:
-        """The envelope of POST /browser_tabs."""
-        return await self.call("browser_tabs", params.model_dump(exclude_none=True))
+    async def run_tool(self, tool: Tool, params: Params) -> dict[str, Any]:
+        """The envelope of a tool's call (``POST /<tool name>``)."""
+        timeout = tool.timeout_s(params) + CLIENT_SLACK_S
+        # Only what differs from the defaults: the daemon fills in the rest, the same way.
+        body = params.model_dump(exclude_defaults=True)
+        return await self.call(tool.name, body, timeout=timeout)
 
     async def call(
         self,
@@ -270,11 +274,10 @@ class DaemonClient:
 
 #: The HTTP route that does what each call does: its method, and its path.
 _ROUTES: dict[str, tuple[str, str]] = {
-    "execute_javascript": ("POST", "/execute_javascript"),
     "tabs": ("GET", "/tabs"),
-    "browser_tabs": ("POST", "/browser_tabs"),
     "status": ("GET", "/status"),
     "ping": ("POST", "/ping"),
+    **{name: ("POST", f"/{name}") for name in TOOLS},
 }
 
 

@@ -9,8 +9,10 @@ The hierarchy::
      │    ├── ForbiddenHost            403 forbidden_host
      │    ├── ForbiddenOrigin          403 forbidden_origin
      │    ├── PilotDisabled            403 pilot_disabled
+     │    ├── DebuggerDisabled         403 debugger_disabled
      │    ├── TabNotFound              404 tab_not_found
      │    ├── NoTargetTab              404 no_target_tab
+     │    ├── RefNotFound              404 ref_not_found
      │    ├── NotFound                 404 not_found
      │    ├── MethodNotAllowed         405 method_not_allowed
      │    ├── TabNotScriptable         409 tab_not_scriptable
@@ -18,7 +20,9 @@ The hierarchy::
      │    ├── DialogOpen               409 dialog_open
      │    ├── TabDiscarded             409 tab_discarded
      │    ├── TabNavigated             409 tab_navigated
+     │    ├── ElementNotInteractable   409 element_not_interactable
      │    ├── TabClosed                410 tab_closed
+     │    ├── StaleRef                 410 stale_ref
      │    ├── ScriptTooLarge           413 script_too_large
      │    └── QueueFull                429 queue_full
      ├── BridgeFailure                 the bridge could not get an answer (5xx)
@@ -27,6 +31,7 @@ The hierarchy::
      │    ├── ExtensionDisconnected    502 extension_disconnected
      │    ├── UnknownCommand           502 unknown_command
      │    ├── TabCrashed               502 tab_crashed
+     │    ├── NavigationFailed         502 navigation_failed
      │    ├── ResultTooLarge           502 result_too_large
      │    ├── ExtensionNotConnected    503 extension_not_connected
      │    ├── TabUnresponsive          503 tab_unresponsive
@@ -156,6 +161,18 @@ class PilotDisabled(RequestRefused):
     )
 
 
+class DebuggerDisabled(RequestRefused):
+    code, status = "debugger_disabled", 403
+    meaning = (
+        "The action needs chrome.debugger (trusted input) and the debugger switch in the "
+        "extension popup is off."
+    )
+    default_message = (
+        "This action needs trusted input through chrome.debugger, and the debugger switch in the "
+        "tabpilot popup is off. Retry without `trusted`, or ask the user to turn the switch on."
+    )
+
+
 class TabNotFound(RequestRefused):
     code, status = "tab_not_found", 404
     meaning = "No tab has the given tab_id."
@@ -167,6 +184,14 @@ class NoTargetTab(RequestRefused):
     meaning = "No tab_id was given and there is no active tab to run in."
     default_message = (
         "There is no active tab to run in. Open a tab in Chrome, or pass a tab_id from GET /tabs."
+    )
+
+
+class RefNotFound(RequestRefused):
+    code, status = "ref_not_found", 404
+    meaning = "No element with that ref was ever given out in this page; take a snapshot."
+    default_message = (
+        "No element has that ref in this page. Take a browser_snapshot and use a ref from it."
     )
 
 
@@ -237,6 +262,18 @@ class TabNavigated(RequestRefused):
     )
 
 
+class ElementNotInteractable(RequestRefused):
+    code, status = "element_not_interactable", 409
+    meaning = (
+        "The element is covered by another (the message names it), disabled, hidden, or not the "
+        "right kind for the action; `error.data.reason` says which."
+    )
+    default_message = (
+        "The element cannot take this action now (covered, disabled, hidden or of the wrong "
+        "kind). Take a browser_snapshot: close what covers it, or pick another element."
+    )
+
+
 class TabClosed(RequestRefused):
     code, status = "tab_closed", 410
     meaning = "The tab was closed while the script ran."
@@ -255,6 +292,18 @@ class ScriptTooLarge(RequestRefused):
     default_message = (
         "The script is too large, so it was not sent. Send a shorter script (load big code from "
         "the page with fetch), or raise the limit with TABPILOT_MAX_SCRIPT_BYTES."
+    )
+
+
+class StaleRef(RequestRefused):
+    code, status = "stale_ref", 410
+    meaning = (
+        "The ref's element is gone: the page navigated or the element was removed; take a new "
+        "snapshot."
+    )
+    default_message = (
+        "That element is gone: the page navigated or changed since the snapshot. Take a new "
+        "browser_snapshot and use a ref from it."
     )
 
 
@@ -309,6 +358,17 @@ class TabCrashed(BridgeFailure):
         "The tab's page crashed, so the script's answer was lost. The script may have run in "
         'part. Close it and open a fresh one (browser_tabs with action "close", then "new"), or '
         "reload it in the browser, then retry."
+    )
+
+
+class NavigationFailed(BridgeFailure):
+    code, status = "navigation_failed", 502
+    meaning = (
+        "The page did not load (DNS, refused, timeout, an HTTP error status...); "
+        "`error.data.reason` says why."
+    )
+    default_message = (
+        "The page did not load. Check the url, or retry; browser_read shows what the tab holds."
     )
 
 

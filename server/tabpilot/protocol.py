@@ -47,6 +47,9 @@ MAX_RESULT_CHARS = 16 * 1024 * 1024
 #: Longest timeout_ms a command may ask for: two minutes.
 MAX_TIMEOUT_MS = 120_000
 
+#: Longest element ref (`e12`) a command may carry.
+MAX_REF_CHARS = 64
+
 
 def _whole_number(value: Any) -> Any:
     # JSON has one number type: Python's json and JavaScript's JSON.stringify write 5000.0 or
@@ -63,7 +66,18 @@ def _whole_number(value: Any) -> Any:
 TimeoutMs = Annotated[int, Strict(), Field(ge=1, le=MAX_TIMEOUT_MS), BeforeValidator(_whole_number)]
 
 
-CommandName = Literal["execute_javascript", "list_tabs", "browser_tabs", "ping"]
+#: The tools of tabpilot.tools: each is an extension command and a call of the callers' socket.
+ToolName = Literal[
+    "browser_navigate",
+    "browser_snapshot",
+    "browser_act",
+    "browser_read",
+    "browser_close",
+    "execute_javascript",
+    "browser_tabs",
+]
+
+CommandName = Literal[ToolName, "list_tabs", "ping"]
 
 
 class _Frame(BaseModel):
@@ -206,6 +220,20 @@ class ExecuteParams(Params):
         max_length=10_000,
         description="What an accepted prompt answers; null: the prompt's own default text.",
     )
+    ref: str | None = Field(
+        default=None,
+        max_length=MAX_REF_CHARS,
+        description="An element ref from browser_snapshot (`e12`); then `script` is a function "
+        "called with that element, e.g. `(el) => el.textContent`.",
+    )
+
+
+def web_url(url: str | None, what: str) -> str | None:
+    """``url`` if it is http or https; else a ValueError naming its scheme."""
+    if url is not None and not url.lower().startswith(("http://", "https://")):
+        scheme = url.split(":", 1)[0] if ":" in url else url
+        raise ValueError(f"{what} http or https urls only, not {scheme[:20]!r}")
+    return url
 
 
 class TabsParams(Params):
@@ -221,20 +249,23 @@ class TabsParams(Params):
     url: str | None = Field(
         default=None, max_length=8192, description="For `new`: an http or https url."
     )
-    tab_id: int | None = Field(default=None, description="For `select` and `close`: the tab.")
+    tab_id: int | None = Field(
+        default=None,
+        description="For `select` and `close`: the tab. `close` without it closes the active tab "
+        "if the AI opened it.",
+    )
 
     @field_validator("url")
     @classmethod
     def _web_url(cls, url: str | None) -> str | None:
-        if url is not None and not url.lower().startswith(("http://", "https://")):
-            scheme = url.split(":", 1)[0] if ":" in url else url
-            raise ValueError(f"a new tab opens http or https urls only, not {scheme[:20]!r}")
-        return url
+        return web_url(url, "a new tab opens")
 
     @model_validator(mode="after")
     def _needs_what_it_acts_on(self) -> TabsParams:
-        if self.action in ("select", "close") and self.tab_id is None:
-            raise ValueError(f"`{self.action}` needs `tab_id`; the `list` action lists the tabs")
+        # `close` without a tab_id is the extension's to judge: it closes the active tab only
+        # if the AI opened it.
+        if self.action == "select" and self.tab_id is None:
+            raise ValueError("`select` needs `tab_id`; the `list` action lists the tabs")
         if self.url is not None and self.action != "new":
             raise ValueError("`url` goes with the `new` action only")
         return self
@@ -381,7 +412,7 @@ DAEMON_FRAME: TypeAdapter[DaemonFrame] = TypeAdapter(DaemonFrame)
 CALLS_PATH = "/ws/calls"
 
 #: What a call may ask for: the name of the HTTP route that does the same, without its slash.
-CallMethod = Literal["execute_javascript", "tabs", "browser_tabs", "status", "ping"]
+CallMethod = Literal[ToolName, "tabs", "status", "ping"]
 
 
 #: Longest string id of a call.

@@ -1,0 +1,94 @@
+"""The HTTP face of the tools: ``POST /<tool name>`` for every tool of :data:`tabpilot.tools.TOOLS`,
+each documented in the OpenAPI with its body's schema; and the helpers every route uses to read
+its body and to say which failures it can answer.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, TypeVar
+
+from fastapi import FastAPI, Request, WebSocket
+from pydantic import BaseModel
+from starlette.responses import Response
+
+from tabpilot.bridge import Bridge
+from tabpilot.envelope import FailureEnvelope, SuccessEnvelope, answer_body, render
+from tabpilot.errors import InvalidRequest, error_classes
+from tabpilot.limits import read_body
+from tabpilot.protocol import Params, describe_invalid
+from tabpilot.security import new_request_id
+from tabpilot.tools import TOOLS, Tool
+
+P = TypeVar("P", bound=Params)
+
+#: The failure statuses a tool's route can answer.
+TOOL_STATUSES = (400, 401, 403, 404, 409, 410, 413, 429, 502, 503, 504)
+
+
+def body_schema(model: type[BaseModel], *, required: bool) -> dict[str, Any]:
+    """OpenAPI ``openapi_extra=`` for a route whose body is ``model``."""
+    # Bodies are read by read_params (any content type), so FastAPI is told their schema here.
+    schema = {"application/json": {"schema": model.model_json_schema()}}
+    return {"requestBody": {"required": required, "content": schema}}
+
+
+def responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses=`` for the failure statuses a route can answer, with their codes."""
+    out: dict[int | str, dict[str, Any]] = {}
+    for status in statuses:
+        codes = ", ".join(f"`{c.code}`" for c in error_classes() if c.status == status)
+        out[status] = {"model": FailureEnvelope, "description": codes}
+    return out
+
+
+def request_id_of(request: Request | WebSocket) -> str:
+    """The request id the SecurityMiddleware gave this request."""
+    state = request.scope.get("state") or {}
+    return str(state.get("request_id") or new_request_id())
+
+
+async def read_params(request: Request, model: type[P], *, empty: str | None = None) -> P:
+    """The body of a POST route as ``model``; ``empty`` is what a missing body stands for.
+
+    Parsed as JSON whatever its Content-Type, so that a bare ``curl -d '{...}'`` (sent as a form)
+    works too. That is safe: browsers are kept out by the Origin check, not by the content type.
+    """
+    body = await read_body(request, request.app.state.settings)
+    if not body.strip():
+        if empty is None:
+            raise InvalidRequest(describe_invalid([{"type": "missing", "loc": ()}], model))
+        body = empty.encode()
+    return model.parse(body)
+
+
+def add_tool_routes(app: FastAPI, bridge: Bridge) -> None:
+    """``POST /<name>`` for every tool."""
+    for tool in TOOLS.values():
+        app.post(
+            f"/{tool.name}",
+            name=tool.name,
+            summary=tool.title,
+            description=tool.description,
+            response_model=SuccessEnvelope,
+            openapi_extra=body_schema(tool.params, required=tool.empty_body is None),
+            responses={
+                200: {
+                    "description": "The tool answered. A script that threw answers here too, "
+                    "with `success` false and `execution_error`, `syntax_error` or "
+                    "`promise_rejected`."
+                },
+                **responses(*TOOL_STATUSES),
+            },
+        )(_endpoint(tool, bridge))
+
+
+def _endpoint(tool: Tool, bridge: Bridge) -> Any:
+    async def endpoint(request: Request) -> Response:
+        started = time.perf_counter()
+        request_id = request_id_of(request)
+        params = await read_params(request, tool.params, empty=tool.empty_body)
+        answer = await tool.run(bridge, params, request_id)
+        return render(answer_body(request_id, answer, started))
+
+    return endpoint

@@ -1,0 +1,248 @@
+"""The tools, defined once: every face of tabpilot is generated from :data:`TOOLS`.
+
+Each :class:`Tool` holds its params model, a description written for a model, its timeout rule,
+whether it only reads, and the formatter of its answer's text. Its name is at once the extension
+command it sends, the HTTP route (``POST /<name>``), the ``/ws/calls`` method, the MCP tool, and,
+in ``cli`` and the public client, the subcommand and method. The faces: :mod:`tabpilot.tool_routes`
+(HTTP), :mod:`tabpilot.calls` (the callers' socket), :mod:`tabpilot.mcp_server` (MCP),
+:mod:`tabpilot.cli_tools` (CLI) and :mod:`tabpilot.sdk` (``tabpilot.Client``).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
+
+from tabpilot import tool_text
+from tabpilot.page_params import ActParams, CloseParams, NavigateParams, ReadParams, SnapshotParams
+from tabpilot.protocol import ExecuteParams, Params, ResultFrame, TabsParams, ToolName
+
+if TYPE_CHECKING:
+    from tabpilot.bridge import Bridge
+
+#: browser_tabs is a quick chrome.tabs call (bridge.LIST_TABS_TIMEOUT_S).
+TABS_TIMEOUT_S = 5.0
+#: A snapshot or a read walks the DOM once; no page takes longer, even a huge one.
+PAGE_WALK_TIMEOUT_S = 30.0
+#: Closing tabs and detaching the debugger: a handful of chrome.* calls.
+CLOSE_TIMEOUT_S = 30.0
+
+Send = Callable[["Bridge", Any, str], Awaitable[ResultFrame]]
+
+
+def _timeout_ms(params: Any) -> float:
+    return float(params.timeout_ms) / 1000
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One tool and everything its faces need."""
+
+    name: ToolName
+    params: type[Params]
+    #: A short human title (MCP's ``title``) and the description a model reads.
+    title: str
+    description: str
+    #: Seconds the extension may take, before the daemon's grace.
+    timeout_s: Callable[[Any], float]
+    #: The text of a success envelope, for a model and for the CLI.
+    text: Callable[[dict[str, Any]], str]
+    read_only: bool
+    #: The CLI subcommand and the public client's method.
+    cli: str
+    method: str
+    #: Fields the CLI takes as positional arguments, in order.
+    positional: tuple[str, ...] = ()
+    #: What an empty HTTP body stands for; None: a body is required.
+    empty_body: str | None = "{}"
+    #: How the daemon sends it; None: the command as is (:meth:`Bridge.command`).
+    send: Send | None = None
+
+    @property
+    def summary(self) -> str:
+        """The description's first sentence: the CLI's one-line help."""
+        return self.description.split(". ", 1)[0].rstrip(".")
+
+    async def run(self, bridge: Bridge, params: Params, request_id: str) -> ResultFrame:
+        """Send this tool's command for ``params``; the extension's ok answer, or raises."""
+        if self.send is not None:
+            return await self.send(bridge, params, request_id)
+        return await bridge.command(self.name, params, request_id, self.timeout_s(params))
+
+
+def _describe(text: str) -> str:
+    # Written as indented paragraphs below; a model reads each paragraph as one line.
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    return "\n\n".join(" ".join(p.split()) for p in paragraphs)
+
+
+async def _execute(bridge: Bridge, params: Any, request_id: str) -> ResultFrame:
+    # The bridge refuses an oversized script before anything is sent.
+    return await bridge.execute(cast(ExecuteParams, params), request_id)
+
+
+async def _close(bridge: Bridge, params: Any, request_id: str) -> ResultFrame:
+    return await bridge.close_browser(params, request_id, CLOSE_TIMEOUT_S)
+
+
+_TOOLS = (
+    Tool(
+        name="browser_navigate",
+        params=NavigateParams,
+        title="Open a url in the browser tab",
+        description=_describe(
+            """
+            Load an http(s) url in a tab, or go back, forward, or reload; waits until the page
+            has loaded. Prefer it to setting location with execute_javascript: it waits for the
+            load and says what went wrong (DNS, refused, timeout, an HTTP error status).
+
+            Answers the final url (after redirects), the page's title and the HTTP status. Then
+            take a browser_snapshot to see the page.
+            """
+        ),
+        timeout_s=_timeout_ms,
+        text=tool_text.navigate_text,
+        read_only=False,
+        cli="navigate",
+        method="navigate",
+        positional=("url",),
+    ),
+    Tool(
+        name="browser_snapshot",
+        params=SnapshotParams,
+        title="See the page's structure",
+        description=_describe(
+            """
+            See the page as an accessibility tree: headings, text, links, fields and buttons,
+            each element one can act on with a ref such as [ref=e12]. Prefer it to reading the DOM
+            with execute_javascript: it is compact and gives the refs that browser_act and
+            execute_javascript (with `ref`) take.
+
+            Use `interactive_only` for just the controls, `ref` for one element's subtree. A long
+            page is cut at `max_chars`; its last line says what was left out. For the page's
+            prose, use browser_read.
+            """
+        ),
+        timeout_s=lambda params: PAGE_WALK_TIMEOUT_S,
+        text=tool_text.snapshot_text,
+        read_only=True,
+        cli="snapshot",
+        method="snapshot",
+    ),
+    Tool(
+        name="browser_act",
+        params=ActParams,
+        title="Click, type, press, scroll or select in the page",
+        description=_describe(
+            """
+            Act on the page as a person would: click, type, press a key, scroll, hover, select an
+            option, check or uncheck, on an element given by its ref from browser_snapshot.
+            Prefer it to dispatching events with execute_javascript: it scrolls the element into
+            view, checks that it can take the action (not covered, disabled or hidden) and says
+            why not.
+
+            Answers what was done (`Clicked button "Add to cart" (e12)`), and whether the page
+            navigated or opened a tab. After an action that changes the page, take a new
+            snapshot: old refs may be stale.
+            """
+        ),
+        timeout_s=_timeout_ms,
+        text=tool_text.act_text,
+        read_only=False,
+        cli="act",
+        method="act",
+        positional=("kind", "ref"),
+    ),
+    Tool(
+        name="browser_read",
+        params=ReadParams,
+        title="Read the page's text",
+        description=_describe(
+            """
+            Read the visible text of the page, or of one element by its ref, a slice at a time
+            (`offset`, `limit`). Prefer it to `document.body.innerText` with execute_javascript: a
+            long page comes in slices, each saying where it is and how to get the next.
+            """
+        ),
+        timeout_s=lambda params: PAGE_WALK_TIMEOUT_S,
+        text=tool_text.read_text,
+        read_only=True,
+        cli="read",
+        method="read",
+    ),
+    Tool(
+        name="browser_close",
+        params=CloseParams,
+        title="Close what the AI opened",
+        description=_describe(
+            """
+            Close the tabs the AI opened (with browser_tabs or by an action) and let go of the
+            debugger; the user's own tabs stay. With the daemon's managed browser, it also stops
+            that browser; the next call starts it again. Call it when the task is done.
+            """
+        ),
+        timeout_s=lambda params: CLOSE_TIMEOUT_S,
+        text=tool_text.close_text,
+        read_only=False,
+        cli="close",
+        method="close_browser",
+        send=_close,
+    ),
+    Tool(
+        name="execute_javascript",
+        params=ExecuteParams,
+        title="Run JavaScript in the user's browser tab",
+        description=_describe(
+            """
+            Run JavaScript in the user's real Chrome tab and return its result as JSON.
+
+            Use it to look inside a live page: read the DOM, globals and framework state (a Redux
+            store, `window.__NEXT_DATA__`, a Vue or React instance), call functions the page or
+            its WebAssembly exports, or act on the page. The script runs in the page's own
+            JavaScript world, in the user's browser where they may be logged in, with the page's
+            full privileges: what it changes is really changed. It runs only while the user's AI
+            Web Pilot switch is on.
+
+            With `ref` (from browser_snapshot), `script` is a function called with that element:
+            `(el) => el.value`.
+
+            The result is made JSON-safe: DOM nodes, functions, Maps, Sets, cycles and the like
+            come back as short descriptions. Return just the fields you need, not whole objects:
+            the result is read into your context. Dialogs the script raises are answered
+            (dismissed unless `dialog` is "accept") and listed after the result.
+            """
+        ),
+        timeout_s=_timeout_ms,
+        text=tool_text.script_text,
+        read_only=False,
+        cli="exec",
+        method="execute",
+        empty_body=None,
+        send=_execute,
+    ),
+    Tool(
+        name="browser_tabs",
+        params=TabsParams,
+        title="Open, select or close the browser's tabs",
+        description=_describe(
+            """
+            List, open, select or close tabs of the user's browser.
+
+            A new tab becomes the active one, where the other tools act by default. A tab stuck in
+            a script (tab_unresponsive) or crashed (tab_crashed) is freed by closing it and
+            opening a new one. `close` without `tab_id` closes the active tab only if the AI
+            opened it.
+            """
+        ),
+        timeout_s=lambda params: TABS_TIMEOUT_S,
+        text=tool_text.browser_tabs_text,
+        read_only=False,
+        cli="tabs",
+        method="tabs",
+    ),
+)
+
+#: Every tool, by name.
+TOOLS: dict[str, Tool] = {tool.name: tool for tool in _TOOLS}

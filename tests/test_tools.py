@@ -1,0 +1,285 @@
+"""Every face of every tool of the table (tabpilot.tools.TOOLS): the HTTP route and its OpenAPI, the
+callers' socket, the MCP tool (through the SDK's own client), the CLI subcommand and the client
+method, against the scripted fake extension. The real extension's answers are in tests/e2e/.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, get_args
+
+import pytest
+
+from tabpilot import cli
+from tabpilot.client import DaemonClient
+from tabpilot.page_params import ACT_KINDS
+from tabpilot.protocol import CallMethod, CommandName
+from tabpilot.tools import TOOLS
+from tests.mcp_support import TRANSPORTS, open_mcp
+from tests.mcp_support import call as mcp_call
+from tests.support import TAB, Command, Daemon, Reply, connected, fail, ok, run_daemon
+from tests.test_calls import call as socket_call
+from tests.test_calls import calls_socket
+
+NEW_TAB = {"id": 12, "url": "http://localhost/popup", "title": "Popup"}
+
+#: What the fake extension answers each command with: the contract's result shapes.
+RESULTS: dict[str, Any] = {
+    "browser_navigate": {"url": "https://example.com/", "title": "Example", "status": 200},
+    "browser_snapshot": {
+        "snapshot": '- heading "Shop" [level=1]\n- button "Go" [ref=e1]',
+        "refs": 1,
+        "chars": 46,
+        "truncated": False,
+    },
+    "browser_act": {
+        "description": 'Clicked button "Go" (e1)',
+        "route": "dom",
+        "navigated": True,
+        "url": "http://localhost/next",
+        "new_tabs": [NEW_TAB],
+    },
+    "browser_read": {"text": "World", "offset": 5, "total": 20, "more": True},
+    "browser_close": {"closed_tabs": [12, 13]},
+    "browser_tabs": [{**TAB, "active": True, "window_id": 1}],
+}
+
+
+async def extension(command: Command) -> Reply:
+    """The contract's answer to each command; a script answers itself."""
+    if command.command == "execute_javascript":
+        return ok(command.params["script"], "string")
+    reply = ok(RESULTS[command.command], "object")
+    if command.command == "browser_act":
+        reply["route"] = "dom"
+    return reply
+
+
+@dataclass(frozen=True)
+class Case:
+    """One call of a tool on every face: its params, the text a model reads, the CLI's argv."""
+
+    params: dict[str, Any]
+    text: str
+    argv: tuple[str, ...]
+
+
+CASES: dict[str, Case] = {
+    "browser_navigate": Case(
+        {"url": "https://example.com/"},
+        'Navigated to https://example.com/ (HTTP 200): "Example"',
+        ("navigate", "https://example.com/"),
+    ),
+    "browser_snapshot": Case(
+        {"interactive_only": True, "max_chars": 5000},
+        'Page "Test page" http://localhost/test, 1 ref\n'
+        '- heading "Shop" [level=1]\n- button "Go" [ref=e1]',
+        ("snapshot", "--interactive-only", "--max-chars", "5000"),
+    ),
+    "browser_act": Case(
+        {"kind": "select", "ref": "e7", "values": ["Blue", "Red"], "trusted": True},
+        'Clicked button "Go" (e1); the page navigated to http://localhost/next; '
+        "opened tab 12 (http://localhost/popup)",
+        ("act", "select", "e7", "--value", "Blue", "--value", "Red", "--trusted"),
+    ),
+    "browser_read": Case(
+        {"offset": 5, "limit": 5},
+        "World\n[chars 5-10 of 20; more: browser_read offset=10]",
+        ("read", "--offset", "5", "--limit", "5"),
+    ),
+    "browser_close": Case({}, "Closed 2 tabs.", ("close",)),
+    "execute_javascript": Case(
+        {"script": "(el) => el.value", "ref": "e3"},
+        "(el) => el.value",
+        ("exec", "(el) => el.value", "--ref", "e3"),
+    ),
+    "browser_tabs": Case(
+        {"action": "list"}, "7 (active): Test page http://localhost/test", ("tabs",)
+    ),
+}
+
+
+def _same(envelope: dict[str, Any]) -> dict[str, Any]:
+    """An envelope without what differs from call to call."""
+    return {k: v for k, v in envelope.items() if k not in ("request_id", "duration_ms")}
+
+
+@pytest.fixture(scope="module")
+def daemon() -> Iterator[Daemon]:
+    with run_daemon() as d:
+        yield d
+
+
+def test_every_tool_has_a_case_and_is_a_command_and_a_call() -> None:
+    assert set(CASES) == set(TOOLS)
+    assert set(TOOLS) <= set(get_args(CommandName))
+    assert set(TOOLS) <= set(get_args(CallMethod))
+
+
+@pytest.mark.parametrize("name", TOOLS)
+async def test_http_socket_and_client_answer_one_envelope(daemon: Daemon, name: str) -> None:
+    tool, case = TOOLS[name], CASES[name]
+    async with connected(daemon, extension) as fake, daemon.client() as client:
+        schema = (await client.get("/openapi.json")).json()
+        response = await client.post(f"/{name}", json=case.params)
+        async with calls_socket(daemon) as ws:
+            answer = await socket_call(ws, name, case.params)
+        async with DaemonClient(daemon.settings) as daemon_client:
+            from_client = await daemon_client.run_tool(tool, tool.params.parse(case.params))
+    route = schema["paths"][f"/{name}"]["post"]
+    body_schema = route["requestBody"]["content"]["application/json"]["schema"]
+    model_schema = tool.params.model_json_schema()
+    assert set(body_schema["properties"]) == set(model_schema["properties"])
+    assert body_schema.get("required", []) == model_schema.get("required", [])
+    assert body_schema["additionalProperties"] is False
+    assert route["description"] == tool.description
+    assert {"400", "403", "404", "409", "410", "502", "503", "504"} <= set(route["responses"])
+
+    assert response.status_code == 200, response.text
+    envelope = response.json()
+    assert envelope["success"] is True
+    assert envelope["tab"] == TAB
+    assert envelope["result"] == RESULTS.get(name, case.params.get("script"))
+    assert _same(answer["envelope"]) == _same(envelope) == _same(from_client)
+    # A route where the extension sends one (act: dom or debugger), and none elsewhere.
+    assert envelope.get("route") == ("dom" if name == "browser_act" else None)
+    # One command each time, named as the tool, with the model's params.
+    sent = tool.params.parse(case.params).model_dump()
+    assert [(c.command, c.params) for c in fake.commands] == [(name, sent)] * 3
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_mcp_lists_and_answers_every_tool(daemon: Daemon, transport: str) -> None:
+    async with (
+        connected(daemon, extension) as fake,
+        open_mcp(transport, daemon.settings.port) as client,
+    ):
+        listed = {tool.name: tool for tool in (await client.list_tools()).tools}
+        answers = {name: await mcp_call(client, name, **CASES[name].params) for name in TOOLS}
+    assert set(listed) == {*TOOLS, "list_tabs", "pilot_status"}
+    for name, tool in TOOLS.items():
+        schema = tool.params.model_json_schema()
+        listing = listed[name]
+        assert listing.input_schema["properties"] == schema["properties"]
+        assert listing.input_schema.get("required", []) == schema.get("required", [])
+        assert listing.description == tool.description
+        assert listing.annotations is not None
+        assert listing.annotations.read_only_hint is tool.read_only
+        result, text = answers[name]
+        assert not result.is_error, text
+        assert text == CASES[name].text
+        assert result.structured_content is not None
+        assert result.structured_content["success"] is True
+    assert [c.command for c in fake.commands] == list(TOOLS)
+
+
+@pytest.mark.parametrize("name", TOOLS)
+async def test_the_cli_prints_the_text_and_with_json_the_envelope(
+    daemon: Daemon, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = [*CASES[name].argv, "--port", str(daemon.settings.port)]
+    async with connected(daemon, extension) as fake:
+        assert await asyncio.to_thread(cli.main, argv) == 0
+        text = capsys.readouterr().out
+        assert await asyncio.to_thread(cli.main, [*argv, "--json"]) == 0
+        printed = capsys.readouterr().out
+    tool = TOOLS[name]
+    sent = tool.params.parse(CASES[name].params).model_dump()
+    assert [(c.command, c.params) for c in fake.commands] == [(name, sent)] * 2
+    if tool.cli in ("exec", "tabs"):  # written by hand, with output of their own
+        return
+    assert text == CASES[name].text + "\n"
+    envelope = json.loads(printed)
+    assert envelope["success"] is True and envelope["result"] == RESULTS[name]
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "says"),
+    [
+        ("browser_navigate", {"url": "file:///etc/passwd"}, "not 'file'"),
+        ("browser_navigate", {"url": "javascript:alert(1)"}, "not 'javascript'"),
+        ("browser_navigate", {}, "`goto` needs `url`"),
+        ("browser_navigate", {"action": "back", "url": "https://a.example/"}, "takes no `url`"),
+        ("browser_act", {"kind": "jump", "ref": "e1"}, ", ".join(f"'{k}'" for k in ACT_KINDS[:-1])),
+        ("browser_act", {"kind": "click"}, "`click` needs `ref`"),
+        ("browser_act", {"kind": "type", "ref": "e1"}, "`type` needs `text`"),
+        ("browser_act", {"kind": "press"}, "`press` needs `key`"),
+        ("browser_snapshot", {"max_chars": 10}, "`max_chars`"),
+        ("browser_read", {"offset": -1}, "`offset`"),
+        ("execute_javascript", {"script": "1", "ref": 5}, "`ref`"),
+    ],
+)
+async def test_bad_input_is_refused_on_every_face_before_anything_is_sent(
+    daemon: Daemon, name: str, params: dict[str, Any], says: str
+) -> None:
+    async with (
+        connected(daemon, extension) as fake,
+        daemon.client() as client,
+        calls_socket(daemon) as ws,
+        open_mcp("http", daemon.settings.port) as mcp,
+    ):
+        response = await client.post(f"/{name}", json=params)
+        answer = await socket_call(ws, name, params)
+        result, text = await mcp_call(mcp, name, **params)
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert error["code"] == "invalid_request"
+    assert says in error["message"]
+    assert answer["envelope"]["error"] == error
+    assert result.is_error and text.startswith("Error: Invalid arguments: ") and says in text
+    assert fake.commands == []
+
+
+async def test_an_unknown_field_is_refused_not_ignored(daemon: Daemon) -> None:
+    # MCP clients get the schema and the SDK drops what it does not list; HTTP and the socket
+    # refuse a typo such as `tab` for `tab_id`.
+    async with connected(daemon, extension) as fake, daemon.client() as client:
+        response = await client.post("/browser_close", json={"tab_id": 3})
+        async with calls_socket(daemon) as ws:
+            answer = await socket_call(ws, "browser_read", {"tab": 3})
+    assert response.status_code == 400
+    assert "`tab_id` is not a field" in response.json()["error"]["message"]
+    assert (
+        "`tab` is not a field (the fields are ref, offset, limit, tab_id)"
+        in (answer["envelope"]["error"]["message"])
+    )
+    assert fake.commands == []
+
+
+async def test_pilot_off_refuses_every_tool(daemon: Daemon) -> None:
+    async with connected(daemon, extension, pilot_enabled=False) as fake, daemon.client() as c:
+        responses = {name: await c.post(f"/{name}", json=CASES[name].params) for name in TOOLS}
+    for name, response in responses.items():
+        assert response.status_code == 403, name
+        assert response.json()["error"]["code"] == "pilot_disabled", name
+    assert fake.commands == []
+
+
+@pytest.mark.parametrize(
+    ("code", "status", "data"),
+    [
+        ("ref_not_found", 404, {"doc": "d1"}),
+        ("stale_ref", 410, None),
+        ("element_not_interactable", 409, {"reason": "covered", "cover": "div#cookie-banner"}),
+        ("navigation_failed", 502, {"reason": "dns", "url": "https://nowhere.invalid/"}),
+        ("debugger_disabled", 403, None),
+    ],
+)
+async def test_the_page_tools_errors_keep_their_status_message_and_data(
+    daemon: Daemon, code: str, status: int, data: Any
+) -> None:
+    async def refuses(command: Command) -> Reply:
+        reply = fail(code, f"the extension's own words for {code}")
+        reply["error"]["data"] = data
+        return reply
+
+    async with connected(daemon, refuses), daemon.client() as client:
+        response = await client.post("/browser_act", json={"kind": "click", "ref": "e1"})
+    assert response.status_code == status
+    error = response.json()["error"]
+    assert error["code"] == code
+    assert error["message"] == f"the extension's own words for {code}"
+    assert error.get("data") == data
