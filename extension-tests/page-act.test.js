@@ -239,3 +239,19 @@ test("the page's own navigation, aborted by this one, is not this one's failure"
   const answer = await run("browser_navigate", { url: "https://shop.example/now" });
   assert.equal(answer.ok, true, JSON.stringify(answer));
 });
+
+test("a navigation aborted and not replaced fails aborted; one that only reached its DOM has not loaded", async () => {
+  const { run } = navigating((nav, url) => {
+    nav("onBeforeNavigate", { url });
+    nav("onErrorOccurred", { url, error: "net::ERR_ABORTED" });
+  });
+  const aborted = await run("browser_navigate", { url: "https://shop.example/204" });
+  assert.deepEqual(aborted.error.data, { reason: "aborted", url: "https://shop.example/204", net_error: "net::ERR_ABORTED" });
+  const half = navigating((nav, url) => {
+    nav("onBeforeNavigate", { url });
+    nav("onCommitted", { url });
+    nav("onDOMContentLoaded", { url });
+  });
+  const late = await half.run("browser_navigate", { url: "https://shop.example/images", timeout_ms: 100 });
+  assert.equal(late.error.data.reason, "timeout");
+});

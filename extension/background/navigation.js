@@ -42,7 +42,7 @@ export function createFrameEvents({ chrome, timers }) {
   // Follows one tab's main frame from now on. `state` says what happened; `wait(done, ms)`
   // resolves true once done(state) holds, false if `ms` pass first.
   function follow(tabId) {
-    const state = { started: false, committed: false, loaded: false, sameDocument: false, closed: false, error: null, url: null, loading: false };
+    const state = { started: false, committed: false, domReady: false, loaded: false, sameDocument: false, closed: false, error: null, url: null, loading: false };
     const waiters = new Set();
     const check = () => {
       for (const waiter of waiters) if (waiter.done(state)) waiter.finish(true);
@@ -50,15 +50,17 @@ export function createFrameEvents({ chrome, timers }) {
     const tracker = {
       state,
       hear(name, d) {
-        if (name === "onBeforeNavigate") Object.assign(state, { started: true, url: d.url, error: null, loaded: false });
-        else if (name === "onCommitted") Object.assign(state, { committed: true, url: d.url, error: null, loaded: false });
-        else if (name === "onDOMContentLoaded" || name === "onCompleted") state.loaded ||= state.started || state.committed;
+        const fresh = { error: null, domReady: false, loaded: false };
+        if (name === "onBeforeNavigate") Object.assign(state, { started: true, url: d.url, ...fresh });
+        else if (name === "onCommitted") Object.assign(state, { committed: true, url: d.url, ...fresh });
+        else if (name === "onDOMContentLoaded") state.domReady ||= state.started || state.committed;
+        else if (name === "onCompleted") state.loaded = state.domReady ||= state.started || state.committed;
         else if (name === "onHistoryStateUpdated" || name === "onReferenceFragmentUpdated") Object.assign(state, { sameDocument: true, url: d.url });
         // A navigation that another one replaced (this command's replaced the page's own, say) ends
         // aborted: that is not this command's.
         else if (name === "onErrorOccurred" && !(d.error === "net::ERR_ABORTED" && state.url && d.url !== state.url)) state.error = d.error;
         else if (name === "tabUpdated" && d.status === "loading") state.loading = true;
-        else if (name === "tabUpdated" && d.status === "complete" && state.loading) state.loaded = true;
+        else if (name === "tabUpdated" && d.status === "complete" && state.loading) state.loaded = state.domReady = true;
         else if (name === "tabRemoved") state.closed = true;
         check();
       },
@@ -200,7 +202,7 @@ export function createNavigation({ chrome, frames, dialogs, withTimeout }) {
       let done = await tracker.wait(over, left());
       // An aborted navigation may have been replaced by another: follow that one instead.
       while (done && tracker.state.error === "net::ERR_ABORTED" && !blocked) {
-        tracker.state.error = null;
+        Object.assign(tracker.state, { error: null, started: false, committed: false });
         const restarted = await tracker.wait((s) => s.error !== null || s.loaded || s.started, Math.min(ABORT_GRACE_MS, left()));
         if (!restarted || tracker.state.error !== null) {
           tracker.state.error ??= "net::ERR_ABORTED";

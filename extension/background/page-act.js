@@ -148,7 +148,7 @@ export function createPageAct({ chrome, ports, debug, dialogs, tabWatch, frames,
     const moving = (s) => s.started || s.committed || s.sameDocument || s.closed || opened.opened.length > 0;
     await tracker.wait(moving, Math.min(QUIET_MS, remaining()));
     const s = tracker.state;
-    if ((s.started || s.committed) && !s.closed) await tracker.wait((st) => st.error !== null || st.closed || st.loaded, remaining());
+    if ((s.started || s.committed) && !s.closed) await tracker.wait((st) => st.error !== null || st.closed || st.domReady, remaining());
   }
 
   return async function browserAct(params) {

@@ -167,6 +167,16 @@ ACT_PAGES: dict[str, tuple[dict[str, str], str]] = {
         {":status": "404"},
         "<!doctype html><title>not here</title><p>No such page.</p>",
     ),
+    # An image from the url after "#", added while the page parses, holds its load event until the
+    # image arrives: pointed at a server that never answers, the page never finishes loading.
+    "/act/slow.html": (
+        {},
+        "<!doctype html><title>slow</title><script>const image = new Image();"
+        "image.src = decodeURIComponent(location.hash.slice(1)); document.write('<p>loading');"
+        "document.currentScript.after(image);</script>",
+    ),
+    # No content: Chrome stays on the page before, and the navigation ends aborted.
+    "/act/nothing.html": ({":status": "204"}, ""),
     "/act/trusted.html": ({}, TRUSTED),
     "/act/scroll.html": ({}, SCROLL),
     "/act/keys.html": ({}, KEYS),

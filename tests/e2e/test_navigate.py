@@ -3,6 +3,7 @@ and each way a page can fail to load."""
 
 from __future__ import annotations
 
+import socket
 from typing import Any
 
 import pytest
@@ -79,4 +80,29 @@ def test_only_web_urls_are_opened(daemon: Daemon, pages: str, tab: int, url: str
     open_page(daemon, tab, f"{pages}/act/landed.html")
     error = refused(daemon, "browser_navigate", 400, "invalid_request", url=url, tab_id=tab)
     assert url.split(":")[0] in error["message"]
+    assert js(daemon, tab, "location.pathname") == "/act/landed.html"
+
+
+def test_a_page_that_does_not_finish_loading_times_out(
+    daemon: Daemon, pages: str, tab: int
+) -> None:
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()  # connections are taken and never answered
+        url = f"{pages}/act/slow.html#http://127.0.0.1:{silent.getsockname()[1]}/image.png"
+        error = refused(
+            daemon, "browser_navigate", 502, "navigation_failed", url=url, tab_id=tab,
+            timeout_ms=1500,
+        )  # fmt: skip
+    assert error["data"] == {"reason": "timeout", "url": url}
+    assert "within 1500 ms" in error["message"]
+
+
+def test_a_navigation_that_ends_without_a_page_is_aborted(
+    daemon: Daemon, pages: str, tab: int
+) -> None:
+    open_page(daemon, tab, f"{pages}/act/landed.html")
+    url = f"{pages}/act/nothing.html"
+    error = refused(daemon, "browser_navigate", 502, "navigation_failed", url=url, tab_id=tab)
+    assert error["data"] == {"reason": "aborted", "url": url, "net_error": "net::ERR_ABORTED"}
     assert js(daemon, tab, "location.pathname") == "/act/landed.html"
