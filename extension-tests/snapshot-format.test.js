@@ -115,3 +115,15 @@ test("a long line of text is shown in part rather than not at all", () => {
   assert.match(last, /^- \u2026 \d+ more characters \(0 more refs\)/);
   assert.ok(cut.chars <= 1000);
 });
+
+test("a run of role-less groups (cards made of divs) collapses; a lone group is written as its children", () => {
+  const card = (i) => ({
+    role: "generic",
+    flat: true,
+    children: [{ role: "heading", name: `Card ${i}`, props: ["level=3"] }, { role: "button", name: "Buy", ref: `e${i}` }],
+  });
+  const many = text(Array.from({ length: 8 }, (_v, i) => card(i + 1)));
+  assert.match(many, /^- 8 \u00d7 generic: \(heading "Card \{1\}" \[level=3\], button "Buy" \[ref=\{2\}\]\); one per line: \{1\}\|\{2\}$/m);
+  assert.match(many, /^ {2}8\|e8$/m);
+  assert.equal(text([card(1)]), '- heading "Card 1" [level=3]\n- button "Buy" [ref=e1]');
+});

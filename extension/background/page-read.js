@@ -20,10 +20,6 @@ export function rememberDoc(tabId, doc) {
   if (typeof doc === "string") lastDoc.set(tabId, doc);
 }
 
-export function forgetTab(tabId) {
-  lastDoc.delete(tabId);
-}
-
 export function pageError(tab, answer, where = tabInfo(tab)) {
   const error = answer?.error ?? {};
   const code = typeof error.code === "string" ? error.code : "extension_error";
@@ -57,6 +53,7 @@ function refParam(params) {
 }
 
 export function createPageRead({ chrome, ports, timers, tabWatch = null }) {
+  chrome.tabs.onRemoved.addListener((tabId) => lastDoc.delete(tabId));
   // Sends one message to the tab's content script and returns {result, tab}; a failure throws.
   async function ask(params, message) {
     const tab = await resolveTab(chrome, params.tab_id);

@@ -10,6 +10,8 @@
 //   resolveRef(ref)     -> the element, or throws a RefError {code, message, data: {ref, doc}}:
 //                       "stale_ref" when the element was removed (or its frame navigated),
 //                       "ref_not_found" when this map never gave out that ref.
+//   roleOf(element)     -> the role a snapshot shows ("button", "textbox", "generic"…); exact once
+//                       ready() has resolved.
 //   describe(element)   -> 'button "Add to cart"': role and accessible name, for descriptions.
 //                       Uses dom-accessibility-api once loaded (await ready() first for the exact
 //                       name), else a close cheap guess.
@@ -80,8 +82,8 @@
   let loaded = null;
   const ready = () => {
     // A content script cannot be a module, but it may import() one: the module then runs in this
-    // isolated world. The files are web-accessible under a per-session url (use_dynamic_url), so a
-    // page cannot probe for them.
+    // isolated world. Chromium 156 refuses import() of a use_dynamic_url resource (a fetch of it
+    // works), so the files are web-accessible under the extension's own id.
     library ??= import(chrome.runtime.getURL(LIBRARY)).then(
       (api) => (loaded = api),
       (err) => {
@@ -92,15 +94,31 @@
     return library;
   };
 
+  // The element where editing starts (its children are editable too, and are its text).
+  const editableHost = (element) =>
+    element.hasAttribute("contenteditable") && element.isContentEditable && element.parentElement?.isContentEditable !== true;
+
+  // dom-accessibility-api's role, with what a snapshot reads differently: an editable region and a
+  // password field are textboxes; section and form are landmarks only when named.
+  const roleOf = (element) => {
+    const local = element.localName;
+    if (editableHost(element) && !element.hasAttribute("role")) return "textbox";
+    if (local === "input" && element.type === "password") return "textbox";
+    if (local === "iframe" || local === "frame") return "iframe";
+    if (!loaded) return element.getAttribute("role") || "generic";
+    if ((local === "section" || local === "form") && !element.hasAttribute("aria-label") && !element.hasAttribute("aria-labelledby")) return "generic";
+    return loaded.getRole(element) || "generic";
+  };
+
   // Before the library loads: the explicit role or the tag, and the aria-label or the text.
   const describe = (element) => {
-    const role = loaded ? loaded.getRole(element) : element.getAttribute("role");
+    const role = roleOf(element);
     const name = loaded
       ? loaded.computeAccessibleName(element)
       : (element.getAttribute("aria-label") ?? element.textContent ?? "").replace(/\s+/g, " ").trim().slice(0, 100);
-    const label = role || element.localName;
+    const label = role === "generic" ? element.localName : role;
     return name ? `${label} ${JSON.stringify(name)}` : label;
   };
 
-  globalThis.__tabpilotRefs = Object.freeze({ doc, refOf, peek, resolveRef, describe, ready, RefError });
+  globalThis.__tabpilotRefs = Object.freeze({ doc, refOf, peek, resolveRef, roleOf, describe, ready, RefError });
 })();

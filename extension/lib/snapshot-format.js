@@ -2,8 +2,10 @@
 // tree lib/snapshot.js walks. Pure, so node:test loads it; in the content script's isolated world it
 // is globalThis.__tabpilotSnapshotFormat.
 //
-// A tree node: {role, name?, ref?, props?: ["checked", "level=2"], url?, note?, children?: [node |
-// string]}; a string is text. `keep` on a node marks it as kept by interactive_only (it has a ref).
+// A tree node: {role, name?, ref?, props?: ["checked", "level=2"], url?, note?, flat?, children?:
+// [node | string]}; a string is text. A `flat` node is a group without a role of its own (a div
+// holding several things): written out, its children stand in its place; a run of same-shape
+// groups collapses like any other run.
 //
 // Long runs of same-shape siblings are written once as a template, then one short line per item
 // with only what differs, refs included, so that every actionable element keeps its ref:
@@ -33,7 +35,7 @@
     if (typeof item === "string") return "T";
     let shape = cache.get(item);
     if (shape === undefined) {
-      shape = item.role + (item.name ? "N" : "") + (item.props ? "[" + item.props.join(",") + "]" : "") +
+      shape = item.role + (item.flat ? "F" : "") + (item.name ? "N" : "") + (item.props ? "[" + item.props.join(",") + "]" : "") +
         (item.ref ? "R" : "") + (item.url ? "U" : "") + (item.note ? "!" + item.note : "") + "(";
       const kids = item.children ?? [];
       for (let i = 0; i < kids.length; i++) shape += (i ? "," : "") + shapeOf(kids[i], cache);
@@ -139,6 +141,10 @@
       return;
     }
     const kids = item.children ?? [];
+    if (item.flat) {
+      render(kids, depth, lines, cache);
+      return;
+    }
     let text = pad + "- " + head(item);
     const refs = item.ref ? 1 : 0;
     if (!item.url && kids.length === 1 && typeof kids[0] === "string") {
@@ -182,7 +188,7 @@
       if (typeof item === "string") continue;
       const kids = interactive(item.children ?? []);
       if (item.ref || item.role === "heading") out.push({ ...item, children: kids.length ? kids : undefined });
-      else if (kids.length > 1 && item.role !== "generic") out.push({ ...item, children: kids });
+      else if (kids.length > 1) out.push({ ...item, children: kids });
       else out.push(...kids);
     }
     return out;

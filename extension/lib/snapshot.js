@@ -31,10 +31,6 @@
   const LABELLED = new Set(["input", "select", "textarea", "img", "area", "fieldset", "table", "figure", "meter", "progress", "output", "iframe"]);
   const INLINE = new Set(["inline", "inline-block", "inline-flex", "inline-grid", "contents"]);
 
-  // The element where editing starts (its children are editable too, and are its text).
-  const editableHost = (element) =>
-    element.hasAttribute("contenteditable") && element.isContentEditable && element.parentElement?.isContentEditable !== true;
-
   const normalize = (text) => text.replace(/\s+/g, " ").trim();
   const SEPARATOR = Object.freeze({ role: "" });
 
@@ -65,8 +61,12 @@
     const styleOf = (element) => {
       let style = styles.get(element);
       if (style === undefined) {
+        // Each property read costs a few microseconds: each is read once, the cursor only when
+        // asked (pointer()).
         try {
-          style = (element.ownerDocument.defaultView ?? window).getComputedStyle(element);
+          const css = (element.ownerDocument.defaultView ?? window).getComputedStyle(element);
+          const display = css.display;
+          style = display === "none" ? { display } : { css, display, shown: css.visibility === "visible", pointer: undefined };
         } catch {
           style = null;
         }
@@ -75,16 +75,7 @@
       return style;
     };
 
-    const roleOf = (element) => {
-      const local = element.localName;
-      if (editableHost(element) && !element.hasAttribute("role")) return "textbox";
-      if (local === "input" && element.type === "password") return "textbox";
-      if (local === "iframe" || local === "frame") return "iframe";
-      const role = api.getRole(element);
-      // section and form are landmarks only when named.
-      if ((local === "section" || local === "form") && !element.hasAttribute("aria-label") && !element.hasAttribute("aria-labelledby")) return "generic";
-      return role || "generic";
-    };
+    const pointer = (style) => (style ? (style.pointer ??= style.css.cursor === "pointer") : false);
 
     const interactive = (element, role, style, parentStyle) => {
       if (ACTIONABLE.has(role)) return true;
@@ -92,7 +83,7 @@
       if (element.hasAttribute("onclick")) return true;
       // A click handler the isolated world cannot see often shows as the pointer cursor, which the
       // element's children inherit: only the outermost such element counts.
-      return style?.cursor === "pointer" && parentStyle?.cursor !== "pointer";
+      return pointer(style) && !pointer(parentStyle);
     };
 
     const states = (element, role) => {
@@ -148,7 +139,7 @@
     // end (tidy), so that `$<b>19</b>.99` reads "$19.99".
     const walkNode = (node, parentStyle, out) => {
       if (node.nodeType === 3) {
-        if (parentStyle && parentStyle.visibility !== "visible") return;
+        if (parentStyle && !parentStyle.shown) return;
         const text = node.data.replace(/\s+/g, " ");
         const last = out.length - 1;
         if (last >= 0 && typeof out[last] === "string") out[last] += text;
@@ -166,14 +157,14 @@
       const style = styleOf(element);
       if (!style || style.display === "none") return;
       if (local === "input" && element.type === "hidden") return;
-      const shown = style.visibility === "visible";
+      const shown = style.shown;
       if (local === "iframe" || local === "frame") {
         if (shown) out.push(frameNode(element));
         return;
       }
       // An unlabelled svg is an icon: nothing to read.
       if (local === "svg" && !element.hasAttribute("aria-label") && !element.hasAttribute("aria-labelledby") && !element.querySelector(":scope > title")) return;
-      const role = local === "svg" ? "img" : roleOf(element);
+      const role = local === "svg" ? "img" : refs.roleOf(element);
       if (role === "presentation" && local === "img") return;
       const kids = [];
       if (local === "select") {
@@ -194,8 +185,14 @@
       const act = shown && interactive(element, role, style, parentStyle);
       if (!act && NO_LINE.has(role)) {
         // No line of its own: its children are its parent's. A block element's text is a line
-        // of its own; an inline element's joins the text around it.
+        // of its own; an inline element's joins the text around it. A block holding several
+        // things (a product card of divs, say) stays a group, so that a run of them can collapse;
+        // written out, a group is flattened again (snapshot-format.js).
         const block = !INLINE.has(style.display);
+        if (block && kids.length > 1) {
+          out.push({ role: "generic", flat: true, children: kids });
+          return;
+        }
         if (block && typeof out[out.length - 1] === "string") out.push(SEPARATOR);
         if (!block && kids.length && typeof kids[0] === "string" && typeof out[out.length - 1] === "string") out[out.length - 1] += kids.shift();
         for (const kid of kids) out.push(kid);

@@ -5,6 +5,11 @@ Each entry is served by the e2e page server (conftest.py) at its path: (headers,
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
+from tests.e2e.harness import Daemon, open_url, wait_for
+
 #: How many products /tools/products.html lists, and how many elements /tools/big.html has.
 PRODUCT_COUNT = 300
 BIG_ITEMS = 2000  # five elements each: 10,000 elements
@@ -144,3 +149,74 @@ TOOL_PAGES: dict[str, tuple[dict[str, str], str]] = {
         '<!doctype html><title>strict</title><button id="b">Strict button</button>',
     ),
 }
+
+
+def ref_of(snapshot: str, line_start: str) -> str:
+    """The ref on the first snapshot line that starts (after its indent) with `line_start`, such as
+    '- button "Create account"'."""
+    for line in snapshot.splitlines():
+        if line.lstrip().startswith(line_start):
+            match = _REF.search(line)
+            if match:
+                return match.group(1)
+    raise AssertionError(f"no line starting {line_start!r} with a ref in:\n{snapshot}")
+
+
+def collapsed_rows(snapshot: str, header_part: str) -> tuple[str, list[list[str]]]:
+    """The template line of the collapsed run whose header holds `header_part`, and its rows split
+    into fields."""
+    lines = snapshot.splitlines()
+    for index, line in enumerate(lines):
+        if header_part in line and "\u00d7" in line:
+            indent = len(line) - len(line.lstrip()) + 2
+            rows = []
+            for row in lines[index + 1 :]:
+                if len(row) - len(row.lstrip()) != indent or row.lstrip().startswith("- "):
+                    break
+                rows.append([field.replace("\\|", "|") for field in _FIELD.split(row.strip())])
+            return line, rows
+    raise AssertionError(f"no collapsed run with {header_part!r} in:\n{snapshot}")
+
+
+_REF = re.compile(r"\[ref=(e\d+)\]")
+_FIELD = re.compile(r"(?<!\\)\|")
+
+
+def open_tool_page(daemon: Daemon, pages: str, path: str) -> str:
+    """Open the fixture page at `path` in the active tab; returns its url."""
+    url = f"{pages}{path}"
+    open_url(daemon, url)
+    return url
+
+
+def call(daemon: Daemon, route: str, status: int, **params: Any) -> dict[str, Any]:
+    """POST `params` to a tool's route; the answer must have `status`."""
+    response = daemon.post_json(route, params)
+    body: dict[str, Any] = response.json()
+    assert response.status_code == status, body
+    return body
+
+
+def snapshot(daemon: Daemon, **params: Any) -> dict[str, Any]:
+    """A successful browser_snapshot's result."""
+    body = call(daemon, "/browser_snapshot", 200, **params)
+    assert body["success"] is True, body
+    result: dict[str, Any] = body["result"]
+    return result
+
+
+def frames_snapshot(daemon: Daemon) -> str:
+    """The snapshot of /tools/frames.html (open already) once its same-origin frame has loaded."""
+
+    def loaded() -> str | None:
+        text: str = snapshot(daemon)["snapshot"]
+        return text if "Inner button" in text else None
+
+    found: str = wait_for(loaded, 10, "the same-origin frame to load")
+    return found
+
+
+def submit_button_ref(daemon: Daemon, pages: str) -> str:
+    """Open /tools/form.html and take a snapshot; the ref of its "Create account" button."""
+    open_tool_page(daemon, pages, "/tools/form.html")
+    return ref_of(snapshot(daemon)["snapshot"], '- button "Create account"')
