@@ -392,3 +392,18 @@ def test_the_managed_browser_takes_trusted_input_without_a_switch(
     pressed = act(managed, tab, kind="press", key="ArrowLeft")
     assert pressed == {**pressed, "route": "debugger", "description": "Pressed ArrowLeft"}
     assert js(managed, tab, "document.getElementById('code').selectionStart") == 2
+
+
+def test_a_link_to_a_new_tab_opens_one_where_the_popup_blocker_is_on(
+    managed: Daemon, pages: str
+) -> None:
+    """The managed browser blocks pages' own pop-ups (selenium's browser does not): the click's
+    new tab comes from the extension, and only one."""
+    tab = ok(managed, "browser_tabs", action="new", url=f"{pages}/act/links.html")["id"]
+    assert js(managed, tab, "window.open('/act/opened.html') === null") is True
+    clicked = act(managed, tab, kind="click", ref=ref(managed, tab, 'button "Open report"'))
+    [opened] = clicked["new_tabs"]
+    assert opened["url"] == f"{pages}/act/opened.html"
+    urls = [t["url"] for t in ok(managed, "browser_tabs", action="list")]
+    assert urls.count(opened["url"]) == 1
+    ok(managed, "browser_tabs", action="close", tab_id=opened["id"])
