@@ -112,6 +112,10 @@ def test_press_sends_keys_to_the_focused_element_and_tab_moves_focus(
         "a",
         ["a", "B", "Tab", "Tab", "Backspace"],
     ]
+    # Without a ref, text goes to the focused element.
+    typed = act(daemon, tab, kind="type", text="zz")
+    assert typed["description"] == 'Typed 2 characters into textbox "First"'
+    assert js(daemon, tab, "document.getElementById('first').value") == "zz"
 
 
 def test_a_controlled_input_keeps_the_typed_text(daemon: Daemon, pages: str, tab: int) -> None:
