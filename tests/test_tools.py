@@ -1,6 +1,7 @@
 """Every face of every tool of the table (tabpilot.tools.TOOLS): the HTTP route and its OpenAPI, the
-callers' socket, the MCP tool (through the SDK's own client), the CLI subcommand and the client
-method, against the scripted fake extension. The real extension's answers are in tests/e2e/.
+callers' socket, the MCP tool (through the SDK's own client), the CLI subcommand and the public
+client's method (tabpilot.AsyncClient; tabpilot.Client in tests/test_public_client.py), against
+the scripted fake extension. The real extension's answers are in tests/e2e/.
 """
 
 from __future__ import annotations
@@ -9,11 +10,12 @@ import asyncio
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, get_args
 
 import pytest
 
-from tabpilot import cli
+from tabpilot import AsyncClient, cli
 from tabpilot.client import DaemonClient
 from tabpilot.page_params import ACT_KINDS
 from tabpilot.protocol import CallMethod, CommandName
@@ -129,6 +131,8 @@ async def test_http_socket_and_client_answer_one_envelope(daemon: Daemon, name: 
             answer = await socket_call(ws, name, case.params)
         async with DaemonClient(daemon.settings) as daemon_client:
             from_client = await daemon_client.run_tool(tool, tool.params.parse(case.params))
+        async with AsyncClient(daemon.settings.port) as public:
+            result = await getattr(public, tool.method)(**case.params)
     route = schema["paths"][f"/{name}"]["post"]
     body_schema = route["requestBody"]["content"]["application/json"]["schema"]
     model_schema = tool.params.model_json_schema()
@@ -144,11 +148,12 @@ async def test_http_socket_and_client_answer_one_envelope(daemon: Daemon, name: 
     assert envelope["tab"] == TAB
     assert envelope["result"] == RESULTS.get(name, case.params.get("script"))
     assert _same(answer["envelope"]) == _same(envelope) == _same(from_client)
+    assert result == envelope["result"]
     # A route where the extension sends one (act: dom or debugger), and none elsewhere.
     assert envelope.get("route") == ("dom" if name == "browser_act" else None)
     # One command each time, named as the tool, with the model's params.
     sent = tool.params.parse(case.params).model_dump()
-    assert [(c.command, c.params) for c in fake.commands] == [(name, sent)] * 3
+    assert [(c.command, c.params) for c in fake.commands] == [(name, sent)] * 4
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -283,3 +288,14 @@ async def test_the_page_tools_errors_keep_their_status_message_and_data(
     assert error["code"] == code
     assert error["message"] == f"the extension's own words for {code}"
     assert error.get("data") == data
+
+
+def test_the_docs_name_every_tool_on_every_face() -> None:
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text()
+    protocol = (root / "docs" / "protocol.md").read_text()
+    for name, tool in TOOLS.items():
+        row = f"| `{name}` | `tabpilot {tool.cli}` | `{tool.method}()` |"
+        assert row in readme, row
+        assert f"`{name}`" in protocol, name
+        assert f"$ tabpilot {tool.cli} --help" in readme, tool.cli

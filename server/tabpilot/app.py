@@ -138,6 +138,7 @@ def create_app(settings: Settings) -> FastAPI:
                 await browser.stop()
                 raise
             app.state.browser = browser
+            bridge.browser = browser
         try:
             yield
         finally:

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from starlette.websockets import WebSocket
 
+from tabpilot.browser import ManagedBrowser
 from tabpilot.config import Settings
 from tabpilot.envelope import dialog_dicts
 from tabpilot.errors import (
@@ -59,6 +60,9 @@ HELLO_TIMEOUT_S = 10.0
 LIST_TABS_TIMEOUT_S = 5.0
 #: A ping runs nothing; the extension gives up on a stuck tab after 5 s itself.
 PING_TIMEOUT_S = 5.0
+#: How long a call waits for a managed browser it started again: Chromium's start and the
+#: extension's first hello, on a loaded machine.
+BROWSER_START_GRACE_S = 30.0
 #: Close code for the daemon shutting down ("going away", RFC 6455 §7.4.1).
 CLOSE_GOING_AWAY = 1001
 
@@ -90,6 +94,9 @@ class Bridge:
         self._pending: dict[str, tuple[asyncio.Future[ResultFrame], _Link]] = {}
         # Callers inside call(), waiting for the extension or for their answer.
         self._callers = 0
+        #: The managed Chromium of `serve --browser`, started again by a call that finds it
+        #: stopped (set by the app once it started it).
+        self.browser: ManagedBrowser | None = None
 
     # -- state --------------------------------------------------------------------------------
 
@@ -158,10 +165,6 @@ class Bridge:
         timeout_s += self._settings.timeout_grace_s
         return await self.call(command, params.model_dump(), request_id, timeout_s)
 
-    async def close_browser(self, params: Params, request_id: str, timeout_s: float) -> ResultFrame:
-        """browser_close: the extension closes what the AI opened."""
-        return await self.command("browser_close", params, request_id, timeout_s)
-
     async def ping(self, params: PingParams, request_id: str) -> ResultFrame:
         """A round trip to the service worker, the tab's content script or its page world."""
         timeout_s = PING_TIMEOUT_S + self._settings.timeout_grace_s
@@ -204,10 +207,14 @@ class Bridge:
                 await self._send(link, CommandFrame(id=request_id, command=command, params=params))
                 answer = await future
         except TimeoutError:
+            what = (
+                "Narrow the script or raise timeout_ms"
+                if command == "execute_javascript"
+                else f"Retry {command}"
+            )
             raise ExecutionTimeout(
-                f"No answer from the extension within {timeout_s:g} s (timeout_ms plus the "
-                "daemon's grace). Narrow the script or raise timeout_ms, and check that the page "
-                "is not stuck."
+                f"No answer from the extension to {command} within {timeout_s:g} s (its timeout "
+                f"plus the daemon's grace). {what}, and check that the page is not stuck."
             ) from None
         finally:
             self._pending.pop(request_id, None)
@@ -228,16 +235,38 @@ class Bridge:
         # grace on the event the hello sets, never by polling.
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self._settings.connect_grace_s
+        started_browser = False
         while self._link is None:
+            browser = self.browser
+            if browser is not None and not browser.running:
+                # browser_close stopped it, or it crashed: start it again, and wait for it (once
+                # more if it dies before its extension connects, but no longer for that).
+                await browser.ensure_running(lambda: self._link is not None)
+                if not started_browser:
+                    deadline = max(deadline, loop.time() + BROWSER_START_GRACE_S)
+                started_browser = True
             remaining = deadline - loop.time()
             if remaining <= 0:
                 raise ExtensionNotConnected()
+            waits: list[asyncio.Future[Any]] = [asyncio.ensure_future(self._linked.wait())]
+            if browser is not None:  # a browser that dies meanwhile is started again at once
+                waits.append(asyncio.ensure_future(browser.exited()))
             try:
-                async with asyncio.timeout(remaining):
-                    await self._linked.wait()
-            except TimeoutError:
-                raise ExtensionNotConnected() from None
+                done, _ = await asyncio.wait(
+                    waits, timeout=remaining, return_when="FIRST_COMPLETED"
+                )
+            finally:
+                for waiting in waits:
+                    waiting.cancel()
+            if not done:
+                raise ExtensionNotConnected()
         return self._link
+
+    def drop_link(self, why: str) -> None:
+        """Forget the extension's link at once (its browser was stopped), rather than when its
+        socket's close arrives: a call meanwhile would be written into a dead socket."""
+        if self._link is not None:
+            self._detach(self._link, why)
 
     async def _send(self, link: _Link, frame: BaseModel) -> None:
         text = frame.model_dump_json()

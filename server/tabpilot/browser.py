@@ -16,11 +16,12 @@ import shutil
 import signal
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tabpilot.config import Settings
-from tabpilot.errors import TabpilotError
+from tabpilot.errors import ExtensionNotConnected, TabpilotError
 
 logger = logging.getLogger("tabpilot.browser")
 
@@ -99,6 +100,7 @@ class ManagedBrowser:
         self._process: asyncio.subprocess.Process | None = None
         self._profile: Path | None = None
         self._binary: str | None = None
+        self._starting = asyncio.Lock()
 
     def command(self, binary: str, profile: Path, extension: Path) -> list[str]:
         """The full command line, for a given binary, profile and extension copy."""
@@ -153,10 +155,40 @@ class ManagedBrowser:
         self._profile, self._binary = profile, binary
         logger.info("managed Chromium started (pid %s, log %s)", self._process.pid, log_path)
 
+    @property
+    def running(self) -> bool:
+        """Whether Chromium runs: started, and not stopped or gone since."""
+        return self._process is not None and self._process.returncode is None
+
+    async def exited(self) -> None:
+        """Return when the running Chromium exits (at once if none runs)."""
+        process = self._process
+        if process is not None:
+            await process.wait()
+
+    async def ensure_running(self, linked: Callable[[], bool]) -> None:
+        """Start Chromium again, with a fresh profile, after a stop or a crash; unless it runs, or
+        ``linked()`` says its extension is connected. Raises ExtensionNotConnected if it fails."""
+        async with self._starting:  # callers that arrive together start it once
+            if self.running or linked():
+                return
+            logger.info("starting the managed Chromium again")
+            await self.stop()  # what a crashed browser left: its other processes, its profile
+            try:
+                await self.start()
+            except Exception as exc:
+                await self.stop()
+                why = exc.message if isinstance(exc, TabpilotError) else str(exc)
+                raise ExtensionNotConnected(
+                    f"The managed browser was not running and did not start again: {why}"
+                ) from None
+
     async def stop(self) -> None:
         """Stop Chromium and remove its profile. Safe to call twice."""
         process, self._process = self._process, None
-        if process is not None and process.returncode is None:
+        # Even when Chromium itself is gone (it crashed, or was killed): its renderers and helpers
+        # are in its process group, and may still run.
+        if process is not None:
             try:
                 os.killpg(process.pid, signal.SIGTERM)
                 await asyncio.wait_for(process.wait(), _STOP_TIMEOUT_S)
@@ -177,5 +209,5 @@ class ManagedBrowser:
             "binary": self._binary,
             "headless": not self._settings.headed,
             "pid": process.pid if process else None,
-            "running": process is not None and process.returncode is None,
+            "running": self.running,
         }

@@ -14,15 +14,12 @@ from typing import Any
 
 from tabpilot import __version__
 from tabpilot.cli_tools import CliError, add_tool_commands, fetch_envelope, port_of
+from tabpilot.client import CLIENT_SLACK_S
 from tabpilot.config import DEFAULT_PORT, LOOPBACK_HOST, Settings
 from tabpilot.envelope import result_text
 
 EXIT_OK = 0
 EXIT_FAILED = 1
-
-# Seconds the CLI waits beyond a script's own timeout: the daemon's connect grace plus its timeout
-# grace, with room to spare, so the daemon's own answer always arrives first.
-_CLIENT_SLACK_S = 10.0
 
 
 def format_result(result: Any, result_type: str | None) -> str:
@@ -132,7 +129,7 @@ def cmd_exec(args: argparse.Namespace) -> int:
             "POST",
             "/execute_javascript",
             json=payload,
-            timeout=args.timeout_ms / 1000 + _CLIENT_SLACK_S,
+            timeout=args.timeout_ms / 1000 + CLIENT_SLACK_S,
         )
     except CliError as error:
         if args.json:
@@ -173,8 +170,12 @@ def cmd_status(args: argparse.Namespace) -> int:
     browser = status.get("browser")
     if browser:
         mode = "headless" if browser.get("headless") else "headed"
-        state = "running" if browser.get("running") else "stopped"
-        lines.append(("browser", f"managed {mode} Chromium, {state} (pid {browser.get('pid')})"))
+        state = (
+            f"running (pid {browser.get('pid')})"
+            if browser.get("running")
+            else "stopped (the next call starts it)"
+        )
+        lines.append(("browser", f"managed {mode} Chromium, {state}"))
     width = max(len(label) for label, _ in lines)
     for label, value in lines:
         print(f"{label.ljust(width)}  {value}")

@@ -32,9 +32,10 @@ from tabpilot.protocol import CALLS_PATH, CallMethod, ExecuteParams, Params, loa
 from tabpilot.security import new_request_id
 from tabpilot.tools import TOOLS, Tool
 
-#: Seconds a call waits beyond the script's own timeout: the daemon answers at timeout_ms plus
-#: its timeout grace, after at most its connect grace, so its own answer always comes first.
-CLIENT_SLACK_S = 10.0
+#: Seconds a call waits beyond the command's own timeout: the daemon answers at that timeout plus
+#: its timeout grace, after at most its connect grace, or the 30 s it gives a managed browser it
+#: starts again (bridge.BROWSER_START_GRACE_S), so its own answer always comes first.
+CLIENT_SLACK_S = 40.0
 #: For calls that run no script (/status, /tabs).
 SHORT_TIMEOUT_S = 15.0
 

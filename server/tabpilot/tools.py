@@ -11,16 +11,20 @@ in ``cli`` and the public client, the subcommand and method. The faces: :mod:`ta
 from __future__ import annotations
 
 import inspect
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from tabpilot import tool_text
+from tabpilot.errors import PilotDisabled, TabpilotError
 from tabpilot.page_params import ActParams, CloseParams, NavigateParams, ReadParams, SnapshotParams
 from tabpilot.protocol import ExecuteParams, Params, ResultFrame, TabsParams, ToolName
 
 if TYPE_CHECKING:
     from tabpilot.bridge import Bridge
+
+log = logging.getLogger(__name__)
 
 #: browser_tabs is a quick chrome.tabs call (bridge.LIST_TABS_TIMEOUT_S).
 TABS_TIMEOUT_S = 5.0
@@ -84,7 +88,29 @@ async def _execute(bridge: Bridge, params: Any, request_id: str) -> ResultFrame:
 
 
 async def _close(bridge: Bridge, params: Any, request_id: str) -> ResultFrame:
-    return await bridge.close_browser(params, request_id, CLOSE_TIMEOUT_S)
+    # The extension closes what the AI opened; then the daemon stops its managed browser, if it
+    # runs one, whether or not the extension could answer. The next call starts it again.
+    browser = bridge.browser
+    if browser is None:
+        return await bridge.command("browser_close", params, request_id, CLOSE_TIMEOUT_S)
+    answer: ResultFrame | None = None
+    if browser.running:  # a stopped browser is not started only to be closed
+        try:
+            answer = await bridge.command("browser_close", params, request_id, CLOSE_TIMEOUT_S)
+        except PilotDisabled:
+            raise  # the switch holds for this tool as for every other
+        except TabpilotError as error:
+            log.info("browser_close: the extension did not answer (%s); stopping", error.code)
+    await browser.stop()
+    bridge.drop_link("The managed browser was stopped (browser_close).")
+    closed = answer.result if answer is not None and isinstance(answer.result, dict) else {}
+    return ResultFrame(
+        id=request_id,
+        ok=True,
+        result={"closed_tabs": closed.get("closed_tabs", []), "browser": "stopped"},
+        result_type="object",
+        tab=answer.tab if answer is not None else None,
+    )
 
 
 _TOOLS = (

@@ -1,0 +1,184 @@
+"""tabpilot.Client and tabpilot.AsyncClient against a real daemon and the scripted fake extension:
+a method per tool, results as plain data, one exception class for every failure."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from typing import Any
+
+import pytest
+
+import tabpilot
+from tabpilot import AsyncClient, Client, ClientError, TabpilotError
+from tabpilot.bridge import BROWSER_START_GRACE_S
+from tabpilot.client import CLIENT_SLACK_S
+from tabpilot.config import Settings
+from tabpilot.tools import TOOLS
+from tests.e2e.harness import free_port
+from tests.support import Command, Reply, connected, fail, never, run_daemon
+from tests.test_tools import RESULTS, extension
+
+#: Each method's call, and the params the extension receives for it (beyond the defaults).
+CALLS: dict[str, tuple[tuple[Any, ...], dict[str, Any], dict[str, Any]]] = {
+    "browser_navigate": (("https://example.com/",), {}, {"url": "https://example.com/"}),
+    "browser_snapshot": ((), {"ref": "e4"}, {"ref": "e4"}),
+    "browser_act": (
+        ("type", "e3"),
+        {"text": "hello", "submit": True},
+        {"kind": "type", "ref": "e3", "text": "hello", "submit": True},
+    ),
+    "browser_read": ((), {"offset": 5, "limit": 5}, {"offset": 5, "limit": 5}),
+    "browser_close": ((), {}, {}),
+    "execute_javascript": (
+        ("(el) => el.id",),
+        {"ref": "e2", "timeout_ms": 900},
+        {"script": "(el) => el.id", "ref": "e2", "timeout_ms": 900},
+    ),
+    "browser_tabs": ((), {}, {"action": "list"}),
+}
+
+
+def test_the_package_exports_the_clients_and_one_error_class() -> None:
+    assert tabpilot.__version__
+    assert issubclass(ClientError, TabpilotError)
+    assert {"Client", "AsyncClient", "ClientError", "TabpilotError"} <= set(tabpilot.__all__)
+
+
+@pytest.mark.parametrize("name", TOOLS)
+def test_each_tool_has_a_method_taking_its_params(name: str) -> None:
+    tool = TOOLS[name]
+    for cls in (Client, AsyncClient):
+        method = getattr(cls, tool.method)
+        parameters = set(inspect.signature(method).parameters) - {"self"}
+        assert parameters == set(tool.params.model_fields), (cls, tool.method)
+        assert method.__doc__
+
+
+async def test_every_method_returns_the_result_over_one_socket() -> None:
+    with run_daemon() as daemon:
+        async with connected(daemon, extension) as fake:
+
+            def calls() -> dict[str, Any]:
+                with Client(daemon.settings.port) as client:
+                    results = {
+                        name: getattr(client, TOOLS[name].method)(*args, **kwargs)
+                        for name, (args, kwargs, _) in CALLS.items()
+                    }
+                    results["status"] = client.status()
+                return results
+
+            results = await asyncio.to_thread(calls)
+    for name, (_, _, sent) in CALLS.items():
+        assert results[name] == RESULTS.get(name, sent.get("script")), name
+    assert results["status"]["extension"]["connected"] is True
+    expected = [(n, TOOLS[n].params.parse(sent).model_dump()) for n, (_, _, sent) in CALLS.items()]
+    assert [(c.command, c.params) for c in fake.commands] == expected
+
+
+async def test_the_async_client_runs_calls_at_once() -> None:
+    with run_daemon() as daemon:
+        async with connected(daemon, extension), AsyncClient(daemon.settings.port) as client:
+            scripts = [f"{i} + 1" for i in range(20)]
+            answers = await asyncio.gather(*(client.execute(s) for s in scripts))
+            page = await client.navigate("https://example.com/")
+            status = await client.status()
+    assert answers == scripts
+    assert page == RESULTS["browser_navigate"]
+    assert status["extension"]["connected"] is True
+
+
+async def test_a_failure_raises_client_error_with_code_message_data_and_request_id() -> None:
+    data = {"reason": "dns", "url": "https://nowhere.invalid/"}
+
+    async def refuses(command: Command) -> Reply:
+        reply = fail("navigation_failed", "The name nowhere.invalid does not resolve.")
+        reply["error"]["data"] = data
+        return reply
+
+    with run_daemon() as daemon:
+        async with connected(daemon, refuses) as fake:
+
+            def navigate() -> ClientError:
+                with Client(daemon.settings.port) as client, pytest.raises(ClientError) as info:
+                    client.navigate("https://nowhere.invalid/")
+                return info.value
+
+            error = await asyncio.to_thread(navigate)
+            async with AsyncClient(daemon.settings.port) as client:
+                with pytest.raises(ClientError) as bad_kind:
+                    await client.act("jump", "e1")  # type: ignore[arg-type]
+    assert (error.code, error.status, error.data) == ("navigation_failed", 502, data)
+    assert error.message == "The name nowhere.invalid does not resolve."
+    assert error.request_id == fake.commands[0].id
+    assert str(error) == f"navigation_failed: {error.message}"
+    assert bad_kind.value.code == "invalid_request" and "'click'" in bad_kind.value.message
+    assert len(fake.commands) == 1
+
+
+async def test_pilot_off_raises_pilot_disabled() -> None:
+    with run_daemon() as daemon:
+        async with connected(daemon, pilot_enabled=False):
+            with Client(daemon.settings.port) as client, pytest.raises(ClientError) as info:
+                await asyncio.to_thread(client.execute, "1")
+    assert info.value.code == "pilot_disabled"
+
+
+def test_no_daemon_raises_daemon_unreachable_at_once() -> None:
+    started = time.monotonic()
+    with Client(free_port()) as client, pytest.raises(ClientError) as info:
+        client.execute("1")
+    assert info.value.code == "daemon_unreachable"
+    assert "tabpilot serve" in info.value.message
+    assert time.monotonic() - started < 5
+
+
+async def test_the_token_comes_from_the_environment_or_the_argument(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with run_daemon(token="s3cret") as daemon:
+        async with connected(daemon, token="s3cret"):
+            port = daemon.settings.port
+            with Client(port) as client, pytest.raises(ClientError) as refused:
+                await asyncio.to_thread(client.execute, "1")
+            with Client(port, token="s3cret") as client:
+                given = await asyncio.to_thread(client.execute, "1")
+            monkeypatch.setenv("TABPILOT_TOKEN", "s3cret")
+            monkeypatch.setenv("TABPILOT_PORT", str(port))
+            with Client() as client:
+                from_env = await asyncio.to_thread(client.execute, "2")
+    assert refused.value.code == "unauthorized"
+    assert (given, from_env) == ("1", "2")
+
+
+async def test_the_client_outlives_a_daemon_restart() -> None:
+    port = free_port()
+    client = Client(port)
+    try:
+        for script in ("before", "after"):
+            with run_daemon(port=port) as daemon:
+                async with connected(daemon):
+                    assert await asyncio.to_thread(client.execute, script) == script
+    finally:
+        client.close()
+
+
+async def test_a_call_the_daemon_gives_up_on_raises_its_timeout() -> None:
+    with run_daemon() as daemon:
+        async with connected(daemon, never):
+            with Client(daemon.settings.port) as client:
+                with pytest.raises(ClientError) as info:
+                    await asyncio.to_thread(client.execute, "while (true) {}", timeout_ms=200)
+                # The socket still serves the next call.
+                status = await asyncio.to_thread(client.status)
+    assert info.value.code == "execution_timeout"
+    assert status["in_flight"] == 0
+
+
+def test_clients_wait_for_a_managed_browser_started_again() -> None:
+    # The daemon may take BROWSER_START_GRACE_S to start the managed browser again before it
+    # even sends the command: a client must still be waiting for its answer then.
+    settings = Settings.from_env()
+    grace = BROWSER_START_GRACE_S + settings.timeout_grace_s
+    assert max(grace, settings.connect_grace_s) < CLIENT_SLACK_S
