@@ -74,10 +74,27 @@ test("bad paging and sizes are refused before the page is asked", async () => {
   assert.equal(chrome.calls.delivered.length, 0);
 });
 
-test("execute_javascript with a ref on a page that refuses code says why, without trying other routes", async () => {
-  const { chrome, commands } = setup(() => ({ ok: false, error: { code: "csp_blocked", message: "refused" }, ...where }));
-  const result = await commands.run(command("execute_javascript", { ref: "e1", script: "(el) => el.id", timeout_ms: 1000 }));
-  assert.equal(result.error.code, "csp_blocked");
-  assert.match(result.error.message, /execute_javascript with ref/);
-  assert.equal(chrome.calls.executeScript.length, 0);
+test("execute_javascript with a ref on a page that refuses code takes the element's path to the other routes", async () => {
+  const path = [1, "shadow", 0, "frame", 1, 3];
+  const blocked = (extra) => ({ ok: false, error: { code: "csp_blocked", message: "refused", ...extra }, ...where });
+  const { chrome, commands } = setup(() => blocked({ path }));
+  chrome.userScripts = {
+    configureWorld: async () => {},
+    execute: async (details) => {
+      chrome.calls.userScripts = details;
+      return [{ frameId: 0, result: JSON.stringify({ ok: true, result: "found", result_type: "string" }) }];
+    },
+  };
+  const params = { ref: "e1", script: "(el) => el.id", timeout_ms: 1000 };
+  const result = await commands.run(command("execute_javascript", params));
+  assert.equal(result.result, "found");
+  assert.equal(result.route, "user_scripts");
+  assert.match(chrome.calls.userScripts.js.at(-1).code, /"path":\[1,"shadow",0,"frame",1,3\]/);
+
+  // A closed shadow root on the way: no route can reach the element, and the answer says so.
+  const closed = setup(() => blocked({ path: null }));
+  const refused = await closed.commands.run(command("execute_javascript", params));
+  assert.equal(refused.error.code, "invalid_request");
+  assert.match(refused.error.message, /closed shadow root/);
+  assert.equal(closed.chrome.calls.executeScript.length, 0);
 });

@@ -60,3 +60,31 @@ test("loading the file again in the same world keeps the map", () => {
   assert.equal(world.__tabpilotRefs, first);
   assert.equal(world.__tabpilotRefs.resolveRef("e1"), a);
 });
+
+test("the entries of collected elements are swept; their refs still read stale", () => {
+  // A WeakRef whose target the test says was collected.
+  class TestWeakRef {
+    constructor(target) {
+      this.target = target;
+    }
+    deref() {
+      return this.target.collected ? undefined : this.target;
+    }
+  }
+  const world = vm.createContext({ crypto, WeakMap, WeakRef: TestWeakRef, Map });
+  vm.runInContext(REFS, world);
+  const refs = world.__tabpilotRefs;
+  const kept = element();
+  refs.refOf(kept);
+  const dropped = Array.from({ length: 10_000 }, () => element());
+  for (const el of dropped) {
+    refs.refOf(el);
+    el.collected = true;
+  }
+  refs.refOf(element()); // the 10,002nd entry: past the sweep threshold
+  assert.equal(refs.resolveRef("e1"), kept);
+  assert.throws(() => refs.resolveRef("e5000"), (err) => err.code === "stale_ref");
+  assert.equal(refs.resolveRef("e10002").isConnected, true);
+  assert.throws(() => refs.resolveRef("e10003"), (err) => err.code === "ref_not_found");
+  assert.throws(() => refs.resolveRef("e01"), (err) => err.code === "ref_not_found");
+});

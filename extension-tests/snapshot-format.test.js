@@ -127,3 +127,13 @@ test("a run of role-less groups (cards made of divs) collapses; a lone group is 
   assert.match(many, /^ {2}8\|e8$/m);
   assert.equal(text([card(1)]), '- heading "Card 1" [level=3]\n- button "Buy" [ref=e1]');
 });
+
+test("a field's shared start or end goes in the template, but never half a word or number", () => {
+  const rows = Array.from({ length: 12 }, (_v, i) => ({
+    role: "row",
+    children: [{ role: "cell", name: `#${1001 + i}` }, { role: "cell", name: `Customer ${i + 1}` }, { role: "link", name: "Open", ref: `e${i + 1}`, url: `/orders/${1001 + i}` }],
+  }));
+  const out = text(rows);
+  assert.match(out, /^- 12 \u00d7 row: \(cell "\{1\}", cell "Customer \{2\}", link "Open" \[ref=\{3\}\] \/url: \/orders\/\{4\}\);/);
+  assert.match(out, /^ {2}#1012\|12\|e12\|1012$/m);
+});

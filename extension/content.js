@@ -151,20 +151,8 @@
       );
   };
 
-  // The frames and shadow hosts between the document and `element`, outermost first.
-  const hostsOf = (element) => {
-    const hosts = [];
-    for (let node = element; ; ) {
-      const root = node.getRootNode();
-      let host = null;
-      if (root.nodeType === 11) host = root.host;
-      else if (root !== doc) host = root.defaultView?.frameElement ?? null;
-      if (!host) break;
-      hosts.unshift(host);
-      node = host;
-    }
-    return hosts;
-  };
+  // Where the page world refuses code, the worker's other routes find the element by its path.
+  const PATH_CODES = new Set(["csp_blocked", UNREACHABLE]);
 
   // execute_javascript with a ref: the element goes to the page world without the ref map. The
   // request names a one-time event; inject.js listens for it on the document, and the event is
@@ -172,17 +160,22 @@
   // then on the element. Each dispatch is synchronous, so inject.js holds the element before the
   // request runs (a promise job later). A listener's cancel is its receipt.
   const executeOnElement = (ref, fields, sendResponse) => {
+    const refs = globalThis.__tabpilotRefs;
     let element;
     try {
-      element = globalThis.__tabpilotRefs.resolveRef(ref);
+      element = refs.resolveRef(ref);
     } catch (err) {
       sendResponse(refFailure(err));
       return;
     }
     const target = "tabpilot:el:" + randomHex();
-    toPage({ ...fields, target }, sendResponse);
+    const answer = (result) => {
+      if (result?.ok === false && PATH_CODES.has(result.error?.code)) result.error = { ...result.error, path: refs.pathTo(element) };
+      sendResponse(result);
+    };
+    toPage({ ...fields, target }, answer);
     const hand = (node, detail) => node.dispatchEvent(new CustomEvent(target, { detail, cancelable: true, bubbles: false, composed: false }));
-    for (const host of hostsOf(element)) hand(host, "host");
+    for (const host of refs.hostsOf(element)) hand(host, "host");
     hand(element, "element");
   };
 

@@ -117,9 +117,10 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
         answer = await ports.send(tab.id, message);
       }
       if (answer?.ok === false && FALLBACK_CODES.has(answer.error?.code) && !expired) {
-        // The other routes run apart from the content script, which alone can hand over the element.
-        if (typeof message.ref === "string") throw refBlocked(tab, answer.error);
-        return routes.fallback(tab, { ...params, timeout_ms: Math.max(1, deadline - now()) }, answer.error);
+        // The other routes run apart from the content script: they find the element by its path.
+        const path = typeof message.ref === "string" ? answer.error.path : undefined;
+        if (path === null) throw refBlocked(tab);
+        return routes.fallback(tab, { ...params, path, timeout_ms: Math.max(1, deadline - now()) }, answer.error);
       }
       return answer;
     };
@@ -169,12 +170,11 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
     return { result: answer.result ?? null, result_type: answer.result_type ?? "undefined", tab: where, ...extra };
   }
 
-  function refBlocked(tab, error) {
-    const why = error?.code === "csp_blocked" ? "its Content-Security-Policy forbids code from strings there" : "its page world is not connected to tabpilot";
+  function refBlocked(tab) {
     return new CommandError(
-      "csp_blocked",
-      `execute_javascript with ref runs the function in the page's own world, and this page refuses that: ${why}. ` +
-        "browser_read and browser_snapshot still read the element; or run a script without ref, which finds it by a selector.",
+      "invalid_request",
+      "The element with that ref is inside a closed shadow root, and this page refuses code in its own world, " +
+        "so execute_javascript cannot reach it. browser_read and browser_act work on it.",
       { tab: tabInfo(tab) },
     );
   }

@@ -71,6 +71,19 @@ function runInWorld(request, libs) {
     return json;
   };
   const options = { awaitPromise: request.await_promise !== false, timeoutMs: request.timeout_ms };
+  // execute_javascript with a ref: the element, found by the path content.js gave (its pathTo).
+  if (Array.isArray(request.path)) {
+    let node = globalThis.document;
+    for (const step of request.path) {
+      if (!node) break;
+      node = step === "shadow" ? node.shadowRoot : step === "frame" ? node.contentDocument : node.children[step];
+    }
+    if (!node) {
+      restore();
+      return encode({ ok: false, error: { code: "stale_ref", message: "The element with that ref is no longer in the page. Take a new snapshot and use its refs." } });
+    }
+    options.callWith = [node];
+  }
   return execute(request.script, options).then(
     (outcome) => {
       restore();
@@ -121,6 +134,7 @@ export function createRoutes({ chrome, debug, fetch, now = Date.now }) {
       prompt_text: typeof params.prompt_text === "string" ? params.prompt_text : null,
       max_chars: MAX_RESULT_CHARS,
       world,
+      path: Array.isArray(params.path) ? params.path : null,
     };
   }
 

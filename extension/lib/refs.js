@@ -13,6 +13,12 @@
 //   roleOf(element)     -> the role a snapshot shows ("button", "textbox", "generic"…); exact once
 //                       ready() has resolved.
 //   describe(element)   -> 'button "Add to cart"': role and accessible name, for descriptions.
+//   shadowRootOf(element) -> its shadow root, open or closed, or null (for the page walks).
+//   hostsOf(element)    -> the frames and shadow hosts between the document and it, outermost first.
+//   pathTo(element)     -> the steps from the document to it that a script in another world can
+//                       follow: a child index, "shadow" (into an open shadow root) or "frame"
+//                       (into a same-origin frame's document); null when a closed shadow root is
+//                       on the way, which no page script can enter.
 //                       Uses dom-accessibility-api once loaded (await ready() first for the exact
 //                       name), else a close cheap guess.
 //   ready()             -> a Promise of dom-accessibility-api {getRole, computeAccessibleName, …},
@@ -30,8 +36,17 @@
   const doc = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 
   const refs = new WeakMap(); // element -> ref
-  const elements = new Map(); // ref -> WeakRef(element); entries stay so that a removed element reads stale
+  const elements = new Map(); // ref -> WeakRef(element)
   let counter = 0;
+  // Refs are given in order, so any `eN` up to the counter was given out: one whose entry is gone
+  // reads stale. That lets the entries of collected elements go, on a page that keeps re-rendering.
+  const SWEEP_FROM = 10_000;
+  let sweepAt = SWEEP_FROM;
+  const sweep = () => {
+    for (const [ref, held] of elements) if (held.deref() === undefined) elements.delete(ref);
+    sweepAt = Math.max(SWEEP_FROM, elements.size * 2);
+  };
+  const givenOut = (ref) => typeof ref === "string" && /^e[1-9]\d*$/.test(ref) && Number(ref.slice(1)) <= counter;
 
   class RefError extends Error {
     constructor(code, message, ref) {
@@ -47,6 +62,7 @@
       ref = "e" + ++counter;
       refs.set(element, ref);
       elements.set(ref, new WeakRef(element));
+      if (elements.size > sweepAt) sweep();
     }
     return ref;
   };
@@ -59,14 +75,14 @@
 
   const resolveRef = (ref) => {
     const held = typeof ref === "string" ? elements.get(ref) : undefined;
-    if (held === undefined) {
+    if (held === undefined && !givenOut(ref)) {
       throw new RefError(
         "ref_not_found",
         `No element has ref ${JSON.stringify(ref)} in this page: refs come from browser_snapshot. Take a snapshot and use a ref from it.`,
         ref,
       );
     }
-    const element = held.deref();
+    const element = held?.deref();
     if (element === undefined || gone(element)) {
       throw new RefError(
         "stale_ref",
@@ -92,6 +108,55 @@
       },
     );
     return library;
+  };
+
+  const shadowRootOf = (element) => {
+    if (element.shadowRoot) return element.shadowRoot;
+    // Closed shadow roots are visible to extensions through chrome.dom (Chrome 88+). The call costs
+    // more than the rest of an element's walk, so it is made only where a closed root is likely: a
+    // custom element, or an element with no children of its own (a host's light DOM is rarely
+    // left unslotted).
+    if (!element.localName.includes("-") && element.firstChild !== null) return null;
+    try {
+      return chrome.dom?.openOrClosedShadowRoot?.(element) ?? null;
+    } catch {
+      return null;
+    }
+  };
+
+  const hostsOf = (element) => {
+    const hosts = [];
+    for (let node = element; ; ) {
+      const root = node.getRootNode();
+      let host = null;
+      if (root.nodeType === 11) host = root.host;
+      else if (root !== document) host = root.defaultView?.frameElement ?? null;
+      if (!host) break;
+      hosts.unshift(host);
+      node = host;
+    }
+    return hosts;
+  };
+
+  const pathTo = (element) => {
+    const steps = [];
+    for (let node = element; node !== document; ) {
+      const parent = node.parentNode;
+      if (!parent) return null;
+      steps.unshift(Array.prototype.indexOf.call(parent.children, node));
+      if (parent.nodeType === 11) {
+        if (parent.host.shadowRoot !== parent) return null;
+        steps.unshift("shadow");
+        node = parent.host;
+      } else if (parent.nodeType === 9) {
+        if (parent === document) break;
+        const frame = parent.defaultView?.frameElement;
+        if (!frame) return null;
+        steps.unshift("frame");
+        node = frame;
+      } else node = parent;
+    }
+    return steps;
   };
 
   // The element where editing starts (its children are editable too, and are its text).
@@ -120,5 +185,5 @@
     return name ? `${label} ${JSON.stringify(name)}` : label;
   };
 
-  globalThis.__tabpilotRefs = Object.freeze({ doc, refOf, peek, resolveRef, roleOf, describe, ready, RefError });
+  globalThis.__tabpilotRefs = Object.freeze({ doc, refOf, peek, resolveRef, roleOf, describe, shadowRootOf, hostsOf, pathTo, ready, RefError });
 })();

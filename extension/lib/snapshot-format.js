@@ -69,6 +69,7 @@
     return prefix;
   };
   const reversed = (text) => [...text].reverse().join("");
+  const isWord = (char) => /[\p{L}\p{N}_]/u.test(char);
 
   // Each slot is constant (written in the template) or a field ({k} in the template, a column of
   // the rows). Refs are always fields. A field's shared start and end go in the template.
@@ -84,6 +85,9 @@
         prefix = commonPrefix(values).slice(0, Math.max(0, shortest - 1));
         suffix = reversed(commonPrefix(values.map((value) => reversed(value.slice(prefix.length)))));
         suffix = suffix.slice(Math.max(0, suffix.length - (shortest - prefix.length - 1)));
+        // Never split a word or a number: `#10{1}` with rows `01` reads worse than `#{1}`.
+        while (prefix && isWord(prefix.at(-1)) && values.some((value) => isWord(value[prefix.length] ?? ""))) prefix = prefix.slice(0, -1);
+        while (suffix && isWord(suffix[0]) && values.some((value) => isWord(value[value.length - suffix.length - 1] ?? ""))) suffix = suffix.slice(1);
         if (prefix.length + suffix.length < 2) prefix = suffix = "";
       }
       return { kind, prefix, suffix, values: values.map((value) => value.slice(prefix.length, value.length - suffix.length)) };

@@ -10,10 +10,11 @@
   const { format } = globalThis.__tabpilotSnapshotFormat;
 
   const SKIP = new Set(["script", "style", "noscript", "template", "head", "meta", "link", "title", "base", "param", "source", "track"]);
-  // Roles whose name is their text (ARIA "name from content"), when no author label is given.
+  // Roles whose name is their text (ARIA "name from content"), when no author label is given. A
+  // row's would repeat its cells, so a row has none.
   const NAME_FROM_CONTENT = new Set([
     "button", "cell", "checkbox", "columnheader", "gridcell", "heading", "link", "menuitem", "menuitemcheckbox",
-    "menuitemradio", "option", "radio", "row", "rowheader", "switch", "tab", "tooltip", "treeitem",
+    "menuitemradio", "option", "radio", "rowheader", "switch", "tab", "tooltip", "treeitem",
   ]);
   // Roles an agent acts on: these always get a ref.
   const ACTIONABLE = new Set([
@@ -25,7 +26,7 @@
     "main", "navigation", "banner", "contentinfo", "complementary", "region", "form", "search", "list",
     "table", "dialog", "alertdialog", "menu", "menubar", "tablist", "tree", "grid", "iframe",
   ]);
-  const NO_LINE = new Set(["generic", "none", "presentation", "paragraph", "strong", "emphasis", "code", "time",
+  const NO_LINE = new Set(["generic", "none", "presentation", "rowgroup", "paragraph", "strong", "emphasis", "code", "time",
     "deletion", "insertion", "subscript", "superscript", "mark", "term", "definition", "caption", "legend"]);
   // Elements whose name comes from labels, alt or the like: dom-accessibility-api computes it.
   const LABELLED = new Set(["input", "select", "textarea", "img", "area", "fieldset", "table", "figure", "meter", "progress", "output", "iframe"]);
@@ -33,20 +34,6 @@
 
   const normalize = (text) => text.replace(/\s+/g, " ").trim();
   const SEPARATOR = Object.freeze({ role: "" });
-
-  const openOrClosed = (element) => {
-    if (element.shadowRoot) return element.shadowRoot;
-    // Closed shadow roots are visible to extensions through chrome.dom (Chrome 88+). The call costs
-    // more than the rest of an element's walk, so it is made only where a closed root is likely: a
-    // custom element, or an element with no children of its own (a host's light DOM is rarely
-    // left unslotted).
-    if (!element.localName.includes("-") && element.firstChild !== null) return null;
-    try {
-      return chrome.dom?.openOrClosedShadowRoot?.(element) ?? null;
-    } catch {
-      return null;
-    }
-  };
 
   const originOf = (frame) => {
     try {
@@ -120,7 +107,8 @@
     const labelled = (element) =>
       element.hasAttribute("aria-label") || element.hasAttribute("aria-labelledby") || LABELLED.has(element.localName);
 
-    // What `node`'s children are, walked; `visible` is whether text here is shown.
+    // Walks the children of `parent` (of its shadow root if it has one; a slot's assigned nodes)
+    // into `out`; `style` is the parent's, which says whether their text is shown.
     const walkChildren = (parent, style, out) => {
       const local = parent.localName;
       if (local === "slot") {
@@ -130,7 +118,7 @@
           return;
         }
       }
-      const root = parent.nodeType === 1 ? openOrClosed(parent) : null;
+      const root = parent.nodeType === 1 ? refs.shadowRootOf(parent) : null;
       const from = root ?? parent;
       for (let node = from.firstChild; node; node = node.nextSibling) walkNode(node, style, out);
     };
@@ -152,7 +140,8 @@
 
     const walkElement = (element, parentStyle, out) => {
       const local = element.localName;
-      if (SKIP.has(local)) return;
+      // A table's caption is its name already.
+      if (SKIP.has(local) || local === "caption") return;
       if (element.getAttribute("aria-hidden") === "true" || element.hasAttribute("inert")) return;
       const style = styleOf(element);
       if (!style || style.display === "none") return;

@@ -7,7 +7,7 @@ from typing import Any
 from selenium import webdriver
 
 from tests.e2e.harness import Daemon
-from tests.e2e.tool_pages import call, open_tool_page, submit_button_ref
+from tests.e2e.tool_pages import call, frames_snapshot, open_tool_page, submit_button_ref
 
 
 def read(daemon: Daemon, **params: Any) -> dict[str, Any]:
@@ -58,3 +58,20 @@ def test_bad_paging_is_refused(daemon: Daemon, browser: webdriver.Chrome, pages:
     for params in ({"offset": -1}, {"limit": 0}):
         body = call(daemon, "/browser_read", 400, **params)
         assert body["error"]["code"] == "invalid_request"
+
+
+def test_reads_into_shadow_roots_and_same_origin_frames(
+    daemon: Daemon, browser: webdriver.Chrome, pages: str
+) -> None:
+    open_tool_page(daemon, pages, "/tools/shadow.html")
+    text = read(daemon)["text"]
+    for part in (
+        "Shadow DOM",
+        "Inside the open root",
+        "Open shadow button",
+        "Closed shadow button",
+    ):
+        assert part in text, text
+    open_tool_page(daemon, pages, "/tools/frames.html")
+    frames_snapshot(daemon)  # the frame has loaded
+    assert read(daemon)["text"] == "Frames\n\nInside the frame\n\nInner button"

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from selenium import webdriver
 
-from tests.e2e.harness import Daemon
+from tests.e2e.harness import Daemon, allow_user_scripts, set_popup_switch
 from tests.e2e.tool_pages import (
     frames_snapshot,
     open_tool_page,
@@ -93,10 +93,30 @@ def test_stale_and_unknown_refs(daemon: Daemon, browser: webdriver.Chrome, pages
     assert status == 410 and body["error"]["code"] == "stale_ref"
 
 
-def test_a_strict_page_says_why(daemon: Daemon, browser: webdriver.Chrome, pages: str) -> None:
+def test_a_strict_page_takes_another_route_when_a_switch_allows(
+    daemon: Daemon, browser: webdriver.Chrome, pages: str
+) -> None:
     # No script runs there to tell that it loaded: selenium waits for the load.
     browser.get(f"{pages}/tools/strict.html")
-    ref = ref_of(snapshot(daemon)["snapshot"], '- button "Strict button"')
-    status, body = execute(daemon, "(el) => el.id", ref)
+    text = frames_snapshot(daemon)
+    refs = {
+        "b": ref_of(text, '- button "Strict button"'),
+        "deep": ref_of(text, '- button "Shadow strict button"'),
+        "inner-button": ref_of(text, '- button "Inner button"'),
+    }
+    status, body = execute(daemon, "(el) => el.id", refs["b"])
     assert status == 409 and body["error"]["code"] == "csp_blocked"
-    assert "execute_javascript with ref" in body["error"]["message"]
+    assert "Allow User Scripts" in body["error"]["message"]
+    set_popup_switch(browser, "debugger-toggle", True)
+    try:
+        for element_id, ref in refs.items():
+            status, body = execute(daemon, "(el) => el.id", ref)
+            assert (status, body["result"], body["route"]) == (200, element_id, "debugger"), body
+    finally:
+        set_popup_switch(browser, "debugger-toggle", False)
+    allow_user_scripts(browser, True)
+    try:
+        status, body = execute(daemon, "(el) => el.id", refs["deep"])
+        assert (status, body["result"], body["route"]) == (200, "deep", "user_scripts"), body
+    finally:
+        allow_user_scripts(browser, False)

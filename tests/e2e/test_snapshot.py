@@ -229,3 +229,15 @@ def test_pilot_off_refuses_snapshot_and_read(
             assert body["error"]["code"] == "pilot_disabled"
     finally:
         set_pilot(browser, daemon, True)
+
+
+def test_a_table_collapses_into_one_line_per_row(
+    daemon: Daemon, browser: webdriver.Chrome, pages: str
+) -> None:
+    open_tool_page(daemon, pages, "/tools/table.html")
+    text = snapshot(daemon)["snapshot"]
+    assert text.startswith('- table "Orders" [ref=') and "text: Orders" not in text
+    template, rows = collapsed_rows(text, "row:")
+    assert 'cell "Customer {2}"' in template and 'button "Refund" [ref={4}]' in template
+    assert rows[0][:3] == ["#1001", "1", "3"]
+    assert len({row[3] for row in rows}) == len(rows) == 50

@@ -134,7 +134,19 @@ ARTICLE = (
     + '<div id="aside"><p>Aside text</p></div></article>'
 )
 
+TABLE = (
+    "<!doctype html><title>orders</title><table><caption>Orders</caption>"
+    "<thead><tr><th>Order</th><th>Customer</th><th>Total</th><th></th></tr></thead><tbody>"
+    + "".join(
+        f"<tr><td>#{1000 + i}</td><td>Customer {i}</td><td>${i * 3}.00</td>"
+        f"<td><button>Refund</button></td></tr>"
+        for i in range(1, 51)
+    )
+    + "</tbody></table>"
+)
+
 TOOL_PAGES: dict[str, tuple[dict[str, str], str]] = {
+    "/tools/table.html": ({}, TABLE),
     "/tools/form.html": ({}, FORM),
     "/tools/products.html": ({}, _products()),
     "/tools/big.html": ({}, _big()),
@@ -146,7 +158,9 @@ TOOL_PAGES: dict[str, tuple[dict[str, str], str]] = {
     # A page whose policy forbids code from strings, for execute_javascript with a ref.
     "/tools/strict.html": (
         {"Content-Security-Policy": "script-src 'self'"},
-        '<!doctype html><title>strict</title><button id="b">Strict button</button>',
+        '<!doctype html><title>strict</title><button id="b">Strict button</button>'
+        '<div><template shadowrootmode="open"><button id="deep">Shadow strict button</button>'
+        '</template></div><iframe title="Strict frame" src="/tools/frame-inner.html"></iframe>',
     ),
 }
 
