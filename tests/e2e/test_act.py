@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 from selenium import webdriver
+from selenium.webdriver.common.by import By
 
 from tests.e2e.acting import call, js, ok, open_page, ref, refs, refused
-from tests.e2e.harness import Daemon, set_pilot, set_popup_switch
+from tests.e2e.harness import POPUP_URL, Daemon, set_pilot, set_popup_switch, wait_for
 
 
 @pytest.fixture
@@ -411,3 +412,33 @@ def test_a_link_to_a_new_tab_opens_one_where_the_popup_blocker_is_on(
     urls = [t["url"] for t in ok(managed, "browser_tabs", action="list")]
     assert urls.count(opened["url"]) == 1
     ok(managed, "browser_tabs", action="close", tab_id=opened["id"])
+
+
+def test_the_popup_says_in_words_what_the_page_tools_did(
+    daemon: Daemon, browser: webdriver.Chrome, pages: str, tab: int
+) -> None:
+    open_page(daemon, tab, f"{pages}/act/form.html")
+    act(daemon, tab, kind="type", ref=ref(daemon, tab, 'textbox "Email"'), text="a@b.example")
+    act(daemon, tab, kind="click", ref=ref(daemon, tab, 'button "Sign up"'))
+    words = [
+        "clicked button 'Sign up'",
+        "took a snapshot",
+        "typed into textbox 'Email'",
+        "took a snapshot",
+        f"navigated to {pages.split('/')[2]}",
+    ]
+    previous = browser.current_window_handle
+    browser.switch_to.new_window("tab")
+    try:
+        browser.get(POPUP_URL)
+
+        def newest() -> list[str]:
+            rows = browser.find_elements(By.CSS_SELECTOR, "#activity-list > li .script")
+            return [row.text for row in rows[: len(words)]]
+
+        wait_for(lambda: newest() == words, 5, f"the activity to read {words}")
+        # What was typed is not shown.
+        assert "a@b.example" not in browser.find_element(By.ID, "activity-list").text
+    finally:
+        browser.close()
+        browser.switch_to.window(previous)
