@@ -157,3 +157,31 @@ test("browser_close in the managed browser opens its landing page rather than cl
   assert.deepEqual(created, ["https://b.example/", LANDING]);
   assert.deepEqual(tabs.map((t) => t.id), [101]);
 });
+
+test("browser_close lets go of every tab the debugger holds in a person's browser", async () => {
+  const { chrome } = fakeChrome({ tabs: [{ id: 7, url: "https://a.example/", active: true, windowId: 1 }], storage: { debuggerEnabled: true } });
+  const detached = [];
+  const listeners = () => ({ addListener() {} });
+  chrome.debugger = {
+    onDetach: listeners(),
+    onEvent: listeners(),
+    attach: async () => {},
+    sendCommand: async () => ({}),
+    detach: async ({ tabId }) => detached.push(tabId),
+  };
+  chrome.tabs.onCreated = listeners();
+  chrome.tabs.query = async () => [];
+  const commands = createCommands({
+    chrome,
+    pilot: { ready: Promise.resolve(), isEnabled: () => true },
+    timers: realTimers,
+    fetch: async () => ({ ok: false }),
+    managed: Promise.resolve({ managed: false }),
+    landingUrl: async () => LANDING,
+  });
+  await commands.debug.ready;
+  await commands.debug.send(7, "Page.enable", {});
+  const closed = await commands.run({ type: "command", id: "c", command: "browser_close", params: {} });
+  assert.deepEqual(closed.result, { closed_tabs: [] });
+  assert.deepEqual(detached, [7]);
+});
