@@ -81,7 +81,10 @@
       }
       return;
     }
-    if (setValue(el, text, "insertText", text)) fire(el, Event, "change", { composed: false, cancelable: false });
+    // A person cannot type past maxlength; the setter alone would let the text through.
+    const chars = [...text];
+    const typed = el.maxLength >= 0 && chars.length > el.maxLength ? chars.slice(0, el.maxLength).join("") : text;
+    if (setValue(el, typed, "insertText", typed)) fire(el, Event, "change", { composed: false, cancelable: false });
   }
 
   // Inserts a key's text where the caret is (or over the selection) in a text field.

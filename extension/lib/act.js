@@ -288,8 +288,12 @@
         assertEnabled(el, it);
         if (ref) reach(el, it);
         typeInto(el, p.text, it);
+        // What the field kept, when it is not what was typed: cut at maxlength, or refused by its
+        // type (letters in a number field) or by the page.
+        const kept = el.isContentEditable ? el.textContent : el.value;
         if (p.submit) press(el, parseKey("Enter"));
-        return { description: sentence("type", { what, ref, text: p.text, submit: p.submit === true }) };
+        const typed = sentence("type", { what, ref, text: p.text, submit: p.submit === true });
+        return { description: kept === p.text ? typed : `${typed}; the field holds ${JSON.stringify(kept)}` };
       }
       case "press": {
         const key = parseKey(p.key);

@@ -18,6 +18,8 @@ FORM = """<!doctype html><title>sign up</title>
   <label><input type="checkbox" name="agree"> Agree</label>
   <label>Notes <textarea name="notes"></textarea></label>
   <label>Read only <input name="fixed" value="fixed" readonly></label>
+  <label>Code <input name="code" maxlength="4"></label>
+  <label>Age <input name="age" type="number"></label>
   <button>Sign up</button>
 </form>
 <pre id="received"></pre>

@@ -69,6 +69,8 @@ def test_a_form_is_filled_and_submitted(daemon: Daemon, pages: str, tab: int) ->
         "agree=on",
         "notes=hi",
         "fixed=fixed",
+        "code=",
+        "age=",
     ]
     # A page's change listeners heard each field, as they would from a person.
     assert js(daemon, tab, "changes") == ["name", "email", "colour", "agree", "notes"]
@@ -88,11 +90,20 @@ def test_type_with_submit_presses_enter_which_submits_the_form(
     )
     assert js(daemon, tab, "[submits, document.getElementById('received').textContent]") == [
         1,
-        "name=Bob\nemail=\ncolour=r\nnotes=\nfixed=fixed",
+        "name=Bob\nemail=\ncolour=r\nnotes=\nfixed=fixed\ncode=\nage=",
     ]
     # Typing replaces what the field held.
     act(daemon, tab, kind="type", ref=name, text="Eve")
     assert js(daemon, tab, "document.querySelector('[name=name]').value") == "Eve"
+    # What a field does not take, as for a person, is said.
+    found = refs(daemon, tab)
+    code, age = found['textbox "Code"'], found['spinbutton "Age"']
+    cut = act(daemon, tab, kind="type", ref=code, text="123456")
+    assert cut["description"] == (
+        f'Typed 6 characters into textbox "Code" ({code}); the field holds "1234"'
+    )
+    refused_text = act(daemon, tab, kind="type", ref=age, text="abc")
+    assert refused_text["description"].endswith('; the field holds ""')
 
 
 def test_press_sends_keys_to_the_focused_element_and_tab_moves_focus(
