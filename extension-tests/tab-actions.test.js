@@ -8,8 +8,8 @@ import { fakeChrome, realTimers } from "./support/fake-chrome.js";
 
 const LANDING = "http://127.0.0.1:7878/";
 
-function setup({ managed = false, tabs = [{ id: 7, url: "https://a.example/", title: "A", active: true, windowId: 1 }] } = {}) {
-  const { chrome } = fakeChrome({ tabs });
+function setup({ managed = false, tabs = [{ id: 7, url: "https://a.example/", title: "A", active: true, windowId: 1 }], session = {} } = {}) {
+  const { chrome } = fakeChrome({ tabs, session });
   const created = [];
   const removed = [];
   let next = 100;
@@ -19,12 +19,25 @@ function setup({ managed = false, tabs = [{ id: 7, url: "https://a.example/", ti
     tabs.push(tab);
     return tab;
   };
-  chrome.tabs.remove = async (id) => {
-    removed.push(id);
-    tabs.splice(tabs.findIndex((t) => t.id === id), 1);
+  chrome.tabs.remove = async (ids) => {
+    for (const id of [ids].flat()) {
+      removed.push(id);
+      tabs.splice(tabs.findIndex((t) => t.id === id), 1);
+    }
   };
   chrome.tabs.update = async (id, { active }) => ({ ...tabs.find((t) => t.id === id), active });
-  chrome.tabs.query = async () => tabs;
+  // The active tab is the last one opened, as in Chrome.
+  chrome.tabs.query = async (q) => (q?.active ? tabs.slice(-1) : tabs);
+  const grouped = [];
+  chrome.tabs.group = async ({ tabIds, groupId }) => {
+    grouped.push(...tabIds);
+    return groupId ?? 3;
+  };
+  const groups = [];
+  chrome.tabGroups = {
+    query: async ({ title }) => groups.filter((g) => g.title === title),
+    update: async (id, props) => groups.push({ id, ...props }),
+  };
   const pilot = { ready: Promise.resolve(), isEnabled: () => true };
   const commands = createCommands({
     chrome,
@@ -34,8 +47,8 @@ function setup({ managed = false, tabs = [{ id: 7, url: "https://a.example/", ti
     managed: Promise.resolve({ managed }),
     landingUrl: async () => LANDING,
   });
-  const run = (params) => commands.run({ type: "command", id: "t1", command: "browser_tabs", params });
-  return { run, created, removed, tabs, chrome };
+  const run = (params, command = "browser_tabs") => commands.run({ type: "command", id: "t1", command, params });
+  return { run, created, removed, tabs, chrome, grouped, groups, commands };
 }
 
 test("new opens the url in an active tab, or the daemon's landing page", async () => {
@@ -94,4 +107,81 @@ test("the popup's activity says what browser_tabs did, in words", async () => {
   for (const [params, result] of cases) activity.begin({ id: "x", command: "browser_tabs", params })(result);
   const entries = await activity.list();
   assert.deepEqual(entries.map((e) => e.summary), cases.map(([, , words]) => words).reverse());
+});
+
+test("the tabs the AI opens go into one group titled tabpilot, and are remembered across a worker restart", async () => {
+  const { run, grouped, groups, chrome } = setup();
+  await run({ action: "new", url: "https://b.example/" });
+  await run({ action: "new", url: "https://c.example/" });
+  assert.deepEqual(grouped, [100, 101]);
+  assert.deepEqual(groups, [{ id: 3, title: "tabpilot", color: "blue" }]);
+  assert.deepEqual(chrome.sessionStore.aiTabs, [100, 101]);
+  // A new worker reads them back: closing the active one without tab_id still works.
+  const again = setup({ session: { aiTabs: [100] }, tabs: [{ id: 7, url: "https://a.example/", active: false, windowId: 1 }, { id: 100, url: "https://b.example/", active: true, windowId: 1 }] });
+  assert.deepEqual((await again.run({ action: "close" })).result, { closed: 100 });
+});
+
+test("the managed browser puts no tab into a group", async () => {
+  const { run, grouped } = setup({ managed: true });
+  await run({ action: "new", url: "https://b.example/" });
+  assert.deepEqual(grouped, []);
+});
+
+test("close without tab_id closes the active tab only if the AI opened it", async () => {
+  const { run, removed } = setup();
+  const refused = await run({ action: "close" });
+  assert.equal(refused.error.code, "invalid_request");
+  assert.match(refused.error.message, /opened by the person at the browser.*pass its tab_id/);
+  await run({ action: "new", url: "https://b.example/" });
+  assert.deepEqual((await run({ action: "close" })).result, { closed: 100 });
+  assert.deepEqual(removed, [100]);
+});
+
+test("browser_close closes the AI's tabs, not the person's", async () => {
+  const { run, removed, tabs } = setup();
+  await run({ action: "new", url: "https://b.example/" });
+  await run({ action: "new", url: "https://c.example/" });
+  await run({ action: "close", tab_id: 101 });
+  const closed = await run({}, "browser_close");
+  assert.deepEqual(closed.result, { closed_tabs: [100] });
+  assert.deepEqual(removed, [101, 100]);
+  assert.deepEqual(tabs.map((t) => t.id), [7]);
+  assert.deepEqual((await run({}, "browser_close")).result, { closed_tabs: [] });
+});
+
+test("browser_close in the managed browser opens its landing page rather than close its last tab", async () => {
+  const { run, created, tabs } = setup({ managed: true, tabs: [] });
+  await run({ action: "new", url: "https://b.example/" });
+  const closed = await run({}, "browser_close");
+  assert.deepEqual(closed.result, { closed_tabs: [100] });
+  assert.deepEqual(created, ["https://b.example/", LANDING]);
+  assert.deepEqual(tabs.map((t) => t.id), [101]);
+});
+
+test("browser_close lets go of every tab the debugger holds in a person's browser", async () => {
+  const { chrome } = fakeChrome({ tabs: [{ id: 7, url: "https://a.example/", active: true, windowId: 1 }], storage: { debuggerEnabled: true } });
+  const detached = [];
+  const listeners = () => ({ addListener() {} });
+  chrome.debugger = {
+    onDetach: listeners(),
+    onEvent: listeners(),
+    attach: async () => {},
+    sendCommand: async () => ({}),
+    detach: async ({ tabId }) => detached.push(tabId),
+  };
+  chrome.tabs.onCreated = listeners();
+  chrome.tabs.query = async () => [];
+  const commands = createCommands({
+    chrome,
+    pilot: { ready: Promise.resolve(), isEnabled: () => true },
+    timers: realTimers,
+    fetch: async () => ({ ok: false }),
+    managed: Promise.resolve({ managed: false }),
+    landingUrl: async () => LANDING,
+  });
+  await commands.debug.ready;
+  await commands.debug.send(7, "Page.enable", {});
+  const closed = await commands.run({ type: "command", id: "c", command: "browser_close", params: {} });
+  assert.deepEqual(closed.result, { closed_tabs: [] });
+  assert.deepEqual(detached, [7]);
 });

@@ -185,6 +185,20 @@
     else sendResponse({ ok: true, result: "pong", result_type: "string", ...where() });
   };
 
+  // browser_act's DOM route, and where the debugger route aims (lib/act.js).
+  const act = (message, sendResponse) => {
+    const tool = globalThis.__tabpilotAct;
+    Promise.resolve()
+      .then(() => (message.type === "act" ? tool.run(message) : tool.locate(message)))
+      .then(
+        (result) => sendResponse({ ok: true, result, ...where() }),
+        (err) => {
+          const code = typeof err?.code === "string" ? err.code : "extension_error";
+          sendResponse(failed(code, String(err?.message ?? err), err?.data === undefined ? undefined : { data: err.data }));
+        },
+      );
+  };
+
   const dispatch = (message, sendResponse) => {
     const type = message?.type;
     switch (type) {
@@ -195,6 +209,10 @@
       // script timed out: this relay shares the page's main thread, so an answer means it is free.
       case "ping":
         ping(message, sendResponse);
+        break;
+      case "act":
+      case "locate":
+        act(message, sendResponse);
         break;
       case "snapshot":
         pageTool(() => globalThis.__tabpilotSnapshot.snapshot(message), sendResponse);

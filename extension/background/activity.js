@@ -12,16 +12,54 @@ export const ACTIVITY_KEY = "activity";
 export const MAX_ENTRIES = 20;
 export const SCRIPT_CHARS = 300;
 export const SAVE_DELAY_MS = 100;
-const RECORDED = new Set(["execute_javascript", "list_tabs", "browser_tabs"]);
+const RECORDED = new Set(["execute_javascript", "list_tabs", "browser_tabs", "browser_navigate", "browser_act", "browser_snapshot", "browser_read", "browser_close"]);
+
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 // What a browser_tabs command did, in words for the person at the popup.
 function tabsSummary(params, result) {
   const action = params?.action ?? "list";
   if (action === "list") return "listed the tabs";
   if (action === "new") return `opened a tab${result?.result?.url ? `: ${result.result.url}` : ""}`;
-  if (action === "close") return `closed tab ${params?.tab_id}`;
+  if (action === "close") return `closed tab ${params?.tab_id ?? result?.result?.closed ?? ""}`.trim();
   return `selected tab ${params?.tab_id}`;
 }
+
+function navigateSummary(params) {
+  const action = params?.action ?? "goto";
+  if (action === "back") return "went back";
+  if (action === "forward") return "went forward";
+  if (action === "reload") return "reloaded the page";
+  try {
+    return `navigated to ${new URL(params.url).host}`;
+  } catch {
+    return "navigated";
+  }
+}
+
+// browser_act's description, shortened for a narrow list: `Typed 5 characters into textbox "Email"
+// (e3)` reads "typed into textbox 'Email'". What was typed is never shown.
+function actSummary(params, result) {
+  const description = result?.result?.description;
+  if (result?.ok !== true || typeof description !== "string" || description === "") {
+    return `tried to ${params?.kind ?? "act"}${params?.ref ? ` ${params.ref}` : ""}`;
+  }
+  const words = description
+    .split(/[:;] /)[0]
+    .replace(/ \(e\d+\)/g, "")
+    .replace(/"((?:[^"\\]|\\.)*)"/g, "'$1'")
+    .replace(/^Typed \d+ characters? into/, "Typed into");
+  return words.charAt(0).toLowerCase() + words.slice(1);
+}
+
+const SUMMARIES = {
+  browser_tabs: tabsSummary,
+  browser_navigate: navigateSummary,
+  browser_act: actSummary,
+  browser_snapshot: () => "took a snapshot",
+  browser_read: () => "read the page",
+  browser_close: (_params, result) => `closed ${plural(result?.result?.closed_tabs?.length ?? 0, "tab")}`,
+};
 
 export function createActivity({ chrome, now = Date.now, timers = globalThis, saveDelayMs = SAVE_DELAY_MS }) {
   let entries = [];
@@ -51,7 +89,7 @@ export function createActivity({ chrome, now = Date.now, timers = globalThis, sa
           script,
           tab: result?.tab ?? null,
           outcome: result?.ok === true ? "ok" : String(result?.error?.code ?? "extension_error"),
-          ...(frame.command === "browser_tabs" ? { summary: tabsSummary(frame.params, result) } : {}),
+          ...(Object.hasOwn(SUMMARIES, frame.command) ? { summary: SUMMARIES[frame.command](frame.params, result) } : {}),
           ...(typeof result?.route === "string" && result.route !== "page" ? { route: result.route } : {}),
           duration_ms: Math.max(0, now() - started),
         });

@@ -5,7 +5,10 @@ import { createTabWatch } from "./tab-watch.js";
 import { createDebugger } from "./debugger.js";
 import { createDialogs } from "./dialogs.js";
 import { createRoutes } from "./routes.js";
-import { createTabActions } from "./tab-actions.js";
+import { createAiTabs, createTabActions } from "./tab-actions.js";
+import { createFrameEvents, createNavigation } from "./navigation.js";
+import { createInput } from "./input.js";
+import { createPageAct } from "./page-act.js";
 import { createPageRead, pageError } from "./page-read.js";
 import { assertScriptable, deliver, listTabs, reinject, resolveTab, tabInfo } from "./tabs.js";
 
@@ -27,15 +30,22 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
   const debug = createDebugger({ chrome, managed });
   const dialogs = createDialogs({ chrome, debug });
   const routes = createRoutes({ chrome, debug, fetch, now });
-  const browserTabs = createTabActions({ chrome, debug, landingUrl });
+  const aiTabs = createAiTabs({ chrome, debug });
+  const tabActions = createTabActions({ chrome, debug, landingUrl, aiTabs });
   const tabWatch = createTabWatch({ chrome, timers, ping: (tabId) => ports.send(tabId, { type: "ping", to: "content" }) });
   const pageRead = createPageRead({ chrome, ports, timers, tabWatch });
+  const frames = createFrameEvents({ chrome, timers });
+  const navigate = createNavigation({ chrome, frames, dialogs, withTimeout });
+  const act = createPageAct({ chrome, ports, debug, dialogs, tabWatch, frames, aiTabs, input: createInput({ debug }), withTimeout, pageError });
   const handlers = {
     execute_javascript: executeJavascript,
     browser_snapshot: pageRead.browser_snapshot,
     browser_read: pageRead.browser_read,
     list_tabs: async () => ({ result: await listTabs(chrome), result_type: "array", tab: null }),
-    browser_tabs: (params) => browserTabs(params),
+    browser_tabs: (params) => tabActions.browserTabs(params),
+    browser_navigate: (params) => navigate(params),
+    browser_act: (params) => act(params),
+    browser_close: () => tabActions.closeBrowser(),
     ping,
   };
 

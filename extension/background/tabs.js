@@ -7,7 +7,7 @@ import { NotDelivered } from "./tab-ports.js";
 const SCRIPTABLE_URL = /^(https?|file):/i;
 const PAGE_WORLD_FILES = ["lib/serialize.js", "lib/returns.js", "lib/executor.js", "inject.js"];
 // The isolated world's files, as the manifest lists them.
-const CONTENT_FILES = ["lib/refs.js", "lib/snapshot-format.js", "lib/snapshot.js", "lib/read.js", "content.js"];
+const CONTENT_FILES = ["lib/refs.js", "lib/snapshot-format.js", "lib/snapshot.js", "lib/read.js", "lib/act-common.js", "lib/act-keys.js", "lib/act.js", "content.js"];
 
 export function tabInfo(tab) {
   // url is "" while a tab's first navigation is pending; pendingUrl then says where it goes.
