@@ -10,6 +10,7 @@ plus one entry in ``comparison_systems``.
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -19,6 +20,7 @@ from typing import Any
 
 from websockets.sync.client import connect
 
+import tabpilot
 from bench.clients import LeanClient
 from bench.rig import Rig
 from tabpilot.protocol import CALLS_PATH
@@ -28,12 +30,20 @@ def _nothing() -> None:
     pass
 
 
+class Unavailable(Exception):
+    """A system, or a tool it needs, cannot be measured here; the message says why."""
+
+
 @dataclass
 class System:
     name: str
     call: Callable[[], float | None]
     setup: Callable[[], None] = _nothing
     teardown: Callable[[], None] = _nothing
+    #: Calls and warm-up calls of this system where they differ from the suite's counts: a call
+    #: that takes half a second is measured fewer times than one that takes a millisecond.
+    calls: int | None = None
+    warmup: int | None = None
 
 
 def _post(client: LeanClient, path: str, payload: dict[str, Any], expect: Any) -> float:
@@ -66,6 +76,62 @@ def selenium_cdp_evaluate(rig: Rig) -> System:
             raise RuntimeError(f"Runtime.evaluate gave {answer!r}")
 
     return System("Selenium CDP Runtime.evaluate", call)
+
+
+def _public_client(port: int) -> Any:
+    """`tabpilot.Client` aimed at the bench's daemon: by its `port` argument where it takes one,
+    else by TABPILOT_PORT, as `tabpilot.Client()` finds a daemon."""
+    client = getattr(tabpilot, "Client", None)
+    if client is None:
+        raise Unavailable(f"tabpilot {tabpilot.__version__} has no public Python client (Client)")
+    try:
+        return client(port=port)
+    except TypeError:
+        previous = os.environ.get("TABPILOT_PORT")
+        os.environ["TABPILOT_PORT"] = str(port)
+        try:
+            return client()
+        finally:
+            if previous is None:
+                del os.environ["TABPILOT_PORT"]
+            else:
+                os.environ["TABPILOT_PORT"] = previous
+
+
+def _value(answer: Any) -> Any:
+    """What a client call answered: the value itself, or the `result` of an envelope."""
+    if isinstance(answer, dict) and "result" in answer:
+        return answer["result"]
+    return getattr(answer, "result", answer)
+
+
+def tabpilot_client(rig: Rig) -> System:
+    """tabpilot's public Python client: `tabpilot.Client().execute("1+1")`."""
+    state: dict[str, Any] = {}
+
+    def setup() -> None:
+        state["client"] = _public_client(rig.port)
+        try:
+            call()
+        except Exception as exc:  # reported in the row, not raised
+            raise Unavailable(f"tabpilot.Client().execute failed: {exc!r}"[:400]) from exc
+
+    def call() -> None:
+        value = _value(state["client"].execute("1+1"))
+        if value != 2:
+            raise RuntimeError(f"tabpilot.Client().execute('1+1') gave {value!r}")
+
+    def teardown() -> None:
+        close = getattr(state.pop("client", None), "close", None)
+        if callable(close):
+            close()
+
+    return System("tabpilot.Client().execute", call, setup, teardown)
+
+
+def client_systems(rig: Rig) -> list[System]:
+    """tabpilot's Python client beside the fastest way Selenium runs a script in the same tab."""
+    return [tabpilot_client(rig), selenium_cdp_evaluate(rig)]
 
 
 #: The protocol revision the official MCP SDK's client speaks by default: each request carries its
