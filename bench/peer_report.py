@@ -34,7 +34,8 @@ ROWS = {
     ),
     "snapshot_nodes": (
         f"A snapshot of the {NODE_COUNT:,}-element page",
-        "the same snapshot tools; the peers are measured a third as many times, for reference",
+        "the same snapshot tools; the peers, whose snapshots take seconds, are measured a sixth as "
+        "many times, for reference",
     ),
 }
 

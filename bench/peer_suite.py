@@ -33,10 +33,9 @@ from bench.peers import (
     Loop,
     Server,
     Session,
+    button_refs,
     devtools_server,
-    first_ref,
     playwright_server,
-    refs_on_lines,
     session,
     tabpilot_server,
 )
@@ -104,13 +103,14 @@ def _guarded(setup: Callable[[], None]) -> Callable[[], None]:
 
 def _counts(peer: Peer, counts: Counts, row: str = "") -> tuple[int, int]:
     """Calls and warm-up of a row: tabpilot's tools take milliseconds, the peers' tenths of a
-    second, and their snapshots of 10,000 elements seconds (measured for reference only)."""
+    second, and their snapshots of 10,000 elements seconds (measured a sixth as many times, for
+    reference only)."""
     if row == "nodes":
-        return (counts.peer_10k if peer.fast else counts.peer_10k // 3), 1
-    many = counts.peer_fast if peer.fast else counts.peer_slow
-    if row == "products" and peer.fast:
-        many //= 2
-    return many, max(1, many // (20 if peer.fast else 10))
+        return (counts.peer_10k if peer.fast else max(1, counts.peer_10k // 6)), 1
+    if not peer.fast:  # the set-up's own call has warmed it up already
+        return counts.peer_slow, 1
+    many = counts.peer_fast // 2 if row == "products" else counts.peer_fast
+    return many, max(1, many // 20)
 
 
 def evaluate_system(peer: Peer, counts: Counts) -> System:
@@ -148,7 +148,7 @@ def snapshot_system(peer: Peer, path: str, counts: Counts, found: dict[str, Any]
             "structured_chars": len(json.dumps(structured)) if structured else 0,
         }
         if path == PRODUCTS:
-            found[peer.name]["add_to_cart_refs"] = refs_on_lines(text, pages.ADD_TO_CART)
+            found[peer.name]["add_to_cart_refs"] = len(button_refs(text, pages.ADD_TO_CART))
 
     def call() -> None:
         if not peer.run(state["args"]):
@@ -172,7 +172,10 @@ def click_system(peer: Peer, counts: Counts, found: dict[str, Any]) -> System:
         server, _ = peer.open
         target = peer.aim(PRODUCTS)
         state["before"] = cart()
-        ref = first_ref(peer.run(server.snapshot(target)), pages.ADD_TO_CART)
+        refs = button_refs(peer.run(server.snapshot(target)), pages.ADD_TO_CART)
+        if not refs:
+            raise RuntimeError(f'no button "{pages.ADD_TO_CART}" with a ref in the snapshot')
+        ref = refs[0]
         state["args"] = server.click(target, ref)
         call()
 
@@ -289,7 +292,9 @@ def measure(counts: Counts) -> dict[str, list[dict[str, Any]]]:
             _say("peers: a snapshot of 10,000 elements")
             found = {}
             systems = [snapshot_system(p, NODES, counts, found) for p in peers]
-            out["snapshot_nodes"] = latency(systems, blocks)
+            # Half as many blocks: a peer's few calls of seconds each still fill every block.
+            halves = replace(blocks, blocks=max(1, counts.peer_blocks // 2))
+            out["snapshot_nodes"] = latency(systems, halves)
             _merge(out["snapshot_nodes"], found, peers)
     finally:
         loop.close()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import shutil
 import sys
@@ -89,7 +90,12 @@ def tabpilot_server(port: int, state_dir: Path) -> Server:
         params=StdioServerParameters(
             command=sys.executable,
             args=["-m", "tabpilot", "mcp", "--port", str(port)],
-            env={"TABPILOT_STATE_DIR": str(state_dir)},
+            # The SDK starts servers with a few chosen variables only: PYTHONPATH, where set,
+            # keeps `tabpilot mcp` on the same tabpilot as the bench.
+            env={
+                "TABPILOT_STATE_DIR": str(state_dir),
+                **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"},
+            },
         ),
         evaluate=lambda tab, js: ("execute_javascript", _with_tab(tab, {"script": js})),
         snapshot=lambda tab: ("browser_snapshot", _with_tab(tab, {})),
@@ -228,19 +234,32 @@ def session(loop: Loop, server: Server) -> Iterator[Session]:
             print(f"bench: {server.name} did not stop cleanly: {exc!r}", file=sys.stderr)
 
 
-def refs_on_lines(text: str, needle: str) -> int:
-    """How many distinct refs the lines that mention `needle` carry."""
-    refs: set[str] = set()
-    for line in text.splitlines():
-        if needle in line:
-            refs.update(REF_TOKEN.findall(line.replace(needle, "")))
-    return len(refs)
+def button_refs(text: str, name: str) -> list[str]:
+    """The refs of the buttons called `name` in a snapshot, in order, each once.
 
-
-def first_ref(text: str, needle: str) -> str:
-    for line in text.splitlines():
-        if needle in line:
-            found = REF_TOKEN.findall(line.replace(needle, ""))
-            if found:
-                return str(found[0])
-    raise RuntimeError(f"no line with a ref mentions {needle!r}")
+    A ref stands on the button's own line (`- button "Add to cart" [ref=e12]`, `uid=1_31 button
+    "Add to cart"`), or, where a snapshot collapses a run of same-shape siblings into a template
+    and one line of fields per sibling, in the field the template names for it:
+    `- 300 x listitem: (…, button "Add to cart" [ref={3}], …); one per line: {1}|{2}|{3}` and
+    below it lines like `Walnut desk lamp|$9.00|e15`.
+    """
+    button = f'button "{name}"'
+    refs: dict[str, None] = {}
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        if button not in line:
+            continue
+        field = re.search(re.escape(button) + r"[^,)]*?\[ref=(\{\d+\})\]", line)
+        spec = re.search(r"one per line: (\S+)\s*$", line)
+        if field and spec:
+            column = spec.group(1).split("|").index(field.group(1))
+            indent = len(line) - len(line.lstrip())
+            for row in lines[index + 1 :]:
+                if len(row) - len(row.lstrip()) <= indent:
+                    break
+                cells = row.strip().split("|")
+                if column < len(cells) and REF_TOKEN.fullmatch(cells[column]):
+                    refs[cells[column]] = None
+            continue
+        refs.update(dict.fromkeys(REF_TOKEN.findall(line.replace(button, ""))))
+    return list(refs)

@@ -33,7 +33,7 @@ class Counts:
     startups: int = 5
     #: The MCP servers' rows (bench/peer_suite.py): calls of a fast tool (tabpilot's), of a
     #: tool that takes tenths of a second (the peers'), of tabpilot's 10,000-element snapshot
-    #: (the peers' make a third as many), interleaved in this many blocks.
+    #: (the peers' make a sixth as many), interleaved in this many blocks.
     peer_fast: int = 200
     peer_slow: int = 30
     peer_10k: int = 30

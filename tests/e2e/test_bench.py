@@ -11,7 +11,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from bench.pages import NODE_COUNT, PRODUCT_COUNT, nodes_html, products_html
-from bench.peers import first_ref, refs_on_lines
+from bench.peers import button_refs
 
 from tests.e2e.harness import REPO
 
@@ -166,11 +166,19 @@ def test_fixture_pages_have_the_sizes_the_rows_name() -> None:
     assert _parse(products_html()).buttons == PRODUCT_COUNT == 300
 
 
-def test_button_refs_are_counted_in_each_servers_snapshot_format() -> None:
+def test_button_refs_are_read_from_each_servers_snapshot_format() -> None:
     playwright = '- button "Add to cart" [ref=e12]\n- button "Add to cart" [ref=e7]'
     devtools = 'uid=1_31 button "Add to cart"\nuid=1_36 button "Add to cart"\nuid=1_6 button "Go"'
+    collapsed = (
+        "- list [ref=e9]:\n"
+        '  - 2 \u00d7 listitem: (heading "{1}", button "Add to cart" [ref={2}], link "Details" '
+        "[ref={3}]); one per line: {1}|{2}|{3}\n"
+        "    Oak lamp|e15|e16\n"
+        "    Wool rug|e17|e18\n"
+        '- button "Checkout" [ref=e20]'
+    )
     bare = '- button "Add to cart"\n- link "Details" [ref=e4]'
-    assert refs_on_lines(playwright, "Add to cart") == 2
-    assert refs_on_lines(devtools, "Add to cart") == 2
-    assert refs_on_lines(bare, "Add to cart") == 0
-    assert first_ref(devtools, "Add to cart") == "1_31"
+    assert button_refs(playwright, "Add to cart") == ["e12", "e7"]
+    assert button_refs(devtools, "Add to cart") == ["1_31", "1_36"]
+    assert button_refs(collapsed, "Add to cart") == ["e15", "e17"]
+    assert button_refs(bare, "Add to cart") == []
