@@ -240,10 +240,15 @@ def _peers(loop: Loop, base: str) -> Iterator[list[Peer]]:
     cannot start is a Peer without a session and a reason."""
     with ExitStack() as stack:
         work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="tabpilot-peers-")))
-        daemon = stack.enter_context(_managed_daemon())
-        tabs = _open_tabpilot_tabs(daemon, base)
+        tabs: dict[str, int] = {}
+
+        def tabpilot() -> Server:
+            daemon = stack.enter_context(_managed_daemon())
+            tabs.update(_open_tabpilot_tabs(daemon, base))
+            return tabpilot_server(daemon.port, daemon.state_dir)
+
         makers: dict[str, Callable[[], Server]] = {
-            "tabpilot": lambda: tabpilot_server(daemon.port, daemon.state_dir),
+            "tabpilot": tabpilot,
             "Playwright MCP": lambda: playwright_server(work),
             "chrome-devtools-mcp": lambda: devtools_server(work),
         }
@@ -252,9 +257,8 @@ def _peers(loop: Loop, base: str) -> Iterator[list[Peer]]:
             try:
                 server = make()
                 peer = Peer(name, server, stack.enter_context(session(loop, server)), base=base)
-                if name == "tabpilot":
-                    peer.pages = dict(tabs)
-                elif name == "chrome-devtools-mcp":
+                peer.pages = tabs if name == "tabpilot" else {}
+                if name == "chrome-devtools-mcp":
                     _open_devtools_pages(peer)
             except Exception as exc:  # a peer that cannot start is reported
                 _say(f"{name} is not available: {exc}")

@@ -16,6 +16,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from websockets.sync.client import connect
@@ -78,24 +79,24 @@ def selenium_cdp_evaluate(rig: Rig) -> System:
     return System("Selenium CDP Runtime.evaluate", call)
 
 
-def _public_client(port: int) -> Any:
-    """`tabpilot.Client` aimed at the bench's daemon: by its `port` argument where it takes one,
-    else by TABPILOT_PORT, as `tabpilot.Client()` finds a daemon."""
+def _public_client(port: int, state_dir: Path) -> Any:
+    """`tabpilot.Client` aimed at the bench's daemon, finding its port and token as
+    `tabpilot.Client()` does: from TABPILOT_PORT and the daemon's state folder, set while it is
+    made."""
     client = getattr(tabpilot, "Client", None)
     if client is None:
         raise Unavailable(f"tabpilot {tabpilot.__version__} has no public Python client (Client)")
+    aimed = {"TABPILOT_PORT": str(port), "TABPILOT_STATE_DIR": str(state_dir)}
+    before = {name: os.environ.get(name) for name in aimed}
+    os.environ.update(aimed)
     try:
-        return client(port=port)
-    except TypeError:
-        previous = os.environ.get("TABPILOT_PORT")
-        os.environ["TABPILOT_PORT"] = str(port)
-        try:
-            return client()
-        finally:
-            if previous is None:
-                del os.environ["TABPILOT_PORT"]
+        return client()
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
             else:
-                os.environ["TABPILOT_PORT"] = previous
+                os.environ[name] = value
 
 
 def _value(answer: Any) -> Any:
@@ -110,7 +111,7 @@ def tabpilot_client(rig: Rig) -> System:
     state: dict[str, Any] = {}
 
     def setup() -> None:
-        state["client"] = _public_client(rig.port)
+        state["client"] = _public_client(rig.port, rig.daemon.state_dir)
         try:
             call()
         except Exception as exc:  # reported in the row, not raised
