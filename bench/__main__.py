@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bench import peer_suite, report, routes, suites
+from bench import peer_report, peer_suite, report, routes, suites
 from bench.rig import machine, proc_status, rig
 from bench.systems import client_systems, comparison_systems, hop_systems
 
@@ -58,6 +58,11 @@ def run(
     results["targets"] = [
         {"target": t, "measured": v, "met": ok} for t, v, ok in report.targets(results)
     ]
+    # The same targets of the peers' and the client's tables, by table.
+    results["peer_targets"] = {
+        table: [{"target": t, "measured": v, "met": ok} for t, v, ok in rows]
+        for table, rows in peer_report.targets_by_row(results).items()
+    }
     return results
 
 

@@ -53,7 +53,7 @@ def _why(rows: list[dict[str, Any]], system: str) -> str:
 Target = tuple[str, str, bool]
 
 
-def _targets_by_row(results: dict[str, Any]) -> dict[str, list[Target]]:
+def targets_by_row(results: dict[str, Any]) -> dict[str, list[Target]]:
     """(target, measured, met) of each table; a target whose figures are missing is not met, and
     says why."""
     peers, out = results.get("peers"), {}
@@ -70,7 +70,7 @@ def _targets_by_row(results: dict[str, Any]) -> dict[str, list[Target]]:
 
 
 def targets(results: dict[str, Any]) -> list[Target]:
-    return [t for row in _targets_by_row(results).values() for t in row]
+    return [t for row in targets_by_row(results).values() for t in row]
 
 
 def _evaluate_target(rows: list[dict[str, Any]]) -> list[Target]:
@@ -138,7 +138,7 @@ def _cell(value: Any, spec: str = "") -> str:
 def markdown(results: dict[str, Any]) -> list[str]:
     """The peers' tables and the client's, with the target each is held to."""
     peers, lines = results.get("peers"), []
-    goals = _targets_by_row(results)
+    goals = targets_by_row(results)
     if peers:
         lines += [
             "",

@@ -86,13 +86,14 @@ class Peer:
         return self.open[1].call(*tool_args)
 
 
-def _guarded(setup: Callable[[], None]) -> Callable[[], None]:
-    """Any failure of a set-up (a tool this build lacks, an error answer) makes the system
-    unavailable with that reason, instead of stopping the whole benchmark."""
+def _guarded(step: Callable[[], None]) -> Callable[[], None]:
+    """Any failure of a set-up or a call (a tool this build lacks, an error answer, a server
+    that stopped) makes the system unavailable with that reason, instead of stopping the whole
+    benchmark."""
 
     def run() -> None:
         try:
-            setup()
+            step()
         except Unavailable:
             raise
         except Exception as exc:  # reported in the row, not raised
@@ -129,7 +130,7 @@ def evaluate_system(peer: Peer, counts: Counts) -> System:
             raise RuntimeError(f"{peer.name} answered {value!r} to 1+1")
 
     calls, warmup = _counts(peer, counts)
-    return System(peer.name, call, _guarded(setup), calls=calls, warmup=warmup)
+    return System(peer.name, _guarded(call), _guarded(setup), calls=calls, warmup=warmup)
 
 
 def snapshot_system(peer: Peer, path: str, counts: Counts, found: dict[str, Any]) -> System:
@@ -155,7 +156,7 @@ def snapshot_system(peer: Peer, path: str, counts: Counts, found: dict[str, Any]
             raise RuntimeError(f"{peer.name} gave an empty snapshot")
 
     calls, warmup = _counts(peer, counts, "products" if path == PRODUCTS else "nodes")
-    return System(peer.name, call, _guarded(setup), calls=calls, warmup=warmup)
+    return System(peer.name, _guarded(call), _guarded(setup), calls=calls, warmup=warmup)
 
 
 def click_system(peer: Peer, counts: Counts, found: dict[str, Any]) -> System:
@@ -191,7 +192,7 @@ def click_system(peer: Peer, counts: Counts, found: dict[str, Any]) -> System:
         found[peer.name] = {"clicks": state["clicks"], "cart_counted": counted}
 
     calls, warmup = _counts(peer, counts)
-    return System(peer.name, call, _guarded(setup), teardown, calls, warmup)
+    return System(peer.name, _guarded(call), _guarded(setup), teardown, calls, warmup)
 
 
 def _open_tabpilot_tabs(daemon: Daemon, base: str) -> dict[str, int]:

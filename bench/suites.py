@@ -77,10 +77,27 @@ def summary(samples: list[float]) -> dict[str, Any]:
 
 def latency(systems: list[System], counts: Counts) -> list[dict[str, Any]]:
     """Round trips of each system, interleaved in blocks so that load on a shared machine falls
-    on all of them alike. Times are taken by the caller, in ms. A system whose set-up raises
-    `Unavailable` gets a row that says why instead of figures."""
-    ready: list[System] = []
+    on all of them alike. Times are taken by the caller, in ms. A system whose set-up or call
+    raises `Unavailable` gets a row that says why instead of figures; the others go on."""
+    started: list[System] = []
     missing: dict[str, str] = {}
+    times: dict[str, list[float]] = {s.name: [] for s in systems}
+    inside: dict[str, list[float]] = {s.name: [] for s in systems}
+    clock = time.perf_counter_ns
+
+    def measure(system: System, calls: int, record: bool) -> None:
+        call, out, daemon = system.call, times[system.name], inside[system.name]
+        try:
+            for _ in range(calls):
+                start = clock()
+                reported = call()
+                if record:
+                    out.append((clock() - start) / 1e6)
+                    if reported is not None:
+                        daemon.append(reported)
+        except Unavailable as exc:
+            missing[system.name] = f"stopped after {len(out)} calls: {exc}"
+
     try:
         for system in systems:
             try:
@@ -88,25 +105,16 @@ def latency(systems: list[System], counts: Counts) -> list[dict[str, Any]]:
             except Unavailable as exc:
                 missing[system.name] = str(exc)
                 continue
-            ready.append(system)
-        for system in ready:
-            for _ in range(counts.warmup if system.warmup is None else system.warmup):
-                system.call()
-        times: dict[str, list[float]] = {s.name: [] for s in ready}
-        inside: dict[str, list[float]] = {s.name: [] for s in ready}
-        clock = time.perf_counter_ns
+            started.append(system)
+        for system in started:
+            measure(system, counts.warmup if system.warmup is None else system.warmup, False)
         for _ in range(counts.blocks):
-            for system in ready:
-                call, out, daemon = system.call, times[system.name], inside[system.name]
-                calls = counts.calls if system.calls is None else system.calls
-                for _ in range(max(1, calls // counts.blocks)):
-                    start = clock()
-                    reported = call()
-                    out.append((clock() - start) / 1e6)
-                    if reported is not None:
-                        daemon.append(reported)
+            for system in started:
+                if system.name not in missing:
+                    calls = counts.calls if system.calls is None else system.calls
+                    measure(system, max(1, calls // counts.blocks), True)
     finally:
-        for system in ready:
+        for system in started:
             system.teardown()
     rows = []
     for system in systems:

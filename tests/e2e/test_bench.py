@@ -12,6 +12,8 @@ from pathlib import Path
 
 from bench.pages import NODE_COUNT, PRODUCT_COUNT, nodes_html, products_html
 from bench.peers import button_refs
+from bench.suites import Counts, latency
+from bench.systems import System, Unavailable
 
 from tests.e2e.harness import REPO
 
@@ -82,6 +84,7 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
     ]
     assert results["client"][1]["n"] >= 4
     assert list(results["peers"]) == ["evaluate", "snapshot_products", "click", "snapshot_nodes"]
+    assert list(results["peer_targets"]) == [*results["peers"], "client"]
     for rows in [results["client"], *results["peers"].values()]:
         for row in rows:
             assert row["p50"] > 0 if row.get("available", True) else row["reason"]
@@ -182,3 +185,29 @@ def test_button_refs_are_read_from_each_servers_snapshot_format() -> None:
     assert button_refs(devtools, "Add to cart") == ["1_31", "1_36"]
     assert button_refs(collapsed, "Add to cart") == ["e15", "e17"]
     assert button_refs(bare, "Add to cart") == []
+
+
+def test_a_system_that_stops_answering_gets_a_row_saying_why_and_the_others_go_on() -> None:
+    made = {"calls": 0}
+
+    def flaky() -> None:
+        made["calls"] += 1
+        if made["calls"] > 3:
+            raise Unavailable("the server went away")
+
+    def missing() -> None:
+        raise Unavailable("no such tool")
+
+    systems = [
+        System("steady", lambda: None),
+        System("flaky", flaky),
+        System("missing", lambda: None, missing),
+    ]
+    rows = latency(systems, Counts(warmup=1, calls=8, blocks=4))
+    assert rows[0]["system"] == "steady" and rows[0]["n"] == 8
+    assert rows[1] == {
+        "system": "flaky",
+        "available": False,
+        "reason": "stopped after 2 calls: the server went away",
+    }
+    assert rows[2] == {"system": "missing", "available": False, "reason": "no such tool"}
