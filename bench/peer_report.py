@@ -23,8 +23,9 @@ ROWS = {
     "snapshot_products": (
         f"A snapshot of the {PRODUCT_COUNT}-product page",
         "tabpilot `browser_snapshot`, Playwright MCP `browser_snapshot`, chrome-devtools-mcp "
-        "`take_snapshot`, each with its defaults; characters of the text it returns; button refs: "
-        f'how many of the {PRODUCT_COUNT} "Add to cart" buttons carry a ref (uid)',
+        "`take_snapshot`, each with its defaults; characters of the text it returns (and of the "
+        "structured content beside it, as JSON, which some clients also hand the model); button "
+        f'refs: how many of the {PRODUCT_COUNT} "Add to cart" buttons carry a ref (uid)',
     ),
     "click": (
         'A click by ref on an "Add to cart" button, round trip',
@@ -152,21 +153,22 @@ def markdown(results: dict[str, Any]) -> list[str]:
                 "",
                 f"*{heading}*: {how}",
                 "",
-                "| server | version | p50 | p99 | calls | characters | button refs "
-                "| clicks counted |",
-                "|---|---|---|---|---|---|---|---|",
+                "| server | version | p50 | p99 | calls | characters | structured content "
+                "| button refs | clicks counted |",
+                "|---|---|---|---|---|---|---|---|---|",
             ]
             for r in rows:
                 if not r.get("available", True):
                     lines.append(
                         f"| {r['system']} | {r.get('version') or '-'} | not available: "
-                        f"{r['reason']} | | | | | |"
+                        f"{r['reason']} | | | | | | |"
                     )
                     continue
                 counted = f"{r['cart_counted']} of {r['clicks']}" if "clicks" in r else "-"
                 lines.append(
                     f"| {r['system']} | {r.get('version') or '-'} | {r['p50']:.2f} | "
                     f"{r['p99']:.2f} | {r['n']} | {_cell(r.get('chars'), ',')} | "
+                    f"{_cell(r.get('structured_chars'), ',')} | "
                     f"{_cell(r.get('add_to_cart_refs'))} | {counted} |"
                 )
             lines += _goal_lines(goals.get(key, []))
