@@ -55,9 +55,17 @@ pytest: $(STAMP)
 docs: $(STAMP)
 	$(BIN)/python scripts/cli_reference.py --write
 
-## bench: latency against Selenium, each hop, throughput, large results and start-up, in one
-## Chromium; writes bench/results/ (json, md, png) and the README's benchmark section
-bench: $(STAMP)
+# The MCP servers the benchmark compares tabpilot with, at the versions bench/package-lock.json
+# pins; installed again only when the lock changes. `make test` never needs them.
+BENCH_NODE := bench/node_modules/.package-lock.json
+$(BENCH_NODE): bench/package.json bench/package-lock.json
+	cd bench && npm ci --no-audit --no-fund
+	touch $@
+
+## bench: latency against Selenium, each hop, throughput, large results, start-up, and tabpilot
+## beside Playwright MCP and chrome-devtools-mcp; writes bench/results/ (json, md, png) and the
+## README's benchmark section
+bench: $(STAMP) $(BENCH_NODE)
 	@scripts/ensure-system-deps.sh
 	$(BIN)/python -m bench --readme
 

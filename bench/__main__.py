@@ -6,12 +6,13 @@ import argparse
 import os
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bench import report, routes, suites
+from bench import peer_report, peer_suite, report, routes, suites
 from bench.rig import machine, proc_status, rig
-from bench.systems import comparison_systems, hop_systems
+from bench.systems import client_systems, comparison_systems, hop_systems
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "results"
 
@@ -20,31 +21,48 @@ def _say(message: str) -> None:
     print(f"bench: {message}", file=sys.stderr, flush=True)
 
 
-def run(counts: suites.Counts, daemon_args: tuple[str, ...], command: str) -> dict[str, Any]:
+def run(
+    counts: suites.Counts, daemon_args: tuple[str, ...], command: str, only: str | None = None
+) -> dict[str, Any]:
+    """Every suite, or with `only="peers"` the rows against other servers and the client's."""
     started = time.perf_counter()
+    everything = only is None
     results: dict[str, Any] = {"command": command, "machine": machine()}
-    _say("start-up of a bare daemon")
-    results["startup"] = suites.startup(counts)
+    if everything:
+        _say("start-up of a bare daemon")
+        results["startup"] = suites.startup(counts)
     _say("starting the daemon and Chromium with the extension")
     with rig(daemon_args) as r:
         results["machine"]["chromium"] = r.driver.capabilities.get("browserVersion")
-        time.sleep(0.5)
-        results["idle_rss_connected_bytes"] = proc_status(r.pid)["VmRSS"]
-        _say(f"latency: {counts.calls} calls per system")
-        results["latency"] = suites.latency(comparison_systems(r), counts)
-        _say("latency of each hop")
-        results["hops"] = suites.latency(hop_systems(r), counts)
-        _say(f"throughput, {counts.seconds:g} s per point")
-        results["throughput"] = suites.throughput(r, counts)
-        _say("large results")
-        results["payload"] = suites.payload(r, counts)
-        _say("1+1 by each route: the page world, Trusted Types, the debugger, user scripts")
-        results["routes"] = routes.measure(r, suites.latency, counts)
+        if everything:
+            time.sleep(0.5)
+            results["idle_rss_connected_bytes"] = proc_status(r.pid)["VmRSS"]
+            _say(f"latency: {counts.calls} calls per system")
+            results["latency"] = suites.latency(comparison_systems(r), counts)
+            _say("latency of each hop")
+            results["hops"] = suites.latency(hop_systems(r), counts)
+            _say(f"throughput, {counts.seconds:g} s per point")
+            results["throughput"] = suites.throughput(r, counts)
+            _say("large results")
+            results["payload"] = suites.payload(r, counts)
+            _say("1+1 by each route: the page world, Trusted Types, the debugger, user scripts")
+            results["routes"] = routes.measure(r, suites.latency, counts)
+        _say("1+1 by tabpilot's Python client and by Selenium's CDP")
+        fewer = max(counts.calls // 4, 2 * counts.blocks)
+        quarter = replace(counts, calls=fewer, warmup=counts.warmup // 4)
+        results["client"] = suites.latency(client_systems(r), quarter)
+    _say("tabpilot, Playwright MCP and chrome-devtools-mcp side by side")
+    results["peers"] = peer_suite.measure(counts)
     results["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     results["seconds"] = round(time.perf_counter() - started, 1)
     results["targets"] = [
         {"target": t, "measured": v, "met": ok} for t, v, ok in report.targets(results)
     ]
+    # The same targets of the peers' and the client's tables, by table.
+    results["peer_targets"] = {
+        table: [{"target": t, "measured": v, "met": ok} for t, v, ok in rows]
+        for table, rows in peer_report.targets_by_row(results).items()
+    }
     return results
 
 
@@ -62,12 +80,19 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         help="pass an option to `tabpilot serve` (e.g. --daemon-arg=--access-log)",
     )
+    parser.add_argument(
+        "--only",
+        choices=["peers"],
+        help="only the rows against other MCP servers and the Python client's (faster)",
+    )
     args = parser.parse_args(argv)
+    if args.only and args.readme:
+        parser.error("--readme rewrites the whole section: run every suite for it")
     counts = suites.Counts.smoke() if args.smoke else suites.Counts()
     if args.calls:
         counts.calls = args.calls
     command = " ".join(["python -m bench", *(argv if argv is not None else sys.argv[1:])])
-    results = run(counts, tuple(args.daemon_arg), command)
+    results = run(counts, tuple(args.daemon_arg), command, args.only)
     text = report.write(results, args.out)
     print(text)
     _say(f"done in {results['seconds']:.0f} s; results in {args.out}")

@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bench import peer_report
+
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
 START = "<!-- bench:start -->"
@@ -25,6 +27,8 @@ def _ms(value: float | None) -> str:
 
 def targets(results: dict[str, Any]) -> list[tuple[str, str, bool]]:
     """(target, measured, met) for the targets the benchmark is held to."""
+    if "latency" not in results:  # a run of `--only peers`
+        return peer_report.targets(results)
     rows = {r["system"]: r for r in results["latency"]}
     ours, theirs = rows["tabpilot HTTP"], rows[BASELINE]
     out = [
@@ -61,7 +65,7 @@ def targets(results: dict[str, Any]) -> list[tuple[str, str, bool]]:
         out.append(
             ("10 MB result in < 1 s end to end", f"{big['p50_ms']:.0f} ms", big["p50_ms"] < 1000)
         )
-    return out
+    return out + peer_report.targets(results)
 
 
 def markdown(results: dict[str, Any]) -> str:
@@ -79,9 +83,16 @@ def markdown(results: dict[str, Any]) -> str:
         "|---|---|---|",
     ]
     lines += [f"| {t} | {v} | {'yes' if ok else '**no**'} |" for t, v, ok in targets(results)]
+    if "latency" in results:
+        lines += _suites_markdown(results)
+    lines += peer_report.markdown(results)
+    return "\n".join(lines) + "\n"
 
+
+def _suites_markdown(results: dict[str, Any]) -> list[str]:
+    """The tables of every suite but the peers'."""
     base = next(r for r in results["latency"] if r["system"] == BASELINE)
-    lines += [
+    lines = [
         "",
         f"**`1+1` round trip**, ms, {results['latency'][0]['n']:,} calls each after warm-up",
         "",
@@ -164,7 +175,7 @@ def markdown(results: dict[str, Any]) -> str:
         f"{s['idle_rss_bytes'] / MB:.0f} MB without a browser, "
         f"{results['idle_rss_connected_bytes'] / MB:.0f} MB with the extension connected.",
     ]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def plot(results: dict[str, Any], path: Path) -> None:
@@ -236,7 +247,8 @@ def write(results: dict[str, Any], out: Path) -> str:
     (out / "results.json").write_text(json.dumps(results, indent=1) + "\n")
     text = markdown(results)
     (out / "results.md").write_text(text)
-    plot(results, out / "results.png")
+    if "latency" in results:
+        plot(results, out / "results.png")
     return text
 
 

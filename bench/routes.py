@@ -8,50 +8,23 @@ the two are measured in two passes.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from tests.e2e.harness import allow_user_scripts, set_popup_switch, wait_for
 
+from bench.pages import Page, serve
 from bench.rig import Rig
 from bench.systems import System
 
-#: path -> the Content-Security-Policy it is sent with.
+_HTML = "<!doctype html><title>bench</title><p>bench</p>"
+#: The same page with the policies real sites send.
 PAGES = {
-    "/plain.html": None,
-    "/trusted-types.html": "require-trusted-types-for 'script'",
-    "/strict.html": "script-src 'self'",
+    "/plain.html": Page(_HTML),
+    "/trusted-types.html": Page(
+        _HTML, {"Content-Security-Policy": "require-trusted-types-for 'script'"}
+    ),
+    "/strict.html": Page(_HTML, {"Content-Security-Policy": "script-src 'self'"}),
 }
-
-
-class _Pages(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        policy = PAGES.get(self.path)
-        data = b"<!doctype html><title>bench</title><p>bench</p>"
-        self.send_response(200 if self.path in PAGES else 404)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        if policy:
-            self.send_header("Content-Security-Policy", policy)
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
-@contextmanager
-def pages() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Pages)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def _open(rig: Rig, url: str) -> int:
@@ -78,7 +51,7 @@ def _route_system(rig: Rig, name: str, tab_id: int, route: str) -> System:
 
 def measure(rig: Rig, latency: Any, counts: Any) -> list[dict[str, Any]]:
     """Rows of `latency` (suites.latency) for each route, the fast path first."""
-    with pages() as base:
+    with serve(PAGES) as base:
         plain = _open(rig, f"{base}/plain.html")
         trusted = _open(rig, f"{base}/trusted-types.html")
         strict = _open(rig, f"{base}/strict.html")

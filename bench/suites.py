@@ -17,7 +17,7 @@ from tests.e2e.harness import free_port
 
 from bench.clients import AsyncKeepAlive, LeanClient, raw_post
 from bench.rig import Rig, proc_status, reset_peak
-from bench.systems import System
+from bench.systems import System, Unavailable
 
 
 @dataclass
@@ -31,10 +31,28 @@ class Counts:
     seconds: float = 3.0
     payload_reps: tuple[int, ...] = (30, 20, 8, 4)
     startups: int = 5
+    #: The MCP servers' rows (bench/peer_suite.py): calls of a fast tool (tabpilot's), of a
+    #: tool that takes tenths of a second (the peers'), of tabpilot's 10,000-element snapshot
+    #: (the peers' make a sixth as many), interleaved in this many blocks.
+    peer_fast: int = 200
+    peer_slow: int = 30
+    peer_10k: int = 30
+    peer_blocks: int = 10
 
     @classmethod
     def smoke(cls) -> Counts:
-        return cls(warmup=3, calls=12, blocks=2, seconds=0.3, payload_reps=(1, 1, 1, 1), startups=1)
+        return cls(
+            warmup=3,
+            calls=12,
+            blocks=2,
+            seconds=0.3,
+            payload_reps=(1, 1, 1, 1),
+            startups=1,
+            peer_fast=4,
+            peer_slow=2,
+            peer_10k=6,
+            peer_blocks=2,
+        )
 
 
 def summary(samples: list[float]) -> dict[str, Any]:
@@ -59,31 +77,50 @@ def summary(samples: list[float]) -> dict[str, Any]:
 
 def latency(systems: list[System], counts: Counts) -> list[dict[str, Any]]:
     """Round trips of each system, interleaved in blocks so that load on a shared machine falls
-    on all of them alike. Times are taken by the caller, in ms."""
-    for system in systems:
-        system.setup()
-    try:
-        for system in systems:
-            for _ in range(counts.warmup):
-                system.call()
-        times: dict[str, list[float]] = {s.name: [] for s in systems}
-        inside: dict[str, list[float]] = {s.name: [] for s in systems}
-        per_block = max(1, counts.calls // counts.blocks)
-        clock = time.perf_counter_ns
-        for _ in range(counts.blocks):
-            for system in systems:
-                call, out, daemon = system.call, times[system.name], inside[system.name]
-                for _ in range(per_block):
-                    start = clock()
-                    reported = call()
+    on all of them alike. Times are taken by the caller, in ms. A system whose set-up or call
+    raises `Unavailable` gets a row that says why instead of figures; the others go on."""
+    started: list[System] = []
+    missing: dict[str, str] = {}
+    times: dict[str, list[float]] = {s.name: [] for s in systems}
+    inside: dict[str, list[float]] = {s.name: [] for s in systems}
+    clock = time.perf_counter_ns
+
+    def measure(system: System, calls: int, record: bool) -> None:
+        call, out, daemon = system.call, times[system.name], inside[system.name]
+        try:
+            for _ in range(calls):
+                start = clock()
+                reported = call()
+                if record:
                     out.append((clock() - start) / 1e6)
                     if reported is not None:
                         daemon.append(reported)
-    finally:
+        except Unavailable as exc:
+            missing[system.name] = f"stopped after {len(out)} calls: {exc}"
+
+    try:
         for system in systems:
+            try:
+                system.setup()
+            except Unavailable as exc:
+                missing[system.name] = str(exc)
+                continue
+            started.append(system)
+        for system in started:
+            measure(system, counts.warmup if system.warmup is None else system.warmup, False)
+        for _ in range(counts.blocks):
+            for system in started:
+                if system.name not in missing:
+                    calls = counts.calls if system.calls is None else system.calls
+                    measure(system, max(1, calls // counts.blocks), True)
+    finally:
+        for system in started:
             system.teardown()
     rows = []
     for system in systems:
+        if system.name in missing:
+            rows.append({"system": system.name, "available": False, "reason": missing[system.name]})
+            continue
         row = {"system": system.name, **summary(times[system.name])}
         if inside[system.name]:
             row["daemon"] = {

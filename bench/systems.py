@@ -10,15 +10,18 @@ plus one entry in ``comparison_systems``.
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from websockets.sync.client import connect
 
+import tabpilot
 from bench.clients import LeanClient
 from bench.rig import Rig
 from tabpilot.protocol import CALLS_PATH
@@ -28,12 +31,20 @@ def _nothing() -> None:
     pass
 
 
+class Unavailable(Exception):
+    """A system, or a tool it needs, cannot be measured here; the message says why."""
+
+
 @dataclass
 class System:
     name: str
     call: Callable[[], float | None]
     setup: Callable[[], None] = _nothing
     teardown: Callable[[], None] = _nothing
+    #: Calls and warm-up calls of this system where they differ from the suite's counts: a call
+    #: that takes half a second is measured fewer times than one that takes a millisecond.
+    calls: int | None = None
+    warmup: int | None = None
 
 
 def _post(client: LeanClient, path: str, payload: dict[str, Any], expect: Any) -> float:
@@ -66,6 +77,62 @@ def selenium_cdp_evaluate(rig: Rig) -> System:
             raise RuntimeError(f"Runtime.evaluate gave {answer!r}")
 
     return System("Selenium CDP Runtime.evaluate", call)
+
+
+def _public_client(port: int, state_dir: Path) -> Any:
+    """`tabpilot.Client` aimed at the bench's daemon, finding its port and token as
+    `tabpilot.Client()` does: from TABPILOT_PORT and the daemon's state folder, set while it is
+    made."""
+    client = getattr(tabpilot, "Client", None)
+    if client is None:
+        raise Unavailable(f"tabpilot {tabpilot.__version__} has no public Python client (Client)")
+    aimed = {"TABPILOT_PORT": str(port), "TABPILOT_STATE_DIR": str(state_dir)}
+    before = {name: os.environ.get(name) for name in aimed}
+    os.environ.update(aimed)
+    try:
+        return client()
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _value(answer: Any) -> Any:
+    """What a client call answered: the value itself, or the `result` of an envelope."""
+    if isinstance(answer, dict) and "result" in answer:
+        return answer["result"]
+    return getattr(answer, "result", answer)
+
+
+def tabpilot_client(rig: Rig) -> System:
+    """tabpilot's public Python client: `tabpilot.Client().execute("1+1")`."""
+    state: dict[str, Any] = {}
+
+    def setup() -> None:
+        state["client"] = _public_client(rig.port, rig.daemon.state_dir)
+        try:
+            call()
+        except Exception as exc:  # reported in the row, not raised
+            raise Unavailable(f"tabpilot.Client().execute failed: {exc!r}"[:400]) from exc
+
+    def call() -> None:
+        value = _value(state["client"].execute("1+1"))
+        if value != 2:
+            raise RuntimeError(f"tabpilot.Client().execute('1+1') gave {value!r}")
+
+    def teardown() -> None:
+        close = getattr(state.pop("client", None), "close", None)
+        if callable(close):
+            close()
+
+    return System("tabpilot.Client().execute", call, setup, teardown)
+
+
+def client_systems(rig: Rig) -> list[System]:
+    """tabpilot's Python client beside the fastest way Selenium runs a script in the same tab."""
+    return [tabpilot_client(rig), selenium_cdp_evaluate(rig)]
 
 
 #: The protocol revision the official MCP SDK's client speaks by default: each request carries its

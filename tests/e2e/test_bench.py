@@ -7,7 +7,13 @@ import hashlib
 import json
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
+
+from bench.pages import NODE_COUNT, PRODUCT_COUNT, nodes_html, products_html
+from bench.peers import button_refs
+from bench.suites import Counts, latency
+from bench.systems import System, Unavailable
 
 from tests.e2e.harness import REPO
 
@@ -65,7 +71,33 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
     ]
     assert all(row["n"] >= 10 and row["p50"] > 0 for row in results["routes"])
     assert results["startup"]["startup_p50_ms"] > 0 and results["startup"]["idle_rss_bytes"] > 0
-    assert len(results["targets"]) == 7  # 2 latency, 3 MCP, throughput, 10 MB
+    # 2 latency, 3 MCP, throughput, 10 MB; 1+1, 3 of the product snapshot, the click and the
+    # 10,000-element snapshot against the peers; the Python client's.
+    assert len(results["targets"]) == 14
+    assert all(isinstance(t["met"], bool) and t["measured"] for t in results["targets"])
+
+    # The Python client beside Selenium's CDP, and the rows against the other MCP servers: each
+    # system has figures, or says why it could not be measured (a peer not installed by npm).
+    assert [row["system"] for row in results["client"]] == [
+        "tabpilot.Client().execute",
+        "Selenium CDP Runtime.evaluate",
+    ]
+    assert results["client"][1]["n"] >= 4
+    assert list(results["peers"]) == ["evaluate", "snapshot_products", "click", "snapshot_nodes"]
+    assert list(results["peer_targets"]) == [*results["peers"], "client"]
+    for rows in [results["client"], *results["peers"].values()]:
+        for row in rows:
+            assert row["p50"] > 0 if row.get("available", True) else row["reason"]
+    for rows in results["peers"].values():
+        assert [r["system"] for r in rows] == ["tabpilot", "Playwright MCP", "chrome-devtools-mcp"]
+    evaluate = results["peers"]["evaluate"][0]
+    assert evaluate["n"] >= 4 and evaluate["version"]  # tabpilot's execute_javascript over stdio
+    for row in results["peers"]["snapshot_products"]:
+        if row.get("available", True):
+            assert row["chars"] > 1000 and row["add_to_cart_refs"] == PRODUCT_COUNT
+    for row in results["peers"]["click"]:
+        if row.get("available", True):
+            assert row["cart_counted"] == row["clicks"] > 0
 
     table = (tmp_path / "results.md").read_text()
     headings = (
@@ -75,6 +107,8 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
         "**Throughput**",
         "by route",
         "**Start-up**",
+        "**Against other MCP browser servers**",
+        "**tabpilot's Python client**",
     )
     for heading in headings:
         assert heading in table
@@ -102,3 +136,78 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
     # A smoke run leaves the published figures alone.
     assert (_digest(COMMITTED) if COMMITTED.is_dir() else {}) == committed
     assert (REPO / "README.md").read_text() == readme
+
+
+class _Elements(HTMLParser):
+    """Counts the start tags inside <body>, and the "Add to cart" buttons."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inside, self.count, self.buttons, self.tag = False, 0, 0, ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self.inside:
+            self.count += 1
+        self.inside = self.inside or tag == "body"
+        self.tag = tag
+
+    def handle_endtag(self, tag: str) -> None:
+        self.inside = self.inside and tag != "body"
+
+    def handle_data(self, data: str) -> None:
+        self.buttons += self.tag == "button" and data == "Add to cart"
+
+
+def _parse(html: str) -> _Elements:
+    parser = _Elements()
+    parser.feed(html)
+    return parser
+
+
+def test_fixture_pages_have_the_sizes_the_rows_name() -> None:
+    assert _parse(nodes_html()).count == NODE_COUNT == 10_000
+    assert _parse(products_html()).buttons == PRODUCT_COUNT == 300
+
+
+def test_button_refs_are_read_from_each_servers_snapshot_format() -> None:
+    playwright = '- button "Add to cart" [ref=e12]\n- button "Add to cart" [ref=e7]'
+    devtools = 'uid=1_31 button "Add to cart"\nuid=1_36 button "Add to cart"\nuid=1_6 button "Go"'
+    collapsed = (
+        "- list [ref=e9]:\n"
+        '  - 2 \u00d7 listitem: (heading "{1}", button "Add to cart" [ref={2}], link "Details" '
+        "[ref={3}]); one per line: {1}|{2}|{3}\n"
+        "    Oak lamp|e15|e16\n"
+        "    Wool rug|e17|e18\n"
+        '- button "Checkout" [ref=e20]'
+    )
+    bare = '- button "Add to cart"\n- link "Details" [ref=e4]'
+    assert button_refs(playwright, "Add to cart") == ["e12", "e7"]
+    assert button_refs(devtools, "Add to cart") == ["1_31", "1_36"]
+    assert button_refs(collapsed, "Add to cart") == ["e15", "e17"]
+    assert button_refs(bare, "Add to cart") == []
+
+
+def test_a_system_that_stops_answering_gets_a_row_saying_why_and_the_others_go_on() -> None:
+    made = {"calls": 0}
+
+    def flaky() -> None:
+        made["calls"] += 1
+        if made["calls"] > 3:
+            raise Unavailable("the server went away")
+
+    def missing() -> None:
+        raise Unavailable("no such tool")
+
+    systems = [
+        System("steady", lambda: None),
+        System("flaky", flaky),
+        System("missing", lambda: None, missing),
+    ]
+    rows = latency(systems, Counts(warmup=1, calls=8, blocks=4))
+    assert rows[0]["system"] == "steady" and rows[0]["n"] == 8
+    assert rows[1] == {
+        "system": "flaky",
+        "available": False,
+        "reason": "stopped after 2 calls: the server went away",
+    }
+    assert rows[2] == {"system": "missing", "available": False, "reason": "no such tool"}

@@ -1,0 +1,124 @@
+"""The fixture pages every browser server is measured on, and the local server that serves them.
+
+`PRODUCTS` is a shop's listing as agents meet it: a header with a search box and navigation, 300
+products (a name heading, a price, an "Add to cart" button, a details link), a footer. `NODES` is a
+long feed of exactly `NODE_COUNT` elements in its body. Both are built from fixed data, so every
+run and every server sees the same bytes.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+PRODUCT_COUNT = 300
+NODE_COUNT = 10_000
+ADD_TO_CART = "Add to cart"
+
+_ADJECTIVES = ("Walnut", "Linen", "Copper", "Ceramic", "Oak", "Wool", "Steel", "Bamboo", "Glass")
+_THINGS = ("desk lamp", "throw blanket", "kettle", "mug set", "side table", "cushion", "clock")
+_NAV = ("Home", "New in", "Living room", "Kitchen", "Bedroom", "Lighting", "Sale", "Help")
+_FOOTER = ("About us", "Delivery", "Returns", "Contact", "Privacy", "Terms")
+
+
+@dataclass(frozen=True)
+class Page:
+    html: str
+    headers: Mapping[str, str] = field(default_factory=dict)
+    status: int = 200
+
+
+def product_name(index: int) -> str:
+    adjective = _ADJECTIVES[index % len(_ADJECTIVES)]
+    thing = _THINGS[(index // len(_ADJECTIVES)) % len(_THINGS)]
+    return f"{adjective} {thing} no. {index + 1}"
+
+
+def _links(names: tuple[str, ...], prefix: str) -> str:
+    return "".join(
+        f'<li><a href="/{prefix}/{n.lower().replace(" ", "-")}">{n}</a></li>' for n in names
+    )
+
+
+def products_html(count: int = PRODUCT_COUNT) -> str:
+    items = "".join(
+        f'<li class="product"><h2>{product_name(i)}</h2>'
+        f'<p class="price">${(i * 37) % 190 + 9}.{(i * 13) % 100:02d}</p>'
+        f'<button type="button" class="add">{ADD_TO_CART}</button> '
+        f'<a href="/product/{i + 1}">Details</a></li>'
+        for i in range(count)
+    )
+    return (
+        "<!doctype html><html lang=en><head><meta charset=utf-8><title>Home goods</title>"
+        '<link rel="icon" href="data:,">'
+        "<style>.product{display:inline-block;width:14em;margin:.5em}</style></head><body>"
+        '<header><a href="/">Home goods</a>'
+        '<form role="search" action="/search"><input name="q" aria-label="Search products">'
+        "<button>Search</button></form>"
+        f"<nav><ul>{_links(_NAV, 'shop')}</ul></nav>"
+        '<p>Cart: <span id="cart">0</span> items</p></header>'
+        f'<main><h1>Products</h1><ul class="products">{items}</ul></main>'
+        f"<footer><ul>{_links(_FOOTER, 'info')}</ul><p>© Home goods</p></footer>"
+        # One listener for every button: a click adds to the cart and changes nothing else, so the
+        # page stays the same size from the first click to the last.
+        "<script>document.querySelector('.products').addEventListener('click', e => {"
+        "if (e.target.matches('button.add')) {"
+        "const c = document.getElementById('cart'); c.textContent = +c.textContent + 1; }});"
+        "</script></body></html>"
+    )
+
+
+def nodes_html(count: int = NODE_COUNT) -> str:
+    """A feed of posts, five elements each (article, heading, paragraph, link, button), padded with
+    spans to exactly `count` elements inside the body."""
+    posts, extra = divmod(count - 2, 5)  # the feed's <main> and the one <h1>
+    body = "".join(
+        f"<article><h3>Post {i + 1}</h3><p>Note number {i + 1} of the feed.</p>"
+        f'<a href="/post/{i + 1}">Read</a><button type="button">Like</button></article>'
+        for i in range(posts)
+    )
+    body += "<span>.</span>" * extra
+    return (
+        "<!doctype html><html lang=en><head><meta charset=utf-8><title>Feed</title>"
+        '<link rel="icon" href="data:,"></head>'
+        f"<body><main><h1>Feed</h1>{body}</main></body></html>"
+    )
+
+
+def fixture_pages() -> dict[str, Page]:
+    return {"/products.html": Page(products_html()), "/nodes.html": Page(nodes_html())}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    pages: Mapping[str, Page] = {}
+
+    def do_GET(self) -> None:
+        page = self.pages.get(self.path.split("?", 1)[0])
+        data = (page.html if page else "<!doctype html><title>Not found</title>").encode()
+        self.send_response(page.status if page else 404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (page.headers if page else {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@contextmanager
+def serve(pages: Mapping[str, Page]) -> Iterator[str]:
+    """Serve `pages` (path -> Page) on 127.0.0.1 until the block ends; yields the base URL."""
+    handler = type("Pages", (_Handler,), {"pages": dict(pages)})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -1,0 +1,200 @@
+"""The peers' rows of results.md and the targets they are held to (bench/peer_suite.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench.pages import NODE_COUNT, PRODUCT_COUNT
+
+TABPILOT = "tabpilot"
+PLAYWRIGHT = "Playwright MCP"
+DEVTOOLS = "chrome-devtools-mcp"
+CLIENT = "tabpilot.Client().execute"
+SELENIUM_CDP = "Selenium CDP Runtime.evaluate"
+
+#: results["peers"] key -> the row's heading and what each server's tool was called with.
+ROWS = {
+    "evaluate": (
+        "`1+1` through each server's evaluation tool, with its defaults",
+        'tabpilot `execute_javascript` {script: "1+1"}; Playwright MCP `browser_evaluate` '
+        '{function: "() => 1+1"}; chrome-devtools-mcp `evaluate_script` {pageId, function: '
+        '"() => 1+1"}',
+    ),
+    "snapshot_products": (
+        f"A snapshot of the {PRODUCT_COUNT}-product page",
+        "tabpilot `browser_snapshot`, Playwright MCP `browser_snapshot`, chrome-devtools-mcp "
+        "`take_snapshot`, each with its defaults; characters of the text it returns (and of the "
+        "structured content beside it, as JSON, which some clients also hand the model); button "
+        f'refs: how many of the {PRODUCT_COUNT} "Add to cart" buttons carry a ref (uid)',
+    ),
+    "click": (
+        'A click by ref on an "Add to cart" button, round trip',
+        "tabpilot `browser_act` {kind: click, ref}; Playwright MCP `browser_click` {element, "
+        "target}; chrome-devtools-mcp `click` {pageId, uid}; refs from a snapshot; clicks counted: "
+        "what the page's cart counted afterwards",
+    ),
+    "snapshot_nodes": (
+        f"A snapshot of the {NODE_COUNT:,}-element page",
+        "the same snapshot tools; the peers, whose snapshots take seconds, are measured a sixth as "
+        "many times, for reference",
+    ),
+}
+
+
+def _row(rows: list[dict[str, Any]], system: str) -> dict[str, Any] | None:
+    row = next((r for r in rows if r["system"] == system), None)
+    return row if row is not None and row.get("available", True) else None
+
+
+def _why(rows: list[dict[str, Any]], system: str) -> str:
+    row = next((r for r in rows if r["system"] == system), None)
+    return f"{system} not available: {row['reason'] if row else 'not measured'}"
+
+
+Target = tuple[str, str, bool]
+
+
+def targets_by_row(results: dict[str, Any]) -> dict[str, list[Target]]:
+    """(target, measured, met) of each table; a target whose figures are missing is not met, and
+    says why."""
+    peers, out = results.get("peers"), {}
+    if peers:
+        out["evaluate"] = _evaluate_target(peers["evaluate"])
+        out["snapshot_products"] = _snapshot_targets(peers["snapshot_products"])
+        out["click"] = [_p50_target(peers["click"], "click by ref", 10.0, "≤")]
+        out["snapshot_nodes"] = [
+            _p50_target(peers["snapshot_nodes"], f"snapshot of {NODE_COUNT:,} elements", 500, "<")
+        ]
+    if results.get("client"):
+        out["client"] = [_client_target(results["client"])]
+    return out
+
+
+def targets(results: dict[str, Any]) -> list[Target]:
+    return [t for row in targets_by_row(results).values() for t in row]
+
+
+def _evaluate_target(rows: list[dict[str, Any]]) -> list[Target]:
+    target = f"tabpilot `1+1` p50 ≥ 10x faster than {PLAYWRIGHT} and {DEVTOOLS}"
+    ours = _row(rows, TABPILOT)
+    missing = [name for name in (TABPILOT, PLAYWRIGHT, DEVTOOLS) if _row(rows, name) is None]
+    if ours is None or missing:
+        return [(target, "; ".join(_why(rows, name) for name in missing), False)]
+    parts, met = [f"tabpilot {ours['p50']:.2f} ms"], True
+    for name in (PLAYWRIGHT, DEVTOOLS):
+        theirs = _row(rows, name)
+        assert theirs is not None
+        ratio = theirs["p50"] / ours["p50"]
+        parts.append(f"{name} {theirs['p50']:.0f} ms ({ratio:.0f}x)")
+        met = met and ratio >= 10
+    return [(target, "; ".join(parts), met)]
+
+
+def _snapshot_targets(rows: list[dict[str, Any]]) -> list[Target]:
+    ours, theirs = _row(rows, TABPILOT), _row(rows, PLAYWRIGHT)
+    size = f"tabpilot's {PRODUCT_COUNT}-product snapshot ≤ 1/3 of {PLAYWRIGHT}'s characters"
+    refs = f'every "Add to cart" button has a ref in tabpilot\'s snapshot ({PRODUCT_COUNT})'
+    speed = "tabpilot snapshot of 300 products p50 ≤ 50 ms"
+    if ours is None:
+        why = _why(rows, TABPILOT)
+        return [(size, why, False), (refs, why, False), (speed, why, False)]
+    if theirs is None:
+        out = [(size, _why(rows, PLAYWRIGHT), False)]
+    else:
+        ratio = ours["chars"] / theirs["chars"]
+        measured = f"{ours['chars']:,} vs {theirs['chars']:,} characters ({ratio:.2f}x)"
+        out = [(size, measured, ratio <= 1 / 3)]
+    got = ours["add_to_cart_refs"]
+    out.append((refs, f"{got} of {PRODUCT_COUNT}", got >= PRODUCT_COUNT))
+    out.append((speed, f"{ours['p50']:.1f} ms", ours["p50"] <= 50))
+    return out
+
+
+def _p50_target(rows: list[dict[str, Any]], what: str, limit: float, sign: str) -> Target:
+    target = f"tabpilot {what} p50 {sign} {limit:g} ms"
+    ours = _row(rows, TABPILOT)
+    if ours is None:
+        return (target, _why(rows, TABPILOT), False)
+    met = ours["p50"] <= limit if sign == "≤" else ours["p50"] < limit
+    return (target, f"{ours['p50']:.1f} ms", met)
+
+
+def _client_target(rows: list[dict[str, Any]]) -> Target:
+    target = f"{CLIENT} p50 ≤ {SELENIUM_CDP} p50"
+    ours, theirs = _row(rows, CLIENT), _row(rows, SELENIUM_CDP)
+    if ours is None or theirs is None:
+        return (target, _why(rows, CLIENT if ours is None else SELENIUM_CDP), False)
+    ratio = ours["p50"] / theirs["p50"]
+    return (
+        target,
+        f"{ours['p50']:.2f} ms vs {theirs['p50']:.2f} ms ({ratio:.2f}x)",
+        ours["p50"] <= theirs["p50"],
+    )
+
+
+def _cell(value: Any, spec: str = "") -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def markdown(results: dict[str, Any]) -> list[str]:
+    """The peers' tables and the client's, with the target each is held to."""
+    peers, lines = results.get("peers"), []
+    goals = targets_by_row(results)
+    if peers:
+        lines += [
+            "",
+            "**Against other MCP browser servers**, each over stdio through the MCP SDK's own "
+            "client, each driving a headless Chromium it started (tabpilot: `tabpilot serve "
+            "--browser`), on the same local pages, interleaved in blocks; ms",
+        ]
+        for key, (heading, how) in ROWS.items():
+            rows = peers[key]
+            lines += [
+                "",
+                f"*{heading}*: {how}",
+                "",
+                "| server | version | p50 | p99 | calls | characters | structured content "
+                "| button refs | clicks counted |",
+                "|---|---|---|---|---|---|---|---|---|",
+            ]
+            for r in rows:
+                if not r.get("available", True):
+                    lines.append(
+                        f"| {r['system']} | {r.get('version') or '-'} | not available: "
+                        f"{r['reason']} | | | | | | |"
+                    )
+                    continue
+                counted = f"{r['cart_counted']} of {r['clicks']}" if "clicks" in r else "-"
+                lines.append(
+                    f"| {r['system']} | {r.get('version') or '-'} | {r['p50']:.2f} | "
+                    f"{r['p99']:.2f} | {r['n']} | {_cell(r.get('chars'), ',')} | "
+                    f"{_cell(r.get('structured_chars'), ',')} | "
+                    f"{_cell(r.get('add_to_cart_refs'))} | {counted} |"
+                )
+            lines += _goal_lines(goals.get(key, []))
+    if results.get("client"):
+        lines += [
+            "",
+            "**tabpilot's Python client** beside Selenium's CDP `Runtime.evaluate`, `1+1` in the "
+            "same tab of the same Chromium, interleaved; ms",
+            "",
+            "| system | p50 | p90 | p99 | calls |",
+            "|---|---|---|---|---|",
+        ]
+        for r in results["client"]:
+            if not r.get("available", True):
+                lines.append(f"| {r['system']} | not available: {r['reason']} | | | |")
+            else:
+                lines.append(
+                    f"| {r['system']} | {r['p50']:.2f} | {r['p90']:.2f} | {r['p99']:.2f} | "
+                    f"{r['n']} |"
+                )
+        lines += _goal_lines(goals.get("client", []))
+    return lines
+
+
+def _goal_lines(goals: list[Target]) -> list[str]:
+    out = [""]
+    for target, measured, met in goals:
+        out.append(f"Target: {target}: {measured}; met: {'yes' if met else '**no**'}.  ")
+    return out

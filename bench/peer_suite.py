@@ -1,0 +1,306 @@
+"""tabpilot beside Playwright MCP and chrome-devtools-mcp, each over stdio through one MCP client.
+
+tabpilot runs as a daemon of its own with its managed headless Chromium (`tabpilot serve
+--browser`), so each of the three servers drives a browser it started itself. All three load the
+same pages from one local server (bench/pages.py) and are measured side by side, interleaved in
+blocks, in these rows:
+
+- `1+1` through each evaluation tool with its defaults;
+- a snapshot of the 300-product page: its characters, its time, and how many of the 300 "Add to
+  cart" buttons carry a ref;
+- a snapshot of the 10,000-element page;
+- a click by ref on an "Add to cart" button from a snapshot, checked afterwards by the cart's count.
+
+A server, or a tool of it, that cannot be measured gets a row saying why instead of figures.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from tests.e2e.harness import Daemon, spawn_daemon, wait_for
+
+from bench import pages
+from bench.peers import (
+    Loop,
+    Server,
+    Session,
+    button_refs,
+    devtools_server,
+    playwright_server,
+    session,
+    tabpilot_server,
+)
+from bench.suites import Counts, latency
+from bench.systems import System, Unavailable
+
+PRODUCTS, NODES = "/products.html", "/nodes.html"
+
+
+def _say(message: str) -> None:
+    print(f"bench: {message}", file=sys.stderr, flush=True)
+
+
+@dataclass
+class Peer:
+    """A server's open session and the pages it has open, by path."""
+
+    name: str
+    server: Server | None
+    session: Session | None
+    reason: str = ""
+    pages: dict[str, Any] = field(default_factory=dict)
+    #: For a server with one current tab (Playwright MCP): the path it shows.
+    showing: str | None = None
+    base: str = ""
+
+    @property
+    def fast(self) -> bool:
+        return self.name == "tabpilot"
+
+    @property
+    def open(self) -> tuple[Server, Session]:
+        if self.server is None or self.session is None:
+            raise Unavailable(self.reason)
+        return self.server, self.session
+
+    def aim(self, path: str) -> Any:
+        """What the server's tools need to act on `path`, navigating there first if it must."""
+        _, session = self.open
+        if path in self.pages:
+            return self.pages[path]
+        if self.showing != path:
+            session.call("browser_navigate", {"url": self.base + path})
+            self.showing = path
+        return None
+
+    def run(self, tool_args: tuple[str, dict[str, Any]]) -> str:
+        return self.open[1].call(*tool_args)
+
+
+def _guarded(step: Callable[[], None]) -> Callable[[], None]:
+    """Any failure of a set-up or a call (a tool this build lacks, an error answer, a server
+    that stopped) makes the system unavailable with that reason, instead of stopping the whole
+    benchmark."""
+
+    def run() -> None:
+        try:
+            step()
+        except Unavailable:
+            raise
+        except Exception as exc:  # reported in the row, not raised
+            raise Unavailable(f"{type(exc).__name__}: {exc}"[:400]) from exc
+
+    return run
+
+
+def _counts(peer: Peer, counts: Counts, row: str = "") -> tuple[int, int]:
+    """Calls and warm-up of a row: tabpilot's tools take milliseconds, the peers' tenths of a
+    second, and their snapshots of 10,000 elements seconds (measured a sixth as many times, for
+    reference only)."""
+    if row == "nodes":
+        return (counts.peer_10k if peer.fast else max(1, counts.peer_10k // 6)), 1
+    if not peer.fast:  # the set-up's own call has warmed it up already
+        return counts.peer_slow, 1
+    many = counts.peer_fast // 2 if row == "products" else counts.peer_fast
+    return many, max(1, many // 20)
+
+
+def evaluate_system(peer: Peer, counts: Counts) -> System:
+    state: dict[str, Any] = {}
+
+    def setup() -> None:
+        server, _ = peer.open
+        # tabpilot's defaults aim at the active tab: the product page, opened last.
+        state["args"] = server.evaluate(None if peer.fast else peer.aim(PRODUCTS), "1+1")
+        state["value"] = server.value
+        call()
+
+    def call() -> None:
+        value = state["value"](peer.run(state["args"]))
+        if value != "2":
+            raise RuntimeError(f"{peer.name} answered {value!r} to 1+1")
+
+    calls, warmup = _counts(peer, counts)
+    return System(peer.name, _guarded(call), _guarded(setup), calls=calls, warmup=warmup)
+
+
+def snapshot_system(peer: Peer, path: str, counts: Counts, found: dict[str, Any]) -> System:
+    """Snapshots of `path`; `found` gets the size of the first (its text, which an agent reads,
+    and the structured content beside it, if any) and, on the product page, how many of its "Add
+    to cart" buttons carry a ref."""
+    state: dict[str, Any] = {}
+
+    def setup() -> None:
+        server, session = peer.open
+        state["args"] = server.snapshot(peer.aim(path))
+        text = peer.run(state["args"])
+        structured = session.last.structured_content if session.last else None
+        found[peer.name] = {
+            "chars": len(text),
+            "structured_chars": len(json.dumps(structured)) if structured else 0,
+        }
+        if path == PRODUCTS:
+            found[peer.name]["add_to_cart_refs"] = len(button_refs(text, pages.ADD_TO_CART))
+
+    def call() -> None:
+        if not peer.run(state["args"]):
+            raise RuntimeError(f"{peer.name} gave an empty snapshot")
+
+    calls, warmup = _counts(peer, counts, "products" if path == PRODUCTS else "nodes")
+    return System(peer.name, _guarded(call), _guarded(setup), calls=calls, warmup=warmup)
+
+
+def click_system(peer: Peer, counts: Counts, found: dict[str, Any]) -> System:
+    """Clicks on the first "Add to cart" button by the ref a snapshot gave it; at the end the
+    page's cart must count every click, or the row says it does not."""
+    state: dict[str, Any] = {"clicks": 0}
+
+    def cart() -> int:
+        server, _ = peer.open
+        script = "+document.getElementById('cart').textContent"
+        return int(server.value(peer.run(server.evaluate(peer.aim(PRODUCTS), script))))
+
+    def setup() -> None:
+        server, _ = peer.open
+        target = peer.aim(PRODUCTS)
+        state["before"] = cart()
+        refs = button_refs(peer.run(server.snapshot(target)), pages.ADD_TO_CART)
+        if not refs:
+            raise RuntimeError(f'no button "{pages.ADD_TO_CART}" with a ref in the snapshot')
+        ref = refs[0]
+        state["args"] = server.click(target, ref)
+        call()
+
+    def call() -> None:
+        peer.run(state["args"])
+        state["clicks"] += 1
+
+    def teardown() -> None:
+        try:
+            counted: int | str = cart() - state["before"]
+        except Exception as exc:  # the row says so; the other servers' figures stand
+            counted = f"unknown ({exc})"[:200]
+        found[peer.name] = {"clicks": state["clicks"], "cart_counted": counted}
+
+    calls, warmup = _counts(peer, counts)
+    return System(peer.name, _guarded(call), _guarded(setup), teardown, calls, warmup)
+
+
+def _open_tabpilot_tabs(daemon: Daemon, base: str) -> dict[str, int]:
+    """The 10,000-element page, then the product page, in tabs of the managed browser: the product
+    page is left the active tab."""
+    tabs = {}
+    for path in (NODES, PRODUCTS):
+        body = daemon.post_json("/browser_tabs", {"action": "new", "url": base + path}).json()
+        if not body.get("success"):
+            raise RuntimeError(f"/browser_tabs new answered {body}")
+        tab = int(body["result"]["id"])
+
+        def loaded(tab: int = tab) -> bool:
+            answer = daemon.execute("document.readyState", tab_id=tab).json()
+            return bool(answer.get("success")) and answer["result"] == "complete"
+
+        wait_for(loaded, 30, f"{path} to load in tabpilot's browser")
+        tabs[path] = tab
+    return tabs
+
+
+def _open_devtools_pages(peer: Peer) -> None:
+    for path in (NODES, PRODUCTS):
+        text = peer.run(("new_page", {"url": peer.base + path}))
+        match = re.search(rf"^(\d+): .*\({re.escape(peer.base + path)}\)", text, re.M)
+        if match is None:
+            raise RuntimeError(f"new_page did not list {path}: {text[:300]}")
+        peer.pages[path] = int(match.group(1))
+
+
+@contextmanager
+def _managed_daemon() -> Iterator[Daemon]:
+    with spawn_daemon("--browser") as daemon:
+
+        def ready() -> bool:
+            extension = daemon.status()["extension"]
+            return bool(extension["connected"] and extension.get("pilot_enabled"))
+
+        wait_for(ready, 60, "the managed browser's extension with AI Web Pilot on")
+        yield daemon
+
+
+@contextmanager
+def _peers(loop: Loop, base: str) -> Iterator[list[Peer]]:
+    """tabpilot, Playwright MCP and chrome-devtools-mcp, each with its pages open; a server that
+    cannot start is a Peer without a session and a reason."""
+    with ExitStack() as stack:
+        work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="tabpilot-peers-")))
+        tabs: dict[str, int] = {}
+
+        def tabpilot() -> Server:
+            daemon = stack.enter_context(_managed_daemon())
+            tabs.update(_open_tabpilot_tabs(daemon, base))
+            return tabpilot_server(daemon.port, daemon.state_dir)
+
+        makers: dict[str, Callable[[], Server]] = {
+            "tabpilot": tabpilot,
+            "Playwright MCP": lambda: playwright_server(work),
+            "chrome-devtools-mcp": lambda: devtools_server(work),
+        }
+        peers = []
+        for name, make in makers.items():
+            try:
+                server = make()
+                peer = Peer(name, server, stack.enter_context(session(loop, server)), base=base)
+                peer.pages = tabs if name == "tabpilot" else {}
+                if name == "chrome-devtools-mcp":
+                    _open_devtools_pages(peer)
+            except Exception as exc:  # a peer that cannot start is reported
+                _say(f"{name} is not available: {exc}")
+                peer = Peer(name, None, None, reason=f"{exc}"[:400])
+            peers.append(peer)
+        yield peers
+
+
+def _merge(rows: list[dict[str, Any]], found: dict[str, Any], peers: list[Peer]) -> None:
+    versions = {p.name: p.server.version for p in peers if p.server is not None}
+    for row in rows:
+        row.update(found.get(row["system"], {}))
+        row["version"] = versions.get(row["system"])
+
+
+def measure(counts: Counts) -> dict[str, list[dict[str, Any]]]:
+    """The four rows, each a list of one row per server, tabpilot first."""
+    blocks = replace(counts, blocks=counts.peer_blocks)
+    loop = Loop()
+    out: dict[str, list[dict[str, Any]]] = {}
+    try:
+        with pages.serve(pages.fixture_pages()) as base, _peers(loop, base) as peers:
+            _say("peers: 1+1 through each server's evaluation tool")
+            out["evaluate"] = latency([evaluate_system(p, counts) for p in peers], blocks)
+            _merge(out["evaluate"], {}, peers)
+            found: dict[str, Any] = {}
+            _say("peers: a snapshot of 300 products")
+            systems = [snapshot_system(p, PRODUCTS, counts, found) for p in peers]
+            out["snapshot_products"] = latency(systems, blocks)
+            _merge(out["snapshot_products"], found, peers)
+            _say("peers: a click by ref")
+            found = {}
+            out["click"] = latency([click_system(p, counts, found) for p in peers], blocks)
+            _merge(out["click"], found, peers)
+            _say("peers: a snapshot of 10,000 elements")
+            found = {}
+            systems = [snapshot_system(p, NODES, counts, found) for p in peers]
+            # Half as many blocks: a peer's few calls of seconds each still fill every block.
+            halves = replace(blocks, blocks=max(1, counts.peer_blocks // 2))
+            out["snapshot_nodes"] = latency(systems, halves)
+            _merge(out["snapshot_nodes"], found, peers)
+    finally:
+        loop.close()
+    return out
