@@ -21,6 +21,7 @@ import pytest
 from tabpilot.cli import build_parser, cmd_mcp
 from tabpilot.config import DEFAULT_PORT
 from tabpilot.mcp_http import MCP_PATH
+from tabpilot.mcp_server import tool_result
 from tabpilot.protocol import ExecuteParams
 from tabpilot.tools import TOOLS
 from tests.e2e.harness import free_port, spawn_daemon
@@ -397,3 +398,26 @@ def test_the_daemon_loads_the_mcp_sdk_only_when_mcp_is_first_called() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
     )
     assert loaded.stdout.strip() == "[]"
+
+
+def test_a_snapshot_reaches_the_model_once() -> None:
+    # The outline is the text; the structured content keeps the rest of the envelope.
+    tool = TOOLS["browser_snapshot"]
+    envelope = {
+        "success": True,
+        "request_id": "r1",
+        "result": {
+            "snapshot": '- button "Go" [ref=e1]',
+            "refs": 1,
+            "chars": 22,
+            "truncated": False,
+        },
+        "result_type": "object",
+        "tab": {"id": 1, "url": "https://example.com/", "title": "Example"},
+        "duration_ms": 1.0,
+    }
+    answer = tool_result(envelope, tool.text, tool.in_text)
+    assert answer.content[0].text.endswith('- button "Go" [ref=e1]')  # type: ignore[union-attr]
+    assert answer.structured_content is not None
+    assert answer.structured_content["result"] == {"refs": 1, "chars": 22, "truncated": 0}
+    assert envelope["result"]["snapshot"]  # the caller's envelope is left whole

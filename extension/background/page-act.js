@@ -27,6 +27,7 @@ function asCommandError(err, tab) {
 // ref of an earlier document becomes stale_ref there).
 export function createPageAct({ chrome, ports, debug, dialogs, tabWatch, frames, aiTabs, input, withTimeout, pageError }) {
   const openers = new Map(); // tab id -> Set of functions told of each tab it opens
+  const quiet = new Set(); // tabs whose last DOM action started nothing (see viaDom)
   // Registered in the worker's first turn, like every listener Chrome must wake the worker for.
   chrome.tabs.onCreated?.addListener((created) => {
     for (const told of openers.get(created.openerTabId) ?? []) told(created);
@@ -91,6 +92,8 @@ export function createPageAct({ chrome, ports, debug, dialogs, tabWatch, frames,
     if (typeof result.open === "string" && OPENABLE.test(result.open)) {
       opened.add(await chrome.tabs.create({ url: result.open, openerTabId: tab.id, windowId: tab.windowId, index: tab.index + 1, active: true }));
     }
+    // The page saw no navigation start (lib/act.js) and opened no tab: nothing to wait for.
+    if (result.navigating === false && !result.open) quiet.add(tab.id);
     return String(result.description ?? "");
   }
 
@@ -141,12 +144,13 @@ export function createPageAct({ chrome, ports, debug, dialogs, tabWatch, frames,
   }
 
   // Waits for what the action set going: a navigation it started (until the new page's DOM is
-  // there), a tab it opened. Ends after QUIET_MS when nothing started.
-  async function settle(tracker, opened, left) {
+  // there), a tab it opened. Ends after QUIET_MS when nothing started, at once when the page said
+  // that nothing did.
+  async function settle(tracker, opened, left, calm) {
     const begun = Date.now();
     const remaining = () => Math.max(0, left - (Date.now() - begun));
     const moving = (s) => s.started || s.committed || s.sameDocument || s.closed || opened.opened.length > 0;
-    await tracker.wait(moving, Math.min(QUIET_MS, remaining()));
+    await tracker.wait(moving, calm ? 0 : Math.min(QUIET_MS, remaining()));
     const s = tracker.state;
     if ((s.started || s.committed) && !s.closed) await tracker.wait((st) => st.error !== null || st.closed || st.domReady, remaining());
   }
@@ -210,7 +214,8 @@ export function createPageAct({ chrome, ports, debug, dialogs, tabWatch, frames,
         if (!(closed && (tracker.state.started || tracker.state.committed))) throw asCommandError(err, tab);
         description = `Did ${params.kind}${params.ref ? ` on ${params.ref}` : ""}; the page navigated before it answered`;
       }
-      await settle(tracker, opened, timeoutMs - (Date.now() - started));
+      const calm = quiet.delete(tab.id) && answered.length === 0;
+      await settle(tracker, opened, timeoutMs - (Date.now() - started), calm);
       const now = tabInfo(await chrome.tabs.get(tab.id).catch(() => tab));
       const navigated = tracker.state.committed || tracker.state.sameDocument || now.url !== tabInfo(tab).url;
       const newTabs = await Promise.all(opened.opened.map((t) => chrome.tabs.get(t.id).then(tabInfo, () => tabInfo(t))));

@@ -264,10 +264,27 @@
     .ready()
     .catch(() => {});
 
-  // Runs one act message on the DOM route; resolves to {description, open?, checked?}.
+  // Runs one act message on the DOM route; resolves to {description, open?, checked?, navigating}.
+  // `navigating` says whether the action started a navigation of this page (a link, a form, a
+  // pushState): the Navigation API fires "navigate" synchronously as one starts, so the worker need
+  // not wait to see whether one comes. A navigation the page starts later (after a timer, say) is
+  // not seen here.
   async function run(p) {
     checkParams(p);
     await named();
+    const nav = globalThis.navigation;
+    let navigating = false;
+    const onNavigate = () => (navigating = true);
+    nav?.addEventListener?.("navigate", onNavigate);
+    try {
+      const result = perform(p);
+      return typeof nav?.addEventListener === "function" ? { ...result, navigating } : result;
+    } finally {
+      nav?.removeEventListener?.("navigate", onNavigate);
+    }
+  }
+
+  function perform(p) {
     const el = p.kind === "scroll" && !p.ref ? null : elementOf(p);
     const what = el ? describe(el) : "the page";
     const ref = p.ref ?? null;

@@ -79,17 +79,31 @@ class LocalBackend:
         return success_body(new_request_id(), self._status())
 
 
-def tool_result(envelope: dict[str, Any], text: Callable[[dict[str, Any]], str]) -> CallToolResult:
-    """The envelope as a tool result: ``text(envelope)`` on success, ``Error: …`` on failure."""
+def tool_result(
+    envelope: dict[str, Any],
+    text: Callable[[dict[str, Any]], str],
+    in_text: tuple[str, ...] = (),
+) -> CallToolResult:
+    """The envelope as a tool result: ``text(envelope)`` on success, ``Error: …`` on failure.
+
+    ``in_text`` names fields of the result that the text already carries whole (a snapshot's
+    outline, a page's text): they are left out of the structured content, so that a client which
+    shows both to its model does not pay for them twice.
+    """
+    structured = envelope
     if envelope.get("success"):
         body = text(envelope)
         is_error = False
+        result = envelope.get("result")
+        if in_text and isinstance(result, dict):
+            kept = {key: value for key, value in result.items() if key not in in_text}
+            structured = {**envelope, "result": kept}
     else:
         body = f"Error: {(envelope.get('error') or {}).get('message') or 'unknown error'}"
         is_error = True
     return CallToolResult(
         content=[TextContent(type="text", text=body)],
-        structured_content=envelope,
+        structured_content=structured,
         is_error=is_error,
     )
 
@@ -116,7 +130,7 @@ def table_tool(tool: Tool, backend: Backend) -> Callable[..., Awaitable[CallTool
             reasons = invalid_reasons(exc.errors(), model.model_fields)
             error = InvalidRequest(f"Invalid arguments: {reasons}.")
             return tool_result(failure_body(new_request_id(), error), tool.text)
-        return tool_result(await backend.run_tool(tool, params), tool.text)
+        return tool_result(await backend.run_tool(tool, params), tool.text, tool.in_text)
 
     parameters = [
         inspect.Parameter(

@@ -63,6 +63,8 @@ class Tool:
     empty_body: str | None = "{}"
     #: How the daemon sends it; None: the command as is (:meth:`Bridge.command`).
     send: Send | None = None
+    #: Result fields the text carries whole; MCP leaves them out of its structured content.
+    in_text: tuple[str, ...] = ()
 
     @property
     def summary(self) -> str:
@@ -155,6 +157,7 @@ _TOOLS = (
         text=tool_text.snapshot_text,
         read_only=True,
         cli="snapshot",
+        in_text=("snapshot",),
         method="snapshot",
     ),
     Tool(
@@ -196,6 +199,7 @@ _TOOLS = (
         text=tool_text.read_text,
         read_only=True,
         cli="read",
+        in_text=("text",),
         method="read",
     ),
     Tool(

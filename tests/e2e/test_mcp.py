@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from selenium import webdriver
 
+from tabpilot.tools import TOOLS
 from tests.e2e.harness import Daemon, set_pilot
 from tests.mcp_support import TRANSPORTS, call, open_mcp
 
@@ -33,7 +34,7 @@ async def test_an_agent_runs_scripts_in_the_real_tab(
 ) -> None:
     async with open_mcp(transport, daemon.port) as client:
         tools = {tool.name for tool in (await client.list_tools()).tools}
-        assert tools == {"execute_javascript", "list_tabs", "browser_tabs", "pilot_status"}
+        assert tools == {*TOOLS, "list_tabs", "pilot_status"}
         for script, text in SCRIPTS:
             result, shown = await call(client, "execute_javascript", script=script)
             assert (shown, result.is_error) == (text, False), script
