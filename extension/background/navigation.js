@@ -51,16 +51,19 @@ export function createFrameEvents({ chrome, timers }) {
       state,
       hear(name, d) {
         const fresh = { error: null, domReady: false, loaded: false };
+        // The document a load event is of: one still loading when this navigation began finishes
+        // after it started, and its load is not this one's (documentId: Chrome 106+).
+        const ours = () => state.committed && (state.documentId == null || d.documentId == null || d.documentId === state.documentId);
         if (name === "onBeforeNavigate") Object.assign(state, { started: true, url: d.url, ...fresh });
-        else if (name === "onCommitted") Object.assign(state, { committed: true, url: d.url, ...fresh });
-        else if (name === "onDOMContentLoaded") state.domReady ||= state.started || state.committed;
-        else if (name === "onCompleted") state.loaded = state.domReady ||= state.started || state.committed;
+        else if (name === "onCommitted") Object.assign(state, { committed: true, url: d.url, documentId: d.documentId ?? null, ...fresh });
+        else if (name === "onDOMContentLoaded") state.domReady ||= ours();
+        else if (name === "onCompleted") state.loaded = state.domReady ||= ours();
         else if (name === "onHistoryStateUpdated" || name === "onReferenceFragmentUpdated") Object.assign(state, { sameDocument: true, url: d.url });
         // A navigation that another one replaced (this command's replaced the page's own, say) ends
         // aborted: that is not this command's.
         else if (name === "onErrorOccurred" && !(d.error === "net::ERR_ABORTED" && state.url && d.url !== state.url)) state.error = d.error;
         else if (name === "tabUpdated" && d.status === "loading") state.loading = true;
-        else if (name === "tabUpdated" && d.status === "complete" && state.loading) state.loaded = state.domReady = true;
+        else if (name === "tabUpdated" && d.status === "complete" && state.loading && state.committed) state.loaded = state.domReady = true;
         else if (name === "tabRemoved") state.closed = true;
         check();
       },

@@ -1,0 +1,152 @@
+"""Every page tool on every face, in the real browser: HTTP, the callers' socket, MCP through the
+SDK's own client, the CLI and the public Python client run the same session on a real form.
+
+tests/test_tools.py walks the whole table against a scripted extension; this walks what a new user
+does with each face: open a tab, load a page, take a snapshot, type by ref, read the page, run a
+function on the element, close the tab.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from websockets.sync.client import connect
+
+import tabpilot
+from tabpilot.tools import TOOLS
+from tests.e2e.harness import Daemon
+from tests.mcp_support import open_mcp
+
+Face = Callable[[str, dict[str, Any]], Any]
+
+
+def _result(envelope: dict[str, Any]) -> Any:
+    assert envelope["success"], envelope
+    return envelope["result"]
+
+
+def _http(daemon: Daemon) -> Face:
+    return lambda name, params: _result(daemon.post_json(f"/{name}", params, timeout=60).json())
+
+
+def _socket(daemon: Daemon) -> Face:
+    def call(name: str, params: dict[str, Any]) -> Any:
+        with connect(f"ws://127.0.0.1:{daemon.port}/ws/calls") as ws:
+            ws.send(json.dumps({"type": "call", "id": 1, "method": name, "params": params}))
+            answer = json.loads(ws.recv(timeout=60))
+        assert answer["id"] == 1
+        return _result(answer["envelope"])
+
+    return call
+
+
+def _mcp(daemon: Daemon) -> Face:
+    async def run(name: str, params: dict[str, Any]) -> Any:
+        async with open_mcp("http", daemon.port) as client:
+            answer = await client.call_tool(name, params)
+        assert not answer.is_error, answer
+        text = answer.content[0].text  # type: ignore[union-attr]
+        result = answer.structured_content["result"]
+        if not TOOLS[name].in_text:
+            return result
+        result = dict(result)
+        for field in TOOLS[name].in_text:
+            # Sent once, in the text the model reads; the structured content leaves it out.
+            assert field not in result
+            result[field] = text.split("\n", 1)[1] if name == "browser_snapshot" else text
+        return result
+
+    return lambda name, params: asyncio.run(run(name, params))
+
+
+def _cli(daemon: Daemon) -> Face:
+    def call(name: str, params: dict[str, Any]) -> Any:
+        tool = TOOLS[name]
+        if name == "browser_tabs":  # `tabpilot tabs ACTION [URL|ID]`, written by hand
+            params = {"action": params["action"], "at": params.get("url", params.get("tab_id"))}
+            tool = replace(tool, positional=("action", "at"))
+        if name == "execute_javascript":  # `tabpilot exec SCRIPT`
+            tool = replace(tool, positional=("script",))
+        args = [str(params.pop(field)) for field in tool.positional if field in params]
+        for field, value in params.items():
+            flag = {"tab_id": "--tab", "values": "--value"}.get(
+                field, "--" + field.replace("_", "-")
+            )
+            args += [flag] if value is True else [flag, str(value)]
+        out = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "tabpilot",
+                tool.cli,
+                *args,
+                "--json",
+                "--port",
+                f"{daemon.port}",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert out.stdout, out.stderr
+        printed = json.loads(out.stdout)
+        # `tabs --json` prints the result; the table's subcommands print the whole envelope.
+        return printed if name == "browser_tabs" else _result(printed)
+
+    return call
+
+
+def _python(daemon: Daemon) -> Face:
+    def call(name: str, params: dict[str, Any]) -> Any:
+        with tabpilot.Client(daemon.port) as client:
+            method = getattr(client, TOOLS[name].method)
+            return method(**params)
+
+    return call
+
+
+FACES = {"http": _http, "socket": _socket, "mcp": _mcp, "cli": _cli, "python": _python}
+
+
+@pytest.mark.parametrize("face", FACES)
+def test_a_form_filled_through_each_face(
+    face: str, daemon: Daemon, pages: str, page: dict[str, Any]
+) -> None:
+    call = FACES[face](daemon)
+    tab = call("browser_tabs", {"action": "new", "url": f"{pages}/index.html"})["id"]
+    try:
+        url = f"{pages}/act/form.html?{face}"
+        loaded = call("browser_navigate", {"url": url, "tab_id": tab})
+        assert (loaded["url"], loaded["title"], loaded["status"]) == (url, "sign up", 200)
+
+        outline = call("browser_snapshot", {"tab_id": tab, "interactive_only": True})
+        match = re.search(r'textbox "Name" \[ref=(e\d+)\]', outline["snapshot"])
+        assert match, outline["snapshot"]
+        name = match.group(1)
+        assert outline["refs"] >= 8 and not outline["truncated"]
+
+        typed = call(
+            "browser_act", {"kind": "type", "ref": name, "text": "a new user", "tab_id": tab}
+        )
+        assert typed["description"] == f'Typed 10 characters into textbox "Name" ({name})'
+        assert (typed["route"], typed["navigated"], typed["new_tabs"]) == ("dom", False, [])
+
+        read = call("browser_read", {"tab_id": tab, "limit": 30})
+        assert read["text"].startswith("Name") and read["offset"] == 0
+        assert read["total"] > 30 and read["more"] is True
+
+        value = call(
+            "execute_javascript", {"script": "(el) => el.value", "ref": name, "tab_id": tab}
+        )
+        assert value == "a new user"
+    finally:
+        closed = call("browser_tabs", {"action": "close", "tab_id": tab})
+        assert closed["closed"] == tab
