@@ -193,6 +193,7 @@ export function createPageAct({ chrome, ports, debug, dialogs, tabWatch, frames,
         .catch((err) => failDuring(err));
     });
     let expired = false;
+    quiet.delete(tab.id); // what an earlier action left, if it failed after the page answered
     try {
       const acting = (route === "debugger" ? viaDebugger : viaDom)(tab, params, () => expired, opened);
       let description;
