@@ -43,6 +43,9 @@ The hierarchy::
     DaemonUnreachable (a TabpilotError) is raised on the caller's side, by the CLI and
     `tabpilot mcp`, when the daemon does not answer; the daemon itself never sends it.
 
+The page tools' own refusals (a ref, an element, a page load, the debugger switch) are defined
+in :mod:`tabpilot.page_errors`, which this module imports last so that every code is known here.
+
 Each class carries its ``code``, ``status``, a one-line ``meaning`` (the API table in the OpenAPI
 description is built from these) and a ``default_message`` that says what to do next.
 """
@@ -161,18 +164,6 @@ class PilotDisabled(RequestRefused):
     )
 
 
-class DebuggerDisabled(RequestRefused):
-    code, status = "debugger_disabled", 403
-    meaning = (
-        "The action needs chrome.debugger (trusted input) and the debugger switch in the "
-        "extension popup is off."
-    )
-    default_message = (
-        "This action needs trusted input through chrome.debugger, and the debugger switch in the "
-        "tabpilot popup is off. Retry without `trusted`, or ask the user to turn the switch on."
-    )
-
-
 class TabNotFound(RequestRefused):
     code, status = "tab_not_found", 404
     meaning = "No tab has the given tab_id."
@@ -184,14 +175,6 @@ class NoTargetTab(RequestRefused):
     meaning = "No tab_id was given and there is no active tab to run in."
     default_message = (
         "There is no active tab to run in. Open a tab in Chrome, or pass a tab_id from GET /tabs."
-    )
-
-
-class RefNotFound(RequestRefused):
-    code, status = "ref_not_found", 404
-    meaning = "No element with that ref was ever given out in this page; take a snapshot."
-    default_message = (
-        "No element has that ref in this page. Take a browser_snapshot and use a ref from it."
     )
 
 
@@ -262,18 +245,6 @@ class TabNavigated(RequestRefused):
     )
 
 
-class ElementNotInteractable(RequestRefused):
-    code, status = "element_not_interactable", 409
-    meaning = (
-        "The element is covered by another (the message names it), disabled, hidden, or not the "
-        "right kind for the action; `error.data.reason` says which."
-    )
-    default_message = (
-        "The element cannot take this action now (covered, disabled, hidden or of the wrong "
-        "kind). Take a browser_snapshot: close what covers it, or pick another element."
-    )
-
-
 class TabClosed(RequestRefused):
     code, status = "tab_closed", 410
     meaning = "The tab was closed while the script ran."
@@ -292,18 +263,6 @@ class ScriptTooLarge(RequestRefused):
     default_message = (
         "The script is too large, so it was not sent. Send a shorter script (load big code from "
         "the page with fetch), or raise the limit with TABPILOT_MAX_SCRIPT_BYTES."
-    )
-
-
-class StaleRef(RequestRefused):
-    code, status = "stale_ref", 410
-    meaning = (
-        "The ref's element is gone: the page navigated or the element was removed; take a new "
-        "snapshot."
-    )
-    default_message = (
-        "That element is gone: the page navigated or changed since the snapshot. Take a new "
-        "browser_snapshot and use a ref from it."
     )
 
 
@@ -358,17 +317,6 @@ class TabCrashed(BridgeFailure):
         "The tab's page crashed, so the script's answer was lost. The script may have run in "
         'part. Close it and open a fresh one (browser_tabs with action "close", then "new"), or '
         "reload it in the browser, then retry."
-    )
-
-
-class NavigationFailed(BridgeFailure):
-    code, status = "navigation_failed", 502
-    meaning = (
-        "The page did not load (DNS, refused, timeout, an HTTP error status...); "
-        "`error.data.reason` says why."
-    )
-    default_message = (
-        "The page did not load. Check the url, or retry; browser_read shows what the tab holds."
     )
 
 
@@ -450,8 +398,13 @@ class DaemonUnreachable(_Coded):
 
 
 def error_classes() -> list[type[TabpilotError]]:
-    """Every API error class, in the order of the table above."""
-    return list(_BY_CODE.values())
+    """Every API error class, in the order of the table above: by branch, then by status."""
+    branches = (RequestRefused, BridgeFailure, ScriptFailed)
+
+    def place(cls: type[TabpilotError]) -> tuple[int, int]:
+        return next(i for i, b in enumerate(branches) if issubclass(cls, b)), cls.status
+
+    return sorted(_BY_CODE.values(), key=place)
 
 
 def error_for_code(code: str) -> type[TabpilotError] | None:
@@ -478,3 +431,8 @@ def from_extension(code: str, message: str | None = "", stack: str | None = None
     # A script's own words are passed on even when there are none: `throw new Error()`.
     keep = issubclass(cls, ScriptFailed) and message is not None
     return cls(message if keep else (message or cls.default_message), stack=stack)
+
+
+# The page tools' codes register themselves as they are defined; importing them here means every
+# code is known wherever this module is.
+from tabpilot import page_errors as _page_errors  # noqa: E402, F401

@@ -1,0 +1,64 @@
+"""The page tools' own errors: a ref, an element, a page load, and the debugger switch.
+
+They are leaves of the tree drawn in :mod:`tabpilot.errors`, which imports this module so that
+``from_extension`` and the API table know their codes.
+"""
+
+from __future__ import annotations
+
+from tabpilot.errors import BridgeFailure, RequestRefused
+
+
+class DebuggerDisabled(RequestRefused):
+    code, status = "debugger_disabled", 403
+    meaning = (
+        "The action needs chrome.debugger (trusted input) and the debugger switch in the "
+        "extension popup is off."
+    )
+    default_message = (
+        "This action needs trusted input through chrome.debugger, and the debugger switch in the "
+        "tabpilot popup is off. Retry without `trusted`, or ask the user to turn the switch on."
+    )
+
+
+class RefNotFound(RequestRefused):
+    code, status = "ref_not_found", 404
+    meaning = "No element with that ref was ever given out in this page; take a snapshot."
+    default_message = (
+        "No element has that ref in this page. Take a browser_snapshot and use a ref from it."
+    )
+
+
+class ElementNotInteractable(RequestRefused):
+    code, status = "element_not_interactable", 409
+    meaning = (
+        "The element is covered by another (the message names it), disabled, hidden, or not the "
+        "right kind for the action; `error.data.reason` says which."
+    )
+    default_message = (
+        "The element cannot take this action now (covered, disabled, hidden or of the wrong "
+        "kind). Take a browser_snapshot: close what covers it, or pick another element."
+    )
+
+
+class StaleRef(RequestRefused):
+    code, status = "stale_ref", 410
+    meaning = (
+        "The ref's element is gone: the page navigated or the element was removed; take a new "
+        "snapshot."
+    )
+    default_message = (
+        "That element is gone: the page navigated or changed since the snapshot. Take a new "
+        "browser_snapshot and use a ref from it."
+    )
+
+
+class NavigationFailed(BridgeFailure):
+    code, status = "navigation_failed", 502
+    meaning = (
+        "The page did not load (DNS, refused, timeout, an HTTP error status...); "
+        "`error.data.reason` says why."
+    )
+    default_message = (
+        "The page did not load. Check the url, or retry; browser_read shows what the tab holds."
+    )
