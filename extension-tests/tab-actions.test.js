@@ -17,12 +17,15 @@ function setup({ managed = false, tabs = [{ id: 7, url: "https://a.example/", ti
     const tab = { id: next++, url: "", pendingUrl: url, title: "", active, windowId: 1 };
     created.push(url);
     tabs.push(tab);
+    chrome.tabs.onCreated.emit(tab);
+    chrome.tabs.onActivated.emit({ tabId: tab.id, windowId: 1 });
     return tab;
   };
   chrome.tabs.remove = async (ids) => {
     for (const id of [ids].flat()) {
       removed.push(id);
       tabs.splice(tabs.findIndex((t) => t.id === id), 1);
+      chrome.tabs.onRemoved.emit(id, { windowId: 1, isWindowClosing: false });
     }
   };
   chrome.tabs.update = async (id, { active }) => ({ ...tabs.find((t) => t.id === id), active });

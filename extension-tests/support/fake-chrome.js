@@ -70,6 +70,11 @@ export function fakeChrome({
       onRemoved: event(),
       onUpdated: event(),
       onReplaced: event(),
+      onCreated: event(),
+      onActivated: event(),
+      onAttached: event(),
+      onDetached: event(),
+      onMoved: event(),
       async get(id) {
         const tab = tabs.find((t) => t.id === id);
         if (!tab) throw new Error(`No tab with id: ${id}.`);
@@ -133,6 +138,7 @@ export function fakeChrome({
         return [{ frameId: 0, result: undefined }];
       },
     },
+    windows: { onFocusChanged: event(), onCreated: event(), onRemoved: event() },
     runtime: {
       onMessage: event(),
       onConnect: event(),

@@ -10,7 +10,8 @@ import { createFrameEvents, createNavigation } from "./navigation.js";
 import { createInput } from "./input.js";
 import { createPageAct } from "./page-act.js";
 import { createPageRead, pageError } from "./page-read.js";
-import { assertScriptable, deliver, listTabs, reinject, resolveTab, tabInfo } from "./tabs.js";
+import { assertScriptable, deliver, listTabs, reinject, tabInfo } from "./tabs.js";
+import { createTabCache } from "./tab-cache.js";
 
 const DEFAULT_TIMEOUT_MS = 5000;
 // A ping runs nothing, so it answers in milliseconds unless the page is stuck.
@@ -27,16 +28,17 @@ const PILOT_OFF =
 
 export function createCommands({ chrome, pilot, timers, fetch, managed, landingUrl, now = Date.now }) {
   const ports = createTabPorts(chrome);
+  const tabs = createTabCache(chrome);
   const debug = createDebugger({ chrome, managed });
   const dialogs = createDialogs({ chrome, debug });
   const routes = createRoutes({ chrome, debug, fetch, now });
   const aiTabs = createAiTabs({ chrome, debug });
-  const tabActions = createTabActions({ chrome, debug, landingUrl, aiTabs });
+  const tabActions = createTabActions({ chrome, tabs, debug, landingUrl, aiTabs });
   const tabWatch = createTabWatch({ chrome, timers, ping: (tabId) => ports.send(tabId, { type: "ping", to: "content" }) });
-  const pageRead = createPageRead({ chrome, ports, timers, tabWatch });
+  const pageRead = createPageRead({ chrome, tabs, ports, timers, tabWatch });
   const frames = createFrameEvents({ chrome, timers });
-  const navigate = createNavigation({ chrome, frames, dialogs, withTimeout });
-  const act = createPageAct({ chrome, ports, debug, dialogs, tabWatch, frames, aiTabs, input: createInput({ debug }), withTimeout, pageError });
+  const navigate = createNavigation({ chrome, tabs, frames, dialogs, withTimeout });
+  const act = createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, frames, aiTabs, input: createInput({ debug }), withTimeout, pageError });
   const handlers = {
     execute_javascript: executeJavascript,
     browser_snapshot: pageRead.browser_snapshot,
@@ -78,7 +80,7 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
     const timeoutMs = Number.isFinite(params.timeout_ms) ? params.timeout_ms : DEFAULT_TIMEOUT_MS;
     // Carried to the tab: a command still waiting there when it passes is dropped, not started.
     const deadline = now() + timeoutMs;
-    const tab = await resolveTab(chrome, params.tab_id);
+    const tab = await tabs.resolve(params.tab_id);
     assertScriptable(tab);
     const answered = [];
     const before = await dialogs.settle(tab, params);
@@ -187,7 +189,7 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
       throw new CommandError("extension_error", `Cannot ping ${JSON.stringify(to)}; the targets are ${[...PING_TARGETS].join(", ")}.`);
     }
     if (to === "worker") return { result: "pong", result_type: "string", tab: null };
-    const tab = await resolveTab(chrome, params.tab_id);
+    const tab = await tabs.resolve(params.tab_id);
     assertScriptable(tab);
     let expired = false;
     const answer = await withTimeout(deliver(chrome, ports, tab, { type: "ping", id, to }, () => expired), PING_TIMEOUT_MS, () => {

@@ -31,9 +31,10 @@ export function createDebugger({ chrome, managed }) {
     .catch((err) => console.warn("tabpilot: could not read the debugger switch, keeping it off", err));
 
   // The stored switch is the authority: read afresh before a route depends on it, since a change
-  // event may still be on its way.
+  // event may still be on its way. The managed browser does not ask it.
   async function reload() {
     await ready;
+    if (isManaged) return;
     const stored = await chrome.storage.local.get(DEBUGGER_KEY);
     switchOn = stored?.[DEBUGGER_KEY] === true;
   }
@@ -106,6 +107,12 @@ export function createDebugger({ chrome, managed }) {
     return chrome.debugger.sendCommand({ tabId }, method, params);
   }
 
+  // Attaches to the tab where the debugger is allowed, so that a dialog opening from now on can be
+  // answered; a tab held already costs nothing. Never rejects: what needs the session says why.
+  async function hold(tabId) {
+    if (allowed()) await attach(tabId).catch(() => {});
+  }
+
   // Answers the dialog open in the tab: "answered", "none" (no dialog is showing), or
   // "unreachable" when no session attached before the dialog opened holds the tab.
   async function answerDialog(tabId, accept, promptText) {
@@ -133,6 +140,7 @@ export function createDebugger({ chrome, managed }) {
     reload,
     allowed,
     send,
+    hold,
     answerDialog,
     detachAll,
     // The managed browser holds every tab again once the pilot is back on.

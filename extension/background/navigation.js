@@ -2,7 +2,7 @@
 // (docs/protocol.md §1, "browser_navigate"). Also what browser_act asks after an action: did the
 // tab's main frame navigate meanwhile.
 import { CommandError } from "./errors.js";
-import { resolveTab, tabInfo } from "./tabs.js";
+import { tabInfo } from "./tabs.js";
 
 const ACTIONS = ["goto", "back", "forward", "reload"];
 export const DEFAULT_NAVIGATE_MS = 30_000;
@@ -126,7 +126,7 @@ function navigationFailed(reason, url, tab, extra = {}) {
 }
 
 // withTimeout(promise, ms, onExpire): commands.js's, which rejects with onExpire() after ms.
-export function createNavigation({ chrome, frames, dialogs, withTimeout }) {
+export function createNavigation({ chrome, tabs, frames, dialogs, withTimeout }) {
   const askPage = (tabId, func, args = []) =>
     withTimeout(chrome.scripting.executeScript({ target: { tabId, frameIds: [0] }, world: "ISOLATED", func, args }), ASK_PAGE_MS, () => new Error("the page did not answer"));
 
@@ -184,7 +184,7 @@ export function createNavigation({ chrome, frames, dialogs, withTimeout }) {
     }
     const url = action === "goto" ? checkUrl(params.url) : null;
     const timeoutMs = Number.isInteger(params.timeout_ms) ? Math.min(Math.max(params.timeout_ms, 1), MAX_NAVIGATE_MS) : DEFAULT_NAVIGATE_MS;
-    const tab = await resolveTab(chrome, params.tab_id);
+    const tab = await tabs.resolve(params.tab_id);
     const deadline = Date.now() + timeoutMs;
     const left = () => deadline - Date.now();
     const tracker = frames.follow(tab.id);

@@ -5,7 +5,7 @@
 import "../lib/act-common.js";
 import { CommandError } from "./errors.js";
 import { DEBUGGER_SWITCH } from "./debugger.js";
-import { assertScriptable, deliver, resolveTab, tabInfo } from "./tabs.js";
+import { assertScriptable, deliver, tabInfo } from "./tabs.js";
 
 const { checkParams, parseKey, domHandles, sentence } = globalThis.__tabpilotActCommon;
 
@@ -25,7 +25,7 @@ function asCommandError(err, tab) {
 
 // pageError(tab, answer): a failed answer of the content script as a CommandError (page-read.js: a
 // ref of an earlier document becomes stale_ref there).
-export function createPageAct({ chrome, ports, debug, dialogs, tabWatch, frames, aiTabs, input, withTimeout, pageError }) {
+export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, frames, aiTabs, input, withTimeout, pageError }) {
   const openers = new Map(); // tab id -> Set of functions told of each tab it opens
   const quiet = new Set(); // tabs whose last DOM action started nothing (see viaDom)
   // Registered in the worker's first turn, like every listener Chrome must wake the worker for.
@@ -54,8 +54,12 @@ export function createPageAct({ chrome, ports, debug, dialogs, tabWatch, frames,
     };
   }
 
-  async function toPage(tab, message, cancelled) {
-    const answer = await deliver(chrome, ports, tab, message, cancelled);
+  // One action's way to the page: `job` is {tab, cancelled(), opened, where}; `where` keeps the url
+  // and title the page last answered with.
+  async function toPage(job, message) {
+    const { tab } = job;
+    const answer = await deliver(chrome, ports, tab, message, job.cancelled);
+    if (typeof answer?.url === "string") job.where = { id: tab.id, url: answer.url, title: answer.title ?? "" };
     if (answer?.ok === true) return answer.result ?? {};
     if (!answer || typeof answer !== "object") throw new Error("The message channel closed before the page answered.");
     throw pageError(tab, answer);
@@ -84,10 +88,11 @@ export function createPageAct({ chrome, ports, debug, dialogs, tabWatch, frames,
     return "dom";
   }
 
-  async function viaDom(tab, p, cancelled, opened) {
+  async function viaDom(job, p) {
+    const { tab, opened } = job;
     const message = { type: "act", kind: p.kind, ref: p.ref ?? null, text: p.text ?? null, key: p.key ?? null };
     Object.assign(message, { direction: p.direction ?? null, amount: p.amount ?? null, submit: p.submit === true, values: p.values ?? null });
-    const result = await toPage(tab, message, cancelled);
+    const result = await toPage(job, message);
     // A link to a new tab, which an untrusted click cannot open past the popup blocker.
     if (typeof result.open === "string" && OPENABLE.test(result.open)) {
       opened.add(await chrome.tabs.create({ url: result.open, openerTabId: tab.id, windowId: tab.windowId, index: tab.index + 1, active: true }));
@@ -97,9 +102,10 @@ export function createPageAct({ chrome, ports, debug, dialogs, tabWatch, frames,
     return String(result.description ?? "");
   }
 
-  async function viaDebugger(tab, p, cancelled) {
+  async function viaDebugger(job, p) {
+    const { tab } = job;
     const ref = p.ref ?? null;
-    const locate = (kind, at = ref) => toPage(tab, { type: "locate", ref: at, kind, direction: p.direction ?? null }, cancelled);
+    const locate = (kind, at = ref) => toPage(job, { type: "locate", ref: at, kind, direction: p.direction ?? null });
     switch (p.kind) {
       case "click":
       case "hover": {
@@ -163,7 +169,7 @@ export function createPageAct({ chrome, ports, debug, dialogs, tabWatch, frames,
     }
     const timeoutMs = Number.isInteger(params.timeout_ms) && params.timeout_ms > 0 ? params.timeout_ms : DEFAULT_ACT_MS;
     const started = Date.now();
-    const tab = await resolveTab(chrome, params.tab_id);
+    const tab = await tabs.resolve(params.tab_id);
     assertScriptable(tab);
     let route;
     try {
@@ -174,7 +180,7 @@ export function createPageAct({ chrome, ports, debug, dialogs, tabWatch, frames,
     // Where the debugger may be used, it holds the tab before acting: only a session attached
     // before a dialog opens can answer it (debugger.js).
     await debug.reload();
-    if (debug.allowed()) await debug.send(tab.id, "Page.enable", {}).catch(() => {});
+    await debug.hold(tab.id);
     const answered = [];
     const before = await dialogs.settle(tab, { dialog: "dismiss" });
     if (before) answered.push(before);
@@ -195,7 +201,8 @@ export function createPageAct({ chrome, ports, debug, dialogs, tabWatch, frames,
     let expired = false;
     quiet.delete(tab.id); // what an earlier action left, if it failed after the page answered
     try {
-      const acting = (route === "debugger" ? viaDebugger : viaDom)(tab, params, () => expired, opened);
+      const job = { tab, cancelled: () => expired, opened, where: null };
+      const acting = (route === "debugger" ? viaDebugger : viaDom)(job, params);
       let description;
       try {
         description = await withTimeout(Promise.race([acting, stuck]), timeoutMs, () => {
@@ -217,7 +224,10 @@ export function createPageAct({ chrome, ports, debug, dialogs, tabWatch, frames,
       }
       const calm = quiet.delete(tab.id) && answered.length === 0;
       await settle(tracker, opened, timeoutMs - (Date.now() - started), calm);
-      const now = tabInfo(await chrome.tabs.get(tab.id).catch(() => tab));
+      // Where the page answered from, unless something moved since: then Chrome says where it is.
+      const s = tracker.state;
+      const still = job.where && !(s.started || s.committed || s.sameDocument || s.closed) && opened.opened.length === 0;
+      const now = still ? job.where : tabInfo(await chrome.tabs.get(tab.id).catch(() => tab));
       const navigated = tracker.state.committed || tracker.state.sameDocument || now.url !== tabInfo(tab).url;
       const newTabs = await Promise.all(opened.opened.map((t) => chrome.tabs.get(t.id).then(tabInfo, () => tabInfo(t))));
       const result = { description, route, navigated, url: now.url, new_tabs: newTabs };

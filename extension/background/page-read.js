@@ -8,7 +8,7 @@
 //   pageError(tab, answer, where) -> the CommandError to throw for a failed content-script answer,
 //                               with ref_not_found from another document turned into stale_ref.
 import { CommandError } from "./errors.js";
-import { assertScriptable, deliver, resolveTab, tabInfo } from "./tabs.js";
+import { assertScriptable, deliver, tabInfo } from "./tabs.js";
 
 const TIMEOUT_MS = 15_000;
 const MAX_CHARS = { default: 20_000, min: 200, max: 1_000_000 };
@@ -52,11 +52,11 @@ function refParam(params) {
   return ref;
 }
 
-export function createPageRead({ chrome, ports, timers, tabWatch = null }) {
+export function createPageRead({ chrome, tabs, ports, timers, tabWatch = null }) {
   chrome.tabs.onRemoved.addListener((tabId) => lastDoc.delete(tabId));
   // Sends one message to the tab's content script and returns {result, tab}; a failure throws.
   async function ask(params, message) {
-    const tab = await resolveTab(chrome, params.tab_id);
+    const tab = await tabs.resolve(params.tab_id);
     assertScriptable(tab);
     if (tabWatch) await tabWatch.guard(tab);
     let expired = false;

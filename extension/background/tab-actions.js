@@ -9,7 +9,7 @@
 // close without tab_id closes only such a tab, browser_close closes them all, and in a person's
 // Chrome they sit in a tab group titled "tabpilot", so that the person sees which tabs are the AI's.
 import { CommandError } from "./errors.js";
-import { listTabs, resolveTab, tabInfo } from "./tabs.js";
+import { listTabs, tabInfo } from "./tabs.js";
 
 const OPENABLE_URL = /^https?:\/\//i;
 export const AI_TABS_KEY = "aiTabs";
@@ -65,7 +65,7 @@ export function createAiTabs({ chrome, debug }) {
   };
 }
 
-export function createTabActions({ chrome, debug, landingUrl, aiTabs }) {
+export function createTabActions({ chrome, tabs, debug, landingUrl, aiTabs }) {
   const describe = (tab) => ({ ...tabInfo(tab), active: tab.active === true, window_id: tab.windowId });
   // The window in front too, so that the tab is the active tab of the last focused window, where a
   // command without tab_id runs. Best effort: a headless browser may refuse.
@@ -119,7 +119,7 @@ export function createTabActions({ chrome, debug, landingUrl, aiTabs }) {
   // Without a tab_id, close means the tab in front, and only if the AI opened it: closing a tab the
   // person opened takes its explicit id. In the managed browser every tab is the AI's.
   async function activeAiTab() {
-    const tab = await resolveTab(chrome, null);
+    const tab = await tabs.resolve(null);
     await debug.ready;
     if (debug.isManaged() || (await aiTabs.has(tab.id))) return tab;
     throw new CommandError(
