@@ -228,7 +228,7 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
       const s = tracker.state;
       const still = job.where && !(s.started || s.committed || s.sameDocument || s.closed) && opened.opened.length === 0;
       const now = still ? job.where : tabInfo(await chrome.tabs.get(tab.id).catch(() => tab));
-      const navigated = tracker.state.committed || tracker.state.sameDocument || now.url !== tabInfo(tab).url;
+      const navigated = s.committed || s.sameDocument || now.url !== tabInfo(tab).url;
       const newTabs = await Promise.all(opened.opened.map((t) => chrome.tabs.get(t.id).then(tabInfo, () => tabInfo(t))));
       const result = { description, route, navigated, url: now.url, new_tabs: newTabs };
       if (answered.length > 0) result.dialogs = answered;
