@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { base64Bytes, bytesToBase64, base64ToBytes, createCaptureQueue, cropRect, fitScale, imageSize, stitchOffsets } from "../extension/background/capture-image.js";
-import { screenshotParams } from "../extension/background/capture.js";
+import { createCapture, screenshotParams } from "../extension/background/capture.js";
 
 // A clock that only moves when someone sleeps.
 function fakeClock() {
@@ -109,4 +109,81 @@ test("the params default to JPEG at 80 and 1568 px, and refuse what does not go 
   for (const bad of [{ ref: "e1", full_page: true }, { format: "png", quality: 50 }, { format: "gif" }, { quality: 0 }, { max_size: -1 }]) {
     assert.throws(() => screenshotParams(bad), (err) => err.code === "invalid_request", JSON.stringify(bad));
   }
+});
+
+// ---- Which route runs, and the tab put back: capture.js with a hand-made chrome.
+
+const PNG_2x1 = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAIAAAB7QOjdAAAAD0lEQVR4nGP8z8DAwMAAAAYIAQHLR3Z1AAAAAElFTkSuQmCC";
+
+function browser({ managed = false, switchOn = false, active = 1 } = {}) {
+  const tabs = new Map([
+    [1, { id: 1, windowId: 9, url: "http://127.0.0.1/a", title: "A" }],
+    [2, { id: 2, windowId: 9, url: "http://127.0.0.1/b", title: "B" }],
+  ]);
+  const log = [];
+  let front = active;
+  const chrome = {
+    tabs: {
+      get: async (id) => ({ ...tabs.get(id), active: id === front }),
+      query: async ({ windowId }) => [...tabs.values()].filter((t) => t.windowId === windowId && t.id === front),
+      update: async (id, { active: on }) => {
+        if (on) front = id;
+        log.push(["activate", id]);
+      },
+      captureVisibleTab: async (windowId, options) => {
+        log.push(["captureVisibleTab", front, options.format]);
+        return `data:image/${options.format};base64,${PNG_2x1}`;
+      },
+    },
+    scripting: {
+      executeScript: async ({ args: [job] }) => [{ result: { vw: 2, vh: 1, dpr: 1, sx: 0, sy: 0, width: 2, height: 1, op: job.op } }],
+    },
+  };
+  const debug = {
+    reload: async () => {},
+    isManaged: () => managed,
+    allowed: () => managed || switchOn,
+    send: async (tabId, method, params) => {
+      log.push([method, front, params.format]);
+      return { data: PNG_2x1 };
+    },
+  };
+  const capture = createCapture({
+    chrome,
+    tabs: { resolve: async (id) => tabs.get(id ?? front) },
+    debug,
+    timers: { setTimeout: (fn) => setTimeout(fn, 0) },
+    withTimeout: (promise) => promise,
+  });
+  return { capture, log, front: () => front };
+}
+
+test("in a person's Chrome a background tab is brought to the front for captureVisibleTab, and their tab put back", async () => {
+  const { capture, log, front } = browser();
+  const answer = await capture.browser_take_screenshot({ tab_id: 2, format: "png" });
+  assert.deepEqual(log, [
+    ["activate", 2],
+    ["captureVisibleTab", 2, "png"],
+    ["activate", 1],
+  ]);
+  assert.equal(front(), 1);
+  assert.deepEqual(
+    { ...answer.result, data: undefined },
+    { mime_type: "image/png", width: 2, height: 1, data: undefined, scale: 1, captured: "the viewport", route: "capture_visible_tab", bytes: 72 },
+  );
+});
+
+test("the managed browser takes the debugger's route, the active tab staying where it is", async () => {
+  const { capture, log } = browser({ managed: true });
+  const answer = await capture.browser_take_screenshot({ format: "png" });
+  assert.deepEqual(log, [["Page.captureScreenshot", 1, "png"]]);
+  assert.equal(answer.result.route, "debugger");
+});
+
+test("a whole page in a person's Chrome goes through the debugger only while its switch is on", async () => {
+  const { capture, log } = browser({ switchOn: true });
+  const answer = await capture.browser_take_screenshot({ full_page: true, format: "png" });
+  assert.equal(answer.result.route, "debugger");
+  assert.equal(answer.result.captured, "the full page");
+  assert.deepEqual(log, [["Page.captureScreenshot", 1, "png"]]);
 });
