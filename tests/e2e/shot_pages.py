@@ -14,6 +14,9 @@ BLOCKS: dict[str, tuple[int, int, int, int, tuple[int, int, int]]] = {
     "yellow": (100, 2000, 240, 120, (255, 220, 0)),
 }
 
+#: The block inside /shot/frame.html's frame, in the frame's own CSS pixels.
+FRAMED = (40, 30, 90, 70, (0, 120, 255))
+
 #: /shot/tall.html: a sticky header, then bands of colour, each BAND px tall.
 HEADER = 40
 HEADER_COLOUR = (255, 0, 255)
@@ -50,6 +53,20 @@ SHOT_PAGES: dict[str, tuple[dict[str, str], str]] = {
         f"<!doctype html><title>tall</title>{_STYLE}"
         f'<header style="position:sticky;top:0;height:{HEADER}px;'
         f'background:rgb{HEADER_COLOUR};z-index:1"></header>{_bands()}',
+    ),
+    # A block inside a same-origin frame that sits 150 px down and 60 px right, with a border.
+    "/shot/frame.html": (
+        {},
+        f"<!doctype html><title>frame</title>{_STYLE}"
+        '<iframe src="/shot/inner.html" style="position:absolute;left:60px;top:150px;'
+        'width:300px;height:200px;border:5px solid #000"></iframe>',
+    ),
+    "/shot/inner.html": (
+        {},
+        f"<!doctype html><title>inner</title>{_STYLE}"
+        '<button aria-label="framed block" style="position:absolute;left:40px;top:30px;'
+        f"width:{FRAMED[2]}px;height:{FRAMED[3]}px;background:rgb{FRAMED[4]};border:0;padding:0"
+        '"></button>',
     ),
     # Ten viewports tall and more, for the cap: 20,000 px.
     "/shot/huge.html": (

@@ -20,7 +20,7 @@ from selenium import webdriver
 
 from tabpilot import Client, ClientError
 from tests.e2e.harness import Daemon, set_pilot
-from tests.e2e.shot_pages import BAND, BAND_COLOURS, BLOCKS, HEADER, HEADER_COLOUR
+from tests.e2e.shot_pages import BAND, BAND_COLOURS, BLOCKS, FRAMED, HEADER, HEADER_COLOUR
 from tests.mcp_support import open_mcp
 
 Colour = tuple[int, int, int]
@@ -126,6 +126,19 @@ def test_an_element_is_cropped_to_its_box(where: tuple[Daemon, int], name: str) 
     assert abs(shot["width"] - width * page["dpr"]) <= 1
     assert abs(shot["height"] - height * page["dpr"]) <= 1
     # Every pixel of the crop is the block's: no white edge, nothing of its neighbours.
+    assert image.getcolors() == [(shot["width"] * shot["height"], colour)]
+
+
+def test_an_element_in_a_same_origin_frame_is_cropped_to_its_box(
+    where: tuple[Daemon, int], pages: str
+) -> None:
+    daemon, tab = where
+    call(daemon, "browser_navigate", {"url": f"{pages}/shot/frame.html", "tab_id": tab})
+    ref = ref_of(daemon, tab, "framed block")
+    dpr = view(daemon, tab)["dpr"]
+    shot, image = shoot(daemon, tab_id=tab, ref=ref, format="png")
+    _, _, width, height, colour = FRAMED
+    assert (shot["width"], shot["height"]) == (round(width * dpr), round(height * dpr))
     assert image.getcolors() == [(shot["width"] * shot["height"], colour)]
 
 
