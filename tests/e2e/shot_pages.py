@@ -20,7 +20,7 @@ FRAMED = (40, 30, 90, 70, (0, 120, 255))
 #: /shot/tall.html: a sticky header, then bands of colour, each BAND px tall.
 HEADER = 40
 HEADER_COLOUR = (255, 0, 255)
-BAND = 500
+BAND = 300
 BAND_COLOURS = [(255, 0, 0), (0, 160, 0), (0, 0, 255), (255, 160, 0), (0, 200, 200), (120, 0, 160)]
 
 
