@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import sys
 import time
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -167,8 +168,6 @@ def save_image(envelope: dict[str, Any], output: str | None) -> str:
         raise InvalidRequest("The answer carries no image.")
     data = image_bytes(envelope["result"])
     if output == "-":
-        import sys
-
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
         return "-"
