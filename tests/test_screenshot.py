@@ -4,12 +4,13 @@ Accept, an image block in MCP that the structured content does not repeat, the t
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp_types import ImageContent, TextContent
 
-from tabpilot.screenshot import image_bytes, screenshot_text
+from tabpilot.screenshot import image_bytes, save_image, screenshot_text
 from tests.mcp_support import open_mcp
 from tests.support import Command, Daemon, Reply, connected, ok, run_daemon
 from tests.test_tools import RESULTS
@@ -109,3 +110,13 @@ def test_the_text_says_when_a_tall_page_was_capped() -> None:
         "Screenshot of the top 16384 px of the page: 2x1 JPEG, 195 KB, scale 0.5 (debugger). "
         "The page is 20000 px tall; only its top 16384 px were captured."
     )
+
+
+def test_the_cli_writes_the_image_to_a_file_or_stdout(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    envelope = {"success": True, "result": SHOT}
+    assert save_image(envelope, str(tmp_path / "a.png")) == str(tmp_path / "a.png")
+    assert (tmp_path / "a.png").read_bytes() == PNG
+    assert save_image(envelope, "-") == "-"
+    assert capsysbinary.readouterr().out == PNG
