@@ -89,8 +89,31 @@ def nodes_html(count: int = NODE_COUNT) -> str:
     )
 
 
+#: /tall.html: ten viewports of 720 CSS px, for the full-page screenshot.
+TALL_VIEWPORTS, VIEWPORT_HEIGHT = 10, 720
+
+
+def tall_html(viewports: int = TALL_VIEWPORTS) -> str:
+    """An article of `viewports` sections, each one viewport tall, with a sticky header."""
+    sections = "".join(
+        f'<section style="height:{VIEWPORT_HEIGHT}px;background:hsl({i * 36},60%,85%)">'
+        f"<h2>Chapter {i + 1}</h2><p>{' '.join(['Words of the chapter.'] * 40)}</p></section>"
+        for i in range(viewports)
+    )
+    return (
+        "<!doctype html><html lang=en><head><meta charset=utf-8><title>Long read</title>"
+        '<link rel="icon" href="data:,"><style>body{margin:0}header{position:sticky;top:0;'
+        "background:#223;color:#fff;padding:8px}section{box-sizing:border-box;padding:1em}"
+        f"</style></head><body><header>Long read</header>{sections}</body></html>"
+    )
+
+
 def fixture_pages() -> dict[str, Page]:
-    return {"/products.html": Page(products_html()), "/nodes.html": Page(nodes_html())}
+    return {
+        "/products.html": Page(products_html()),
+        "/nodes.html": Page(nodes_html()),
+        "/tall.html": Page(tall_html()),
+    }
 
 
 class _Handler(BaseHTTPRequestHandler):

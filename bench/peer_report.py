@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench.pages import NODE_COUNT, PRODUCT_COUNT
+from bench.pages import NODE_COUNT, PRODUCT_COUNT, TALL_VIEWPORTS
 
 TABPILOT = "tabpilot"
 PLAYWRIGHT = "Playwright MCP"
@@ -41,6 +41,22 @@ ROWS = {
 }
 
 
+#: The screenshot rows: results["peers"] key -> heading and how each tool was called.
+SHOT_ROWS = {
+    "screenshot": (
+        f"A screenshot of the {PRODUCT_COUNT}-product page's viewport, round trip",
+        "tabpilot `browser_take_screenshot` {} (JPEG, quality 80, at most 1568 px); Playwright "
+        'MCP `browser_take_screenshot` {scale: "css"} (its required field, at its default); '
+        "chrome-devtools-mcp `take_screenshot` {pageId}; image: what the model is handed, in "
+        "bytes, and the characters of the text beside it",
+    ),
+    "screenshot_full": (
+        f"A full-page screenshot of a page {TALL_VIEWPORTS} viewports tall",
+        "tabpilot {full_page: true}, Playwright MCP and chrome-devtools-mcp {fullPage: true}",
+    ),
+}
+
+
 def _row(rows: list[dict[str, Any]], system: str) -> dict[str, Any] | None:
     row = next((r for r in rows if r["system"] == system), None)
     return row if row is not None and row.get("available", True) else None
@@ -64,6 +80,11 @@ def targets_by_row(results: dict[str, Any]) -> dict[str, list[Target]]:
         out["click"] = [_p50_target(peers["click"], "click by ref", 10.0, "≤")]
         out["snapshot_nodes"] = [
             _p50_target(peers["snapshot_nodes"], f"snapshot of {NODE_COUNT:,} elements", 500, "<")
+        ]
+    if peers and "screenshot" in peers:
+        out["screenshot"] = _screenshot_targets(peers["screenshot"])
+        out["screenshot_full"] = [
+            _p50_target(peers["screenshot_full"], "full-page screenshot", 3000, "<")
         ]
     if results.get("client"):
         out["client"] = [_client_target(results["client"])]
@@ -108,6 +129,30 @@ def _snapshot_targets(rows: list[dict[str, Any]]) -> list[Target]:
     out.append((refs, f"{got} of {PRODUCT_COUNT}", got >= PRODUCT_COUNT))
     out.append((speed, f"{ours['p50']:.1f} ms", ours["p50"] <= 50))
     return out
+
+
+def _screenshot_targets(rows: list[dict[str, Any]]) -> list[Target]:
+    speed = "tabpilot viewport screenshot p50 ≤ 150 ms and ≤ the faster peer's p50"
+    size = "tabpilot's image bytes ≤ the smaller peer's"
+    ours = _row(rows, TABPILOT)
+    theirs = [r for r in (_row(rows, PLAYWRIGHT), _row(rows, DEVTOOLS)) if r is not None]
+    if ours is None or not theirs:
+        why = _why(rows, TABPILOT if ours is None else PLAYWRIGHT)
+        return [(speed, why, False), (size, why, False)]
+    fast = min(theirs, key=lambda r: r["p50"])
+    small = min(theirs, key=lambda r: r["image_bytes"])
+    return [
+        (
+            speed,
+            f"{ours['p50']:.1f} ms vs {fast['system']} {fast['p50']:.1f} ms",
+            ours["p50"] <= 150 and ours["p50"] <= fast["p50"],
+        ),
+        (
+            size,
+            f"{ours['image_bytes']:,} vs {small['system']} {small['image_bytes']:,} bytes",
+            ours["image_bytes"] <= small["image_bytes"],
+        ),
+    ]
 
 
 def _p50_target(rows: list[dict[str, Any]], what: str, limit: float, sign: str) -> Target:
@@ -172,6 +217,7 @@ def markdown(results: dict[str, Any]) -> list[str]:
                     f"{_cell(r.get('add_to_cart_refs'))} | {counted} |"
                 )
             lines += _goal_lines(goals.get(key, []))
+        lines += _shot_lines(peers, goals)
     if results.get("client"):
         lines += [
             "",
@@ -190,6 +236,34 @@ def markdown(results: dict[str, Any]) -> list[str]:
                     f"{r['n']} |"
                 )
         lines += _goal_lines(goals.get("client", []))
+    return lines
+
+
+def _shot_lines(peers: dict[str, Any], goals: dict[str, list[Target]]) -> list[str]:
+    lines: list[str] = []
+    for key, (heading, how) in SHOT_ROWS.items():
+        if key not in peers:
+            continue
+        lines += [
+            "",
+            f"*{heading}*: {how}",
+            "",
+            "| server | version | p50 | p99 | calls | image | image bytes | text characters |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for r in peers[key]:
+            if not r.get("available", True):
+                lines.append(
+                    f"| {r['system']} | {r.get('version') or '-'} | not available: "
+                    f"{r['reason']} | | | | | |"
+                )
+                continue
+            lines.append(
+                f"| {r['system']} | {r.get('version') or '-'} | {r['p50']:.2f} | "
+                f"{r['p99']:.2f} | {r['n']} | {r.get('image') or '-'} | "
+                f"{_cell(r.get('image_bytes'), ',')} | {_cell(r.get('chars'), ',')} |"
+            )
+        lines += _goal_lines(goals.get(key, []))
     return lines
 
 

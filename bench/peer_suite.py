@@ -9,13 +9,17 @@ blocks, in these rows:
 - a snapshot of the 300-product page: its characters, its time, and how many of the 300 "Add to
   cart" buttons carry a ref;
 - a snapshot of the 10,000-element page;
-- a click by ref on an "Add to cart" button from a snapshot, checked afterwards by the cart's count.
+- a click by ref on an "Add to cart" button from a snapshot, checked afterwards by the cart's count;
+- a screenshot of the product page's viewport, with each tool's defaults: its time, and the bytes
+  of the image the model is handed;
+- a full-page screenshot of a page ten viewports tall.
 
 A server, or a tool of it, that cannot be measured gets a row saying why instead of figures.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import sys
@@ -26,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from PIL import Image
 from tests.e2e.harness import Daemon, spawn_daemon, wait_for
 
 from bench import pages
@@ -35,6 +40,7 @@ from bench.peers import (
     Session,
     button_refs,
     devtools_server,
+    images_of,
     playwright_server,
     session,
     tabpilot_server,
@@ -42,7 +48,7 @@ from bench.peers import (
 from bench.suites import Counts, latency
 from bench.systems import System, Unavailable
 
-PRODUCTS, NODES = "/products.html", "/nodes.html"
+PRODUCTS, NODES, TALL = "/products.html", "/nodes.html", "/tall.html"
 
 
 def _say(message: str) -> None:
@@ -195,11 +201,46 @@ def click_system(peer: Peer, counts: Counts, found: dict[str, Any]) -> System:
     return System(peer.name, _guarded(call), _guarded(setup), teardown, calls, warmup)
 
 
+def screenshot_system(
+    peer: Peer, path: str, full: bool, counts: Counts, found: dict[str, Any]
+) -> System:
+    """Screenshots of `path` (its viewport, or the whole page); `found` gets what the first handed
+    the model: its image's bytes and size, and the characters of its text."""
+    state: dict[str, Any] = {}
+
+    def setup() -> None:
+        server, session = peer.open
+        if server.screenshot is None:
+            raise Unavailable(f"{peer.name} has no screenshot tool here")
+        target = peer.aim(path)
+        if server.front is not None:
+            peer.run(server.front(target))
+        state["args"] = server.screenshot(target, full)
+        text = peer.run(state["args"])
+        images = images_of(session.last)
+        if not images:
+            raise RuntimeError(f"{peer.name} answered no image: {text[:200]}")
+        with Image.open(io.BytesIO(images[0])) as image:
+            size = f"{image.width}x{image.height} {image.format}"
+        found[peer.name] = {"image_bytes": sum(map(len, images)), "image": size, "chars": len(text)}
+
+    def call() -> None:
+        peer.run(state["args"])
+        if not images_of(peer.open[1].last):
+            raise RuntimeError(f"{peer.name} answered no image")
+
+    if full:  # up to a second or so each, for every server
+        calls, warmup = max(2, counts.peer_slow // 2), 1
+    else:
+        calls, warmup = _counts(peer, counts)
+    return System(peer.name, _guarded(call), _guarded(setup), calls=calls, warmup=warmup)
+
+
 def _open_tabpilot_tabs(daemon: Daemon, base: str) -> dict[str, int]:
-    """The 10,000-element page, then the product page, in tabs of the managed browser: the product
-    page is left the active tab."""
+    """The tall page, the 10,000-element page, then the product page, in tabs of the managed
+    browser: the product page is left the active tab."""
     tabs = {}
-    for path in (NODES, PRODUCTS):
+    for path in (TALL, NODES, PRODUCTS):
         body = daemon.post_json("/browser_tabs", {"action": "new", "url": base + path}).json()
         if not body.get("success"):
             raise RuntimeError(f"/browser_tabs new answered {body}")
@@ -215,7 +256,7 @@ def _open_tabpilot_tabs(daemon: Daemon, base: str) -> dict[str, int]:
 
 
 def _open_devtools_pages(peer: Peer) -> None:
-    for path in (NODES, PRODUCTS):
+    for path in (TALL, NODES, PRODUCTS):
         text = peer.run(("new_page", {"url": peer.base + path}))
         match = re.search(rf"^(\d+): .*\({re.escape(peer.base + path)}\)", text, re.M)
         if match is None:
@@ -276,7 +317,7 @@ def _merge(rows: list[dict[str, Any]], found: dict[str, Any], peers: list[Peer])
 
 
 def measure(counts: Counts) -> dict[str, list[dict[str, Any]]]:
-    """The four rows, each a list of one row per server, tabpilot first."""
+    """The six rows, each a list of one row per server, tabpilot first."""
     blocks = replace(counts, blocks=counts.peer_blocks)
     loop = Loop()
     out: dict[str, list[dict[str, Any]]] = {}
@@ -301,6 +342,16 @@ def measure(counts: Counts) -> dict[str, list[dict[str, Any]]]:
             halves = replace(blocks, blocks=max(1, counts.peer_blocks // 2))
             out["snapshot_nodes"] = latency(systems, halves)
             _merge(out["snapshot_nodes"], found, peers)
+            _say("peers: a screenshot of the viewport")
+            found = {}
+            systems = [screenshot_system(p, PRODUCTS, False, counts, found) for p in peers]
+            out["screenshot"] = latency(systems, blocks)
+            _merge(out["screenshot"], found, peers)
+            _say("peers: a full-page screenshot of ten viewports")
+            found = {}
+            systems = [screenshot_system(p, TALL, True, counts, found) for p in peers]
+            out["screenshot_full"] = latency(systems, halves)
+            _merge(out["screenshot_full"], found, peers)
     finally:
         loop.close()
     return out

@@ -14,6 +14,7 @@ microseconds, is the same for every server.
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import os
 import re
@@ -61,6 +62,10 @@ class Server:
     click: Callable[[Any, str], tuple[str, dict[str, Any]]]
     #: The value an evaluation answered, as the text of its JSON.
     value: Callable[[str], str]
+    #: A screenshot of the page's viewport, or of the whole page (True), with the tool's defaults.
+    screenshot: Callable[[Any, bool], tuple[str, dict[str, Any]]] | None = None
+    #: Brings a page to the front, for a server whose screenshot of a background page never ends.
+    front: Callable[[Any], tuple[str, dict[str, Any]]] | None = None
 
 
 def _tabpilot_value(text: str) -> str:
@@ -101,6 +106,10 @@ def tabpilot_server(port: int, state_dir: Path) -> Server:
         snapshot=lambda tab: ("browser_snapshot", _with_tab(tab, {})),
         click=lambda tab, ref: ("browser_act", _with_tab(tab, {"kind": "click", "ref": ref})),
         value=_tabpilot_value,
+        screenshot=lambda tab, full: (
+            "browser_take_screenshot",
+            _with_tab(tab, {"full_page": True} if full else {}),
+        ),
     )
 
 
@@ -130,6 +139,11 @@ def playwright_server(workdir: Path) -> Server:
         snapshot=lambda _: ("browser_snapshot", {}),
         click=lambda _, ref: ("browser_click", {"element": "Add to cart button", "target": ref}),
         value=_playwright_value,
+        # `scale` is required by its schema; "css" is its default.
+        screenshot=lambda _, full: (
+            "browser_take_screenshot",
+            {"scale": "css", **({"fullPage": True} if full else {})},
+        ),
     )
 
 
@@ -153,7 +167,18 @@ def devtools_server(workdir: Path) -> Server:
         snapshot=lambda page: ("take_snapshot", {"pageId": page}),
         click=lambda page, ref: ("click", {"pageId": page, "uid": ref}),
         value=_devtools_value,
+        screenshot=lambda page, full: (
+            "take_screenshot",
+            {"pageId": page, **({"fullPage": True} if full else {})},
+        ),
+        front=lambda page: ("select_page", {"pageId": page, "bringToFront": True}),
     )
+
+
+def images_of(result: CallToolResult | None) -> list[bytes]:
+    """The images of a tool result's image blocks: what a model is handed to look at."""
+    blocks = result.content if result is not None else []
+    return [base64.b64decode(b.data) for b in blocks if getattr(b, "type", "") == "image"]
 
 
 def text_of(result: CallToolResult) -> str:

@@ -17,7 +17,7 @@ import httpx2
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult, ImageContent, TextContent
 
 TRANSPORTS = ("stdio", "http")
 
@@ -70,8 +70,8 @@ async def open_mcp(transport: str, port: int, token: str | None = None) -> Async
 
 
 def text_of(result: CallToolResult) -> str:
-    """The single text block of a tool result."""
-    assert len(result.content) == 1
+    """The single text block of a tool result (a screenshot's image block follows it)."""
+    assert len(result.content) == 1 or all(isinstance(b, ImageContent) for b in result.content[1:])
     block = result.content[0]
     assert isinstance(block, TextContent)
     return block.text

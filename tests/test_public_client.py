@@ -15,6 +15,7 @@ from tabpilot import AsyncClient, Client, ClientError, TabpilotError
 from tabpilot.bridge import BROWSER_START_GRACE_S
 from tabpilot.client import CLIENT_SLACK_S
 from tabpilot.config import Settings
+from tabpilot.screenshot import image_bytes
 from tabpilot.tools import TOOLS
 from tests.e2e.harness import free_port
 from tests.support import Command, Reply, connected, fail, never, ok, run_daemon
@@ -37,6 +38,7 @@ CALLS: dict[str, tuple[tuple[Any, ...], dict[str, Any], dict[str, Any]]] = {
         {"script": "(el) => el.id", "ref": "e2", "timeout_ms": 900},
     ),
     "browser_tabs": ((), {}, {"action": "list"}),
+    "browser_take_screenshot": ((), {"full_page": True}, {"full_page": True}),
 }
 
 
@@ -71,7 +73,10 @@ async def test_every_method_returns_the_result_over_one_socket() -> None:
 
             results = await asyncio.to_thread(calls)
     for name, (_, _, sent) in CALLS.items():
-        assert results[name] == RESULTS.get(name, sent.get("script")), name
+        expected = RESULTS.get(name, sent.get("script"))
+        if TOOLS[name].image:  # the image's bytes
+            expected = image_bytes(expected)
+        assert results[name] == expected, name
     assert results["status"]["extension"]["connected"] is True
     expected = [(n, TOOLS[n].params.parse(sent).model_dump()) for n, (_, _, sent) in CALLS.items()]
     assert [(c.command, c.params) for c in fake.commands] == expected

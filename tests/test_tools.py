@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,7 @@ from tabpilot import AsyncClient, cli
 from tabpilot.client import DaemonClient
 from tabpilot.page_params import ACT_KINDS
 from tabpilot.protocol import CallMethod, CommandName
+from tabpilot.screenshot import image_bytes
 from tabpilot.tools import TOOLS
 from tests.mcp_support import TRANSPORTS, open_mcp
 from tests.mcp_support import call as mcp_call
@@ -47,6 +49,17 @@ RESULTS: dict[str, Any] = {
     "browser_read": {"text": "World", "offset": 5, "total": 20, "more": True},
     "browser_close": {"closed_tabs": [12, 13]},
     "browser_tabs": [{**TAB, "active": True, "window_id": 1}],
+    "browser_take_screenshot": {
+        "mime_type": "image/png",
+        "width": 2,
+        "height": 1,
+        "data": "iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAIAAAB7QOjdAAAAD0lEQVR4nGP8z8DAwMAAAAYIAQHLR3Z1"
+        "AAAAAElFTkSuQmCC",
+        "scale": 0.5,
+        "captured": "element e2 (img)",
+        "route": "debugger",
+        "bytes": 72,
+    },
 }
 
 
@@ -101,6 +114,11 @@ CASES: dict[str, Case] = {
     "browser_tabs": Case(
         {"action": "list"}, "7 (active): Test page http://localhost/test", ("tabs",)
     ),
+    "browser_take_screenshot": Case(
+        {"ref": "e2", "format": "png", "max_size": 800},
+        "Screenshot of element e2 (img): 2x1 PNG, 72 bytes, scale 0.5 (debugger)",
+        ("screenshot", "--ref", "e2", "--format", "png", "--max-size", "800"),
+    ),
 }
 
 
@@ -148,7 +166,8 @@ async def test_http_socket_and_client_answer_one_envelope(daemon: Daemon, name: 
     assert envelope["tab"] == TAB
     assert envelope["result"] == RESULTS.get(name, case.params.get("script"))
     assert _same(answer["envelope"]) == _same(envelope) == _same(from_client)
-    assert result == envelope["result"]
+    # A screenshot's method answers the image's bytes; the others, the result.
+    assert result == (image_bytes(envelope["result"]) if tool.image else envelope["result"])
     # A route where the extension sends one (act: dom or debugger), and none elsewhere.
     assert envelope.get("route") == ("dom" if name == "browser_act" else None)
     # One command each time, named as the tool, with the model's params.
@@ -183,8 +202,13 @@ async def test_mcp_lists_and_answers_every_tool(daemon: Daemon, transport: str) 
 
 @pytest.mark.parametrize("name", TOOLS)
 async def test_the_cli_prints_the_text_and_with_json_the_envelope(
-    daemon: Daemon, name: str, capsys: pytest.CaptureFixture[str]
+    daemon: Daemon,
+    name: str,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.chdir(tmp_path)  # where a screenshot's file goes
     argv = [*CASES[name].argv, "--port", str(daemon.settings.port)]
     async with connected(daemon, extension) as fake:
         assert await asyncio.to_thread(cli.main, argv) == 0
@@ -196,6 +220,10 @@ async def test_the_cli_prints_the_text_and_with_json_the_envelope(
     assert [(c.command, c.params) for c in fake.commands] == [(name, sent)] * 2
     if tool.cli in ("exec", "tabs"):  # written by hand, with output of their own
         return
+    if tool.image:  # the image goes to a file, named first
+        path, text = text.split(": ", 1)
+        assert re.fullmatch(r"screenshot-\d{8}-\d{6}\.png", path), path
+        assert (tmp_path / path).read_bytes() == image_bytes(RESULTS[name])
     assert text == CASES[name].text + "\n"
     envelope = json.loads(printed)
     assert envelope["success"] is True and envelope["result"] == RESULTS[name]
@@ -215,6 +243,10 @@ async def test_the_cli_prints_the_text_and_with_json_the_envelope(
         ("browser_snapshot", {"max_chars": 10}, "`max_chars`"),
         ("browser_read", {"offset": -1}, "`offset`"),
         ("execute_javascript", {"script": "1", "ref": 5}, "`ref`"),
+        ("browser_take_screenshot", {"ref": "e1", "full_page": True}, "do not go together"),
+        ("browser_take_screenshot", {"format": "png", "quality": 50}, "`quality` is for jpeg"),
+        ("browser_take_screenshot", {"format": "gif"}, "'jpeg' or 'png'"),
+        ("browser_take_screenshot", {"quality": 0}, "`quality`"),
     ],
 )
 async def test_bad_input_is_refused_on_every_face_before_anything_is_sent(

@@ -12,6 +12,7 @@ import { createPageAct } from "./page-act.js";
 import { createPageRead, pageError } from "./page-read.js";
 import { assertScriptable, deliver, listTabs, reinject, tabInfo } from "./tabs.js";
 import { createTabCache } from "./tab-cache.js";
+import { createCapture } from "./capture.js";
 
 const DEFAULT_TIMEOUT_MS = 5000;
 // A ping runs nothing, so it answers in milliseconds unless the page is stuck.
@@ -39,6 +40,7 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
   const frames = createFrameEvents({ chrome, timers });
   const navigate = createNavigation({ chrome, tabs, frames, dialogs, withTimeout });
   const act = createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, frames, aiTabs, input: createInput({ debug }), withTimeout, pageError });
+  const capture = createCapture({ chrome, tabs, debug, timers, withTimeout, now });
   const handlers = {
     execute_javascript: executeJavascript,
     browser_snapshot: pageRead.browser_snapshot,
@@ -48,6 +50,7 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
     browser_navigate: (params) => navigate(params),
     browser_act: (params) => act(params),
     browser_close: () => tabActions.closeBrowser(),
+    browser_take_screenshot: capture.browser_take_screenshot,
     ping,
   };
 

@@ -19,6 +19,7 @@ import httpx
 from tabpilot.client import CLIENT_SLACK_S
 from tabpilot.config import LOOPBACK_HOST, Settings, client_headers
 from tabpilot.errors import START_DAEMON
+from tabpilot.screenshot import save_image
 from tabpilot.tools import TOOLS, Tool
 
 #: Subcommands of table tools that cli.py writes by hand.
@@ -109,6 +110,14 @@ def add_tool_commands(commands: Any, port_help: str) -> None:
         for name in (*tool.positional, *(f for f in fields if f not in tool.positional)):
             flags, options = _option(tool, name)
             parser.add_argument(*flags, **options)
+        if tool.image is not None:
+            parser.add_argument(
+                "-o",
+                "--output",
+                metavar="FILE",
+                help="write the image here (default: screenshot-<time>.jpg or .png in the "
+                "current directory; -: stdout)",
+            )
         parser.add_argument("--json", action="store_true", help="print the whole envelope")
         parser.add_argument("--port", type=int, help=port_help)
         parser.set_defaults(func=_command(tool))
@@ -127,10 +136,19 @@ def call_tool(tool: Tool, args: argparse.Namespace) -> int:
     # The params' own defaults decide how long the daemon may take; the CLI waits past that.
     timeout = tool.timeout_s(tool.params.model_construct(**body)) + CLIENT_SLACK_S
     _, envelope = fetch_envelope(args, "POST", f"/{tool.name}", json=body, timeout=timeout)
+    output = getattr(args, "output", None)
     if args.json:
+        # The image is in the envelope; a file is written only when -o names one.
+        if output is not None and envelope.get("success"):
+            save_image(envelope, output)
         print(json.dumps(envelope, ensure_ascii=False))
         return 0 if envelope.get("success") else 1
     if not envelope.get("success"):
         raise CliError((envelope.get("error") or {}).get("message") or "the call failed")
+    if tool.image is not None:
+        path = save_image(envelope, output)
+        if path != "-":
+            print(f"{path}: {tool.text(envelope)}")
+        return 0
     print(tool.text(envelope))
     return 0

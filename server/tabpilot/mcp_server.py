@@ -23,7 +23,7 @@ from typing import Annotated, Any, Protocol
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from mcp_types import CallToolResult, ImageContent, TextContent, ToolAnnotations
 from pydantic import PlainValidator, ValidationError, WithJsonSchema
 
 from tabpilot import __version__, tool_text
@@ -43,8 +43,9 @@ INSTRUCTIONS = """\
 tabpilot drives the user's real Chrome tab, through the tabpilot extension, while the user's AI Web
 Pilot switch is on. Call pilot_status first if unsure. browser_navigate opens a page,
 browser_snapshot shows it with a ref for each element, browser_act clicks, types and scrolls by
-ref, browser_read reads its text; execute_javascript runs a script for anything else. browser_tabs
-lists, opens, selects and closes tabs; browser_close closes what you opened when the task is done.
+ref, browser_read reads its text, browser_take_screenshot shows it as an image; execute_javascript
+runs a script for anything else. browser_tabs lists, opens, selects and closes tabs; browser_close
+closes what you opened when the task is done.
 Ask only for what you need: results count against your context."""
 
 
@@ -83,18 +84,26 @@ def tool_result(
     envelope: dict[str, Any],
     text: Callable[[dict[str, Any]], str],
     in_text: tuple[str, ...] = (),
+    image: str | None = None,
 ) -> CallToolResult:
     """The envelope as a tool result: ``text(envelope)`` on success, ``Error: …`` on failure.
 
     ``in_text`` names fields of the result that the text already carries whole (a snapshot's
     outline, a page's text): they are left out of the structured content, so that a client which
-    shows both to its model does not pay for them twice.
+    shows both to its model does not pay for them twice. ``image`` names the result's field of
+    base64 image data (its type in ``mime_type``): it follows the text as an image content block,
+    and is left out of the structured content for the same reason.
     """
     structured = envelope
+    picture: list[ImageContent] = []
     if envelope.get("success"):
         body = text(envelope)
         is_error = False
         result = envelope.get("result")
+        if image and isinstance(result, dict) and isinstance(result.get(image), str):
+            mime = str(result.get("mime_type") or "image/png")
+            picture = [ImageContent(type="image", data=result[image], mime_type=mime)]
+            in_text = (*in_text, image)
         if in_text and isinstance(result, dict):
             kept = {key: value for key, value in result.items() if key not in in_text}
             structured = {**envelope, "result": kept}
@@ -102,7 +111,7 @@ def tool_result(
         body = f"Error: {(envelope.get('error') or {}).get('message') or 'unknown error'}"
         is_error = True
     return CallToolResult(
-        content=[TextContent(type="text", text=body)],
+        content=[TextContent(type="text", text=body), *picture],
         structured_content=structured,
         is_error=is_error,
     )
@@ -130,7 +139,8 @@ def table_tool(tool: Tool, backend: Backend) -> Callable[..., Awaitable[CallTool
             reasons = invalid_reasons(exc.errors(), model.model_fields)
             error = InvalidRequest(f"Invalid arguments: {reasons}.")
             return tool_result(failure_body(new_request_id(), error), tool.text)
-        return tool_result(await backend.run_tool(tool, params), tool.text, tool.in_text)
+        envelope = await backend.run_tool(tool, params)
+        return tool_result(envelope, tool.text, tool.in_text, tool.image)
 
     parameters = [
         inspect.Parameter(

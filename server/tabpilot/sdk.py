@@ -39,6 +39,7 @@ from tabpilot.client import (
 from tabpilot.config import Settings, client_headers
 from tabpilot.errors import TabpilotError, error_for_code
 from tabpilot.protocol import CALLS_PATH, CallMethod, loads
+from tabpilot.screenshot import image_bytes
 from tabpilot.sync_socket import BlockingSocket
 from tabpilot.tools import TOOLS, Tool
 
@@ -238,6 +239,34 @@ class _Methods(Generic[R]):
         """The daemon, the extension, the AI Web Pilot switch, the managed browser."""
         return self._call("status", {})
 
+    def screenshot(
+        self,
+        *,
+        ref: str | None = None,
+        full_page: bool | None = None,
+        format: Literal["jpeg", "png"] | None = None,
+        quality: int | None = None,
+        max_size: int | None = None,
+        tab_id: int | None = None,
+        timeout_ms: int | None = None,
+    ) -> Any:
+        """The tab's viewport, one element (``ref``) or the whole page (``full_page``) as image
+        bytes: JPEG by default, or ``format="png"``; at most ``max_size`` px on its long side
+        (default 1568; 0: no scaling)."""
+        fields = _given(
+            ref=ref,
+            full_page=full_page,
+            format=format,
+            quality=quality,
+            max_size=max_size,
+            tab_id=tab_id,
+            timeout_ms=timeout_ms,
+        )
+        return self._image(self._call("browser_take_screenshot", fields))
+
+    def _image(self, result: R) -> Any:
+        raise NotImplementedError
+
 
 class Client(_Methods[Any]):
     """The daemon on 127.0.0.1, called from plain (blocking) code; one call at a time.
@@ -267,6 +296,9 @@ class Client(_Methods[Any]):
         """Close the socket; the next call opens a new one."""
         with self._lock:
             self._drop()
+
+    def _image(self, result: Any) -> bytes:
+        return image_bytes(result)
 
     def _call(self, method: CallMethod, params: dict[str, Any]) -> Any:
         timeout = _timeout(method, params)
@@ -359,3 +391,6 @@ class AsyncClient(_Methods[Awaitable[Any]]):
     async def _call(self, method: CallMethod, params: dict[str, Any]) -> Any:
         envelope = await self._daemon.call(method, params, timeout=_timeout(method, params))
         return result_of(envelope)
+
+    async def _image(self, result: Awaitable[Any]) -> bytes:
+        return image_bytes(await result)

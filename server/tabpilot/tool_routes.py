@@ -13,10 +13,17 @@ from pydantic import BaseModel
 from starlette.responses import Response
 
 from tabpilot.bridge import Bridge
-from tabpilot.envelope import FailureEnvelope, SuccessEnvelope, answer_body, render
+from tabpilot.envelope import (
+    REQUEST_ID_HEADER,
+    FailureEnvelope,
+    SuccessEnvelope,
+    answer_body,
+    render,
+)
 from tabpilot.errors import InvalidRequest, error_classes
 from tabpilot.limits import read_body
 from tabpilot.protocol import Params, describe_invalid
+from tabpilot.screenshot import OPENAPI_IMAGES, raw_response
 from tabpilot.security import new_request_id
 from tabpilot.tools import TOOLS, Tool
 
@@ -65,6 +72,8 @@ async def read_params(request: Request, model: type[P], *, empty: str | None = N
 def add_tool_routes(app: FastAPI, bridge: Bridge) -> None:
     """``POST /<name>`` for every tool."""
     for tool in TOOLS.values():
+        # A tool that negotiates answers its raw image too, with Accept: image/png or image/jpeg.
+        images = {"content": OPENAPI_IMAGES} if tool.negotiate is not None else {}
         app.post(
             f"/{tool.name}",
             name=tool.name,
@@ -76,7 +85,8 @@ def add_tool_routes(app: FastAPI, bridge: Bridge) -> None:
                 200: {
                     "description": "The tool answered. A script that threw answers here too, "
                     "with `success` false and `execution_error`, `syntax_error` or "
-                    "`promise_rejected`."
+                    "`promise_rejected`.",
+                    **images,
                 },
                 **responses(*TOOL_STATUSES),
             },
@@ -88,7 +98,12 @@ def _endpoint(tool: Tool, bridge: Bridge) -> Any:
         started = time.perf_counter()
         request_id = request_id_of(request)
         params = await read_params(request, tool.params, empty=tool.empty_body)
+        raw = None
+        if tool.negotiate is not None:
+            params, raw = tool.negotiate(request.headers.get("accept", ""), params)
         answer = await tool.run(bridge, params, request_id)
+        if raw is not None:
+            return raw_response(answer, request_id, REQUEST_ID_HEADER)
         return render(answer_body(request_id, answer, started))
 
     return endpoint

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from tabpilot import tool_text
+from tabpilot import screenshot, tool_text
 from tabpilot.errors import PilotDisabled, TabpilotError
 from tabpilot.page_params import ActParams, CloseParams, NavigateParams, ReadParams, SnapshotParams
 from tabpilot.protocol import ExecuteParams, Params, ResultFrame, TabsParams, ToolName
@@ -65,6 +65,11 @@ class Tool:
     send: Send | None = None
     #: Result fields the text carries whole; MCP leaves them out of its structured content.
     in_text: tuple[str, ...] = ()
+    #: The result field holding an image in base64: MCP answers it as an image content block.
+    image: str | None = None
+    #: HTTP content negotiation: (Accept header, params) -> the params to run and the raw mime
+    #: type to answer with (None: the JSON envelope).
+    negotiate: Callable[[str, Any], tuple[Any, str | None]] | None = None
 
     @property
     def summary(self) -> str:
@@ -271,6 +276,32 @@ _TOOLS = (
         read_only=False,
         cli="tabs",
         method="tabs",
+    ),
+    Tool(
+        name="browser_take_screenshot",
+        params=screenshot.ScreenshotParams,
+        title="See the page as an image",
+        description=describe(
+            f"""
+            Take a screenshot of the tab: the viewport by default, one element with `ref`, or the
+            whole scrollable page with `full_page`. Prefer browser_snapshot to find and act on
+            elements (it gives refs and costs less); take a screenshot to see layout, images,
+            colours and charts, or to check what the user sees.
+
+            JPEG by default, or `format` png for exact pixels (and, on flat text-only pages,
+            often fewer bytes). The image is scaled down to at most
+            `max_size` px on its long side (default {screenshot.MAX_SIZE}; 0: no scaling); the
+            answer states the scale. A page taller than {screenshot.MAX_FULL_PAGE_PX:,} CSS px is
+            captured to that height, with a note.
+            """
+        ),
+        timeout_s=_timeout_ms,
+        text=screenshot.screenshot_text,
+        read_only=True,
+        cli="screenshot",
+        method="screenshot",
+        image="data",
+        negotiate=screenshot.negotiate,
     ),
 )
 

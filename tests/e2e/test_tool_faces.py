@@ -9,6 +9,7 @@ function on the element, close the tab.
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import re
 import subprocess
@@ -55,6 +56,10 @@ def _mcp(daemon: Daemon) -> Face:
         assert not answer.is_error, answer
         text = answer.content[0].text  # type: ignore[union-attr]
         result = answer.structured_content["result"]
+        if TOOLS[name].image:
+            # The image comes once, as an image block after the text.
+            assert "data" not in result and answer.content[1].type == "image"
+            return {**result, "data": answer.content[1].data}  # type: ignore[union-attr]
         if not TOOLS[name].in_text:
             return result
         result = dict(result)
@@ -147,6 +152,14 @@ def test_a_form_filled_through_each_face(
             "execute_javascript", {"script": "(el) => el.value", "ref": name, "tab_id": tab}
         )
         assert value == "a new user"
+
+        # The Python client answers the image's bytes; the other faces, the result with base64.
+        shot = call("browser_take_screenshot", {"ref": name, "format": "png", "tab_id": tab})
+        png = shot if isinstance(shot, bytes) else base64.b64decode(shot["data"])
+        assert png.startswith(b"\x89PNG\r\n\x1a\n")
+        if not isinstance(shot, bytes):
+            assert shot["captured"] == f'element {name} (textbox "Name")'
+            assert (shot["mime_type"], shot["bytes"]) == ("image/png", len(png))
     finally:
         closed = call("browser_tabs", {"action": "close", "tab_id": tab})
         assert closed["closed"] == tab
