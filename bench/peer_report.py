@@ -45,7 +45,7 @@ ROWS = {
 SHOT_ROWS = {
     "screenshot": (
         f"A screenshot of the {PRODUCT_COUNT}-product page's viewport, round trip",
-        "tabpilot `browser_take_screenshot` {} (JPEG, quality 80, at most 1568 px); Playwright "
+        "tabpilot `browser_take_screenshot` {} (JPEG, quality 50, at most 1568 px); Playwright "
         'MCP `browser_take_screenshot` {scale: "css"} (its required field, at its default); '
         "chrome-devtools-mcp `take_screenshot` {pageId}; image: what the model is handed, in "
         "bytes, and the characters of the text beside it",

@@ -102,8 +102,8 @@ test("base64 goes both ways, and counts its bytes", () => {
   assert.equal(base64Bytes(bytesToBase64(Uint8Array.from([1]))), 1);
 });
 
-test("the params default to JPEG at 80 and 1568 px, and refuse what does not go together", () => {
-  assert.deepEqual(screenshotParams({}), { format: "jpeg", mime: "image/jpeg", quality: 80, maxSize: 1568, ref: null, fullPage: false, timeoutMs: 30_000 });
+test("the params default to JPEG at 50 and 1568 px, and refuse what does not go together", () => {
+  assert.deepEqual(screenshotParams({}), { format: "jpeg", mime: "image/jpeg", quality: 50, maxSize: 1568, ref: null, fullPage: false, timeoutMs: 30_000 });
   assert.equal(screenshotParams({ format: "png" }).quality, null);
   assert.equal(screenshotParams({ max_size: 0 }).maxSize, 0);
   for (const bad of [{ ref: "e1", full_page: true }, { format: "png", quality: 50 }, { format: "gif" }, { quality: 0 }, { max_size: -1 }]) {

@@ -22,7 +22,7 @@ import { shotPage } from "./capture-page.js";
 import { base64Bytes, base64ImageSize, base64ToBytes, bytesToBase64, createCaptureQueue, cropRect, fitScale, stitchOffsets } from "./capture-image.js";
 
 export const MAX_SIZE = 1568;
-export const JPEG_QUALITY = 80;
+export const JPEG_QUALITY = 50;
 // server/tabpilot/screenshot.py holds the same number. Chrome's own limit on a texture is 16,384
 // device pixels a side; past it a capture comes back blank or fails.
 export const MAX_FULL_PAGE_PX = 16_384;

@@ -39,6 +39,10 @@ CHROMIUM_FLAGS = (
     "--disable-component-update",
     "--disable-sync",
     "--disable-gpu",
+    # A desktop viewport of 1280x720 CSS px, as Playwright's default, rather than headless
+    # Chromium's 780x437, where many sites lay out for a tablet. Headless keeps 143 px of the
+    # window for its (invisible) toolbar.
+    "--window-size=1280,863",
 )
 
 _STOP_TIMEOUT_S = 5.0
