@@ -37,6 +37,11 @@ CALLS: dict[str, tuple[tuple[Any, ...], dict[str, Any], dict[str, Any]]] = {
         {"script": "(el) => el.id", "ref": "e2", "timeout_ms": 900},
     ),
     "browser_tabs": ((), {}, {"action": "list"}),
+    "browser_console_messages": (
+        (),
+        {"level": "debug", "clear": True},
+        {"level": "debug", "clear": True},
+    ),
 }
 
 

@@ -47,6 +47,17 @@ RESULTS: dict[str, Any] = {
     "browser_read": {"text": "World", "offset": 5, "total": 20, "more": True},
     "browser_close": {"closed_tabs": [12, 13]},
     "browser_tabs": [{**TAB, "active": True, "window_id": 1}],
+    "browser_console_messages": {
+        "messages": [
+            {
+                **{"seq": 3, "page": 2, "type": "error", "level": "error", "text": "boom"},
+                **{"time": 1, "url": "http://localhost/app.js?v=2", "line": 7},
+            }
+        ],
+        **{"level": "error", "all_pages": False, "matched": 1, "total": 4, "shown": 1},
+        **{"evicted": 0, "last_seq": 4, "page": {"id": 2, "url": "http://localhost/test"}},
+        "pages": [{"id": 2, "url": "http://localhost/test"}],
+    },
 }
 
 
@@ -100,6 +111,12 @@ CASES: dict[str, Case] = {
     ),
     "browser_tabs": Case(
         {"action": "list"}, "7 (active): Test page http://localhost/test", ("tabs",)
+    ),
+    "browser_console_messages": Case(
+        {"level": "error", "since": 2},
+        "1 of 1 console message at level error or above on page 2 http://localhost/test "
+        "(4 in all). Newer: since=4\n#3 error: boom (app.js:7)",
+        ("console", "--level", "error", "--since", "2"),
     ),
 }
 

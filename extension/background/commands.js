@@ -12,6 +12,7 @@ import { createPageAct } from "./page-act.js";
 import { createPageRead, pageError } from "./page-read.js";
 import { assertScriptable, deliver, listTabs, reinject, tabInfo } from "./tabs.js";
 import { createTabCache } from "./tab-cache.js";
+import { createConsoleLog } from "./console-log.js";
 
 const DEFAULT_TIMEOUT_MS = 5000;
 // A ping runs nothing, so it answers in milliseconds unless the page is stuck.
@@ -38,6 +39,7 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
   const pageRead = createPageRead({ chrome, tabs, ports, timers, tabWatch });
   const frames = createFrameEvents({ chrome, timers });
   const navigate = createNavigation({ chrome, tabs, frames, dialogs, withTimeout });
+  const consoleLog = createConsoleLog({ chrome, tabs, ports, pilot, timers });
   const act = createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, frames, aiTabs, input: createInput({ debug }), withTimeout, pageError });
   const handlers = {
     execute_javascript: executeJavascript,
@@ -48,6 +50,7 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
     browser_navigate: (params) => navigate(params),
     browser_act: (params) => act(params),
     browser_close: () => tabActions.closeBrowser(),
+    browser_console_messages: (params) => consoleLog.browser_console_messages(params),
     ping,
   };
 
@@ -236,5 +239,5 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
     });
   }
 
-  return { run, dialogs, debug };
+  return { run, dialogs, debug, consoleLog };
 }

@@ -75,6 +75,7 @@ ToolName = Literal[
     "browser_close",
     "execute_javascript",
     "browser_tabs",
+    "browser_console_messages",
 ]
 
 CommandName = Literal[ToolName, "list_tabs", "ping"]

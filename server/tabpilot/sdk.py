@@ -229,6 +229,24 @@ class _Methods(Generic[R]):
         """List the tabs, or open, select or close one."""
         return self._call("browser_tabs", _given(action=action, url=url, tab_id=tab_id))
 
+    def console_messages(
+        self,
+        *,
+        level: Literal["error", "warning", "info", "debug"] | None = None,
+        since: int | None = None,
+        limit: int | None = None,
+        all_pages: bool | None = None,
+        clear: bool | None = None,
+        tab_id: int | None = None,
+    ) -> R:
+        """The tab's console messages: ``{messages, matched, total, shown, evicted, last_seq,
+        page, pages, level, all_pages, cleared?}``; each message ``{seq, page, level, type, text,
+        time, url?, line?, column?, stack?}``."""
+        fields = _given(
+            level=level, since=since, limit=limit, all_pages=all_pages, clear=clear, tab_id=tab_id
+        )
+        return self._call("browser_console_messages", fields)
+
     def close_browser(self) -> R:
         """Close the tabs the AI opened (and stop the daemon's managed browser):
         ``{closed_tabs, browser?}``."""

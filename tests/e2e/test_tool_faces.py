@@ -147,6 +147,16 @@ def test_a_form_filled_through_each_face(
             "execute_javascript", {"script": "(el) => el.value", "ref": name, "tab_id": tab}
         )
         assert value == "a new user"
+
+        call("execute_javascript", {"script": f"console.warn('via {face}')", "tab_id": tab})
+        logged = call("browser_console_messages", {"tab_id": tab, "level": "warning"})
+        assert logged["matched"] >= 1 and logged["level"] == "warning"
+        if face == "mcp":  # the model reads the messages in the text
+            assert logged["messages"].endswith(f" warning: via {face}")
+        else:
+            assert {"level": "warning", "text": f"via {face}"}.items() <= logged["messages"][
+                -1
+            ].items()
     finally:
         closed = call("browser_tabs", {"action": "close", "tab_id": tab})
         assert closed["closed"] == tab
