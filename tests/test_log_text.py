@@ -7,8 +7,16 @@ from typing import Any
 import pytest
 
 from tabpilot.errors import InvalidRequest
-from tabpilot.log_params import ConsoleParams
-from tabpilot.log_text import LINE_CHARS, TEXT_BUDGET, console_text, one_line, where
+from tabpilot.log_params import ConsoleParams, NetworkParams
+from tabpilot.log_text import (
+    LINE_CHARS,
+    TEXT_BUDGET,
+    console_text,
+    network_text,
+    one_line,
+    request_line,
+    where,
+)
 
 
 def envelope(messages: list[dict[str, Any]], **counts: Any) -> dict[str, Any]:
@@ -131,3 +139,73 @@ def test_the_defaults() -> None:
         "clear": False,
         "level": "info",
     }
+
+
+def request(seq: int, **fields: Any) -> dict[str, Any]:
+    base = {"seq": seq, "page": 1, "method": "GET", "type": "xhr", "url": "http://a/api/x"}
+    return {**base, "status": 200, "duration": 5, "size": None, "from_cache": False, **fields}
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        ({}, "#1 GET 200 xhr http://a/api/x (5 ms)"),
+        (
+            {"size": 1234, "from_cache": True},
+            "#1 GET 200 xhr http://a/api/x (5 ms, 1.2 kB, from cache)",
+        ),
+        ({"status": None, "duration": None}, "#1 GET pending xhr http://a/api/x"),
+        (
+            {"status": None, "failed": "net::ERR_CONNECTION_REFUSED", "size": 12},
+            "#1 GET failed xhr http://a/api/x (5 ms, 12 B, net::ERR_CONNECTION_REFUSED)",
+        ),
+        (
+            {"status": 302, "redirect_to": "http://a/b"},
+            "#1 GET 302 xhr http://a/api/x (5 ms, to http://a/b)",
+        ),
+    ],
+)
+def test_a_request_line(fields: dict[str, Any], expected: str) -> None:
+    assert request_line(request(1, **fields)) == expected
+
+
+def test_one_request_with_its_body_or_why_none() -> None:
+    body = {"text": "x" * 10, "size": 70000, "truncated": True, "cap": 65536, "source": "fetch"}
+    text = network_text({"success": True, "result": {"request": request(3), "body": body}})
+    assert text == (
+        "#3 GET 200 xhr http://a/api/x (5 ms)\n"
+        "Body (fetch, 70000 characters; cut at 65536 characters):\nxxxxxxxxxx"
+    )
+    none = {"text": None, "cap": 65536, "note": "Only fetch and XHR responses have their body kept"}
+    text = network_text({"success": True, "result": {"request": request(3), "body": none}})
+    assert text.endswith("\nNo body: Only fetch and XHR responses have their body kept")
+
+
+def test_a_full_network_ring_answers_under_4000_characters() -> None:
+    requests = [request(i, url=f"http://a/api/{'y' * 300}/{i}") for i in range(1, 1001)]
+    result = {**envelope([])["result"], "requests": requests, "matched": 1000, "shown": 1000}
+    text = network_text({"success": True, "result": {**result, "last_seq": 1000, "hidden": 7}})
+    assert len(text) < 4000 and "7 static hidden" in text.split("\n")[0]
+    assert text.split("\n")[-1].startswith("#1000 GET 200 xhr http://a/api/yyy")
+
+
+@pytest.mark.parametrize(
+    ("params", "says"),
+    [
+        ({"status": "teapot"}, "`status`"),
+        ({"status": "6xx"}, "`status`"),
+        ({"type": "gif"}, "`type`"),
+        ({"include_body": 0}, "`include_body`"),
+        ({"url": "x" * 3000}, "`url`"),
+    ],
+)
+def test_bad_network_params_are_refused(params: dict[str, Any], says: str) -> None:
+    with pytest.raises(InvalidRequest) as refused:
+        NetworkParams.parse(params)
+    assert says in str(refused.value)
+
+
+def test_good_network_params() -> None:
+    for status in ("failed", "2xx", "404"):
+        assert NetworkParams.parse({"status": status}).status == status
+    assert NetworkParams.parse({"type": "xhr", "include_body": 3}).include_body == 3

@@ -42,6 +42,7 @@ CALLS: dict[str, tuple[tuple[Any, ...], dict[str, Any], dict[str, Any]]] = {
         {"level": "debug", "clear": True},
         {"level": "debug", "clear": True},
     ),
+    "browser_network_requests": ((), {"include_body": 9}, {"include_body": 9}),
 }
 
 

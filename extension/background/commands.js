@@ -13,6 +13,7 @@ import { createPageRead, pageError } from "./page-read.js";
 import { assertScriptable, deliver, listTabs, reinject, tabInfo } from "./tabs.js";
 import { createTabCache } from "./tab-cache.js";
 import { createConsoleLog } from "./console-log.js";
+import { createNetworkLog } from "./network-log.js";
 
 const DEFAULT_TIMEOUT_MS = 5000;
 // A ping runs nothing, so it answers in milliseconds unless the page is stuck.
@@ -39,7 +40,8 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
   const pageRead = createPageRead({ chrome, tabs, ports, timers, tabWatch });
   const frames = createFrameEvents({ chrome, timers });
   const navigate = createNavigation({ chrome, tabs, frames, dialogs, withTimeout });
-  const consoleLog = createConsoleLog({ chrome, tabs, ports, pilot, timers });
+  const consoleLog = createConsoleLog({ chrome, tabs, ports, pilot, timers, onBody: (tabId, raw) => networkLog.onBody(tabId, raw) });
+  const networkLog = createNetworkLog({ chrome, tabs, pilot, flushPage: (tab) => consoleLog.flush(tab) });
   const act = createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, frames, aiTabs, input: createInput({ debug }), withTimeout, pageError });
   const handlers = {
     execute_javascript: executeJavascript,
@@ -51,6 +53,7 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
     browser_act: (params) => act(params),
     browser_close: () => tabActions.closeBrowser(),
     browser_console_messages: (params) => consoleLog.browser_console_messages(params),
+    browser_network_requests: (params) => networkLog.browser_network_requests(params),
     ping,
   };
 

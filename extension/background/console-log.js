@@ -26,7 +26,9 @@ function cleanEntry(raw) {
   return entry;
 }
 
-export function createConsoleLog({ chrome, tabs, ports, pilot, timers }) {
+// `onBody(tabId, record)` takes the fetch and XHR response bodies the page world sends beside
+// its console entries (network-log.js keeps them).
+export function createConsoleLog({ chrome, tabs, ports, pilot, timers, onBody = () => {} }) {
   const log = createTabLog();
 
   // A committed navigation of the top frame (not a same-document one: Chrome reports those as
@@ -47,6 +49,10 @@ export function createConsoleLog({ chrome, tabs, ports, pilot, timers }) {
     }
     if (Number.isInteger(batch?.dropped)) log.lost(tabId, batch.dropped);
     for (const raw of Array.isArray(batch?.entries) ? batch.entries : []) {
+      if (raw?.type === "body") {
+        onBody(tabId, raw);
+        continue;
+      }
       const entry = cleanEntry(raw);
       if (entry) log.add(tabId, entry, page ?? log.page(tabId));
     }
@@ -88,5 +94,5 @@ export function createConsoleLog({ chrome, tabs, ports, pilot, timers }) {
     return { result: { messages: answer.entries, level, all_pages: options.allPages, ...logAnswer(answer, cleared) }, result_type: "object", tab: tabInfo(tab) };
   }
 
-  return { browser_console_messages: query, onPageLog, log };
+  return { browser_console_messages: query, onPageLog, flush, log };
 }

@@ -243,6 +243,113 @@
     },
   );
 
+  // ---- Response bodies of fetch and XHR, for browser_network_requests' include_body: read from a
+  // clone as the page reads its own, cut at MAX_BODY characters, and sent like log entries (type
+  // "body"); the worker keeps a tab's last few and matches them to its requests. A response
+  // announced larger than MAX_READ bytes is not read at all.
+  const MAX_BODY = 64 * 1024;
+  const MAX_READ = 4 * 1024 * 1024;
+  const { listen } = serializer;
+  const upper = String.prototype.toUpperCase;
+  const recordBody = (source, method, url, status, read) => {
+    const entry = create(null);
+    entry.type = "body";
+    entry.source = source;
+    entry.method = typeof method === "string" ? apply(upper, method, []) : "GET";
+    entry.url = cut(wellFormed(StringCtor(url)), 2048);
+    entry.status = status;
+    const done = (text, note) => {
+      if (typeof text === "string") {
+        entry.size = text.length;
+        entry.truncated = text.length > MAX_BODY;
+        entry.body = wellFormed(entry.truncated ? apply(slice, text, [0, MAX_BODY]) : text);
+      } else {
+        entry.body = null;
+        entry.note = note;
+      }
+      push(entry);
+    };
+    try {
+      read(done);
+    } catch (err) {
+      done(null, "could not be read: " + StringCtor(err?.message ?? err));
+    }
+  };
+
+  const ResponseProto = typeof g.Response === "function" ? g.Response.prototype : null;
+  const responseGet = (name) => ResponseProto && getOwnPropertyDescriptor(ResponseProto, name)?.get;
+  const [responseUrl, responseStatus, responseHeaders, responseType] = ["url", "status", "headers", "type"].map(responseGet);
+  const responseClone = ResponseProto?.clone;
+  const responseText = ResponseProto?.text;
+  const headersGet = typeof g.Headers === "function" ? g.Headers.prototype.get : null;
+  const requestMethod = getter(g.Request, "method");
+  const nativeFetch = g.fetch;
+  if (typeof nativeFetch === "function" && responseClone && responseText) {
+    const methodOf = (input, init) => {
+      try {
+        if (init && typeof init === "object" && typeof init.method === "string") return init.method;
+        if (requestMethod && typeof input === "object" && input !== null) return apply(requestMethod, input, []);
+      } catch {}
+      return "GET";
+    };
+    const onResponse = (method, response) => {
+      recordBody("fetch", method, apply(responseUrl, response, []), apply(responseStatus, response, []), (done) => {
+        if (apply(responseType, response, []) === "opaque") return done(null, "an opaque (no-cors) response: its body is hidden from the page");
+        const length = +apply(headersGet, apply(responseHeaders, response, []), ["content-length"]);
+        if (length > MAX_READ) return done(null, `not read: ${length} bytes`);
+        listen(apply(responseText, apply(responseClone, response, []), []), (text) => done(text), (err) => done(null, "could not be read: " + StringCtor(err?.message ?? err)));
+      });
+    };
+    const wrappers = {
+      fetch(input, init) {
+        const promise = apply(nativeFetch, this, [input, init]);
+        try {
+          const method = methodOf(input, init);
+          listen(promise, (response) => onResponse(method, response), () => {});
+        } catch {}
+        return promise;
+      },
+    };
+    defineProperty(g, "fetch", { value: wrappers.fetch, writable: true, enumerable: true, configurable: true });
+  }
+
+  const XHR = typeof g.XMLHttpRequest === "function" ? g.XMLHttpRequest.prototype : null;
+  if (XHR) {
+    const xhrGet = (name) => getOwnPropertyDescriptor(XHR, name)?.get;
+    const [xhrUrl, xhrStatus, xhrType, xhrText, xhrResponse] = ["responseURL", "status", "responseType", "responseText", "response"].map(xhrGet);
+    const nativeOpen = XHR.open;
+    const nativeSend = XHR.send;
+    const methods = new WeakMap();
+    const weakGet = WeakMap.prototype.get;
+    const weakSet = WeakMap.prototype.set;
+    const onLoadEnd = function () {
+      const xhr = this;
+      const status = apply(xhrStatus, xhr, []);
+      if (status === 0) return; // failed or aborted: the network log says why
+      recordBody("xhr", apply(weakGet, methods, [xhr]), apply(xhrUrl, xhr, []), status, (done) => {
+        const kind = apply(xhrType, xhr, []);
+        if (kind === "" || kind === "text") return done(apply(xhrText, xhr, []));
+        if (kind === "json") return done(jsonStringify(apply(xhrResponse, xhr, [])));
+        done(null, `a responseType "${kind}" response is not kept`);
+      });
+    };
+    const wrappers = {
+      open(...args) {
+        try {
+          apply(weakSet, methods, [this, StringCtor(args[0])]);
+        } catch {}
+        return apply(nativeOpen, this, args);
+      },
+      send(...args) {
+        try {
+          apply(addListener, this, ["loadend", onLoadEnd]);
+        } catch {}
+        return apply(nativeSend, this, args);
+      },
+    };
+    for (const name of ["open", "send"]) defineProperty(XHR, name, { value: wrappers[name], writable: true, enumerable: true, configurable: true });
+  }
+
   const hook = freeze({
     // A sink gets each batch as JSON text: {entries: [...], dropped}. Sinks are only added: a page
     // that found this hook could add its own (and so read its own page's log, which it can anyway),

@@ -49,3 +49,55 @@ class ConsoleParams(LogParams):
         description="The least severe level to show: error, warning, info (console.log counts "
         "as info) or debug (everything).",
     )
+
+
+#: webRequest's resource types as browser_network_requests names them (fetch and XHR: "xhr").
+RequestType = Literal[
+    "document",
+    "script",
+    "stylesheet",
+    "image",
+    "font",
+    "media",
+    "xhr",
+    "websocket",
+    "ping",
+    "csp_report",
+    "object",
+    "other",
+]
+
+
+class NetworkParams(LogParams):
+    """The tab's requests since its page loaded, newest last; or one request with its body."""
+
+    example: ClassVar[str] = '{"status": "failed"}'
+
+    url: str | None = Field(
+        default=None,
+        max_length=2048,
+        description="Only urls holding this text; with `*` a pattern the whole url must match "
+        "(`*/api/*`).",
+    )
+    type: RequestType | None = Field(
+        default=None,
+        description="Only this kind: document, script, stylesheet, image, font, media, xhr "
+        "(fetch and XMLHttpRequest), websocket, ping, csp_report, object, other.",
+    )
+    status: str | None = Field(
+        default=None,
+        pattern=r"^(failed|[1-5]xx|[1-5]\d\d)$",
+        description='Only "failed" requests (no answer: DNS, refused...), a class such as "4xx", '
+        'or one status such as "404".',
+    )
+    include_static: bool = Field(
+        default=False,
+        description="Also successful images, fonts, stylesheets and media, hidden by default "
+        "(and counted).",
+    )
+    include_body: int | None = Field(
+        default=None,
+        ge=1,
+        description="One request, by its # (its `seq`), with its response body: fetch and XHR "
+        "only, cut at 64 KiB.",
+    )

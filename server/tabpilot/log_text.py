@@ -102,3 +102,56 @@ def console_text(envelope: dict[str, Any]) -> str:
     noun = "message" if result.get("matched") == 1 else "messages"
     header = _counts(result, f"console {noun} at level {level} or above", left_out)
     return "\n".join([header, *lines])
+
+
+#: A request's url is cut to this many characters on its line.
+URL_CHARS = 150
+
+
+def _size(size: Any) -> str:
+    if not isinstance(size, int):
+        return ""
+    return f"{size} B" if size < 1000 else f"{size / 1000:.1f} kB"
+
+
+def request_line(entry: dict[str, Any]) -> str:
+    """`#12 GET 404 xhr http://host/api/cart (35 ms, 1.2 kB)`, and what became of it."""
+    if entry.get("failed"):
+        outcome = "failed"
+    elif entry.get("status") is None:
+        outcome = "pending"
+    else:
+        outcome = str(entry["status"])
+    url = one_line(str(entry.get("url", "")), URL_CHARS)
+    line = f"#{entry.get('seq')} {entry.get('method')} {outcome} {entry.get('type')} {url}"
+    notes = [f"{entry['duration']} ms"] if isinstance(entry.get("duration"), int) else []
+    if _size(entry.get("size")):
+        notes.append(_size(entry.get("size")))
+    if entry.get("from_cache"):
+        notes.append("from cache")
+    if entry.get("redirect_to"):
+        notes.append("to " + one_line(str(entry["redirect_to"]), URL_CHARS))
+    if entry.get("failed"):
+        notes.append(str(entry["failed"]))
+    return line + (f" ({', '.join(notes)})" if notes else "")
+
+
+def network_text(envelope: dict[str, Any]) -> str:
+    """browser_network_requests: the counts, then one line per request; or one request and its
+    body."""
+    result = _result(envelope)
+    if "request" in result:
+        body = result.get("body") or {}
+        head = request_line(result["request"])
+        if body.get("text") is None:
+            return f"{head}\nNo body: {body.get('note', 'none was kept')}"
+        size = body.get("size")
+        cut = f"; cut at {body.get('cap')} characters" if body.get("truncated") else ""
+        return f"{head}\nBody ({body.get('source')}, {size} characters{cut}):\n{body['text']}"
+    requests = result.get("requests") or []
+    lines, left_out = entry_lines(result, requests, request_line)
+    noun = "request" if result.get("matched") == 1 else "requests"
+    header = _counts(result, noun, left_out)
+    if requests:
+        header += "; a request's body: include_body=<#>"
+    return "\n".join([header, *lines])

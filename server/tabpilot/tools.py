@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from tabpilot import log_text, tool_text
 from tabpilot.errors import PilotDisabled, TabpilotError
-from tabpilot.log_params import ConsoleParams
+from tabpilot.log_params import ConsoleParams, NetworkParams
 from tabpilot.page_params import ActParams, CloseParams, NavigateParams, ReadParams, SnapshotParams
 from tabpilot.protocol import ExecuteParams, Params, ResultFrame, TabsParams, ToolName
 
@@ -301,6 +301,32 @@ _TOOLS = (
         cli="console",
         method="console_messages",
         in_text=("messages",),
+    ),
+    Tool(
+        name="browser_network_requests",
+        params=NetworkParams,
+        title="List the page's network requests",
+        description=describe(
+            """
+            List the tab's network requests since its page loaded: method, url, type, status,
+            duration, size, from cache or not, and why a failed one failed (DNS, refused...).
+            Prefer it to reading performance entries with execute_javascript: it sees failures,
+            redirects and statuses, from before this call too.
+
+            By default the newest 50 of the current page, with successful images, fonts,
+            stylesheets and media hidden (counted; `include_static` shows them). Filter with
+            `url` (text, or a `*` pattern), `type` ("xhr" for fetch and XHR) and `status`
+            ("failed", "4xx", "404"). `include_body` with a request's # answers that request with
+            its response body (fetch and XHR only). Pass the answer's `since` next time for what
+            is new.
+            """
+        ),
+        timeout_s=lambda params: LOG_TIMEOUT_S,
+        text=log_text.network_text,
+        read_only=True,
+        cli="network",
+        method="network_requests",
+        in_text=("requests", "body"),
     ),
 )
 

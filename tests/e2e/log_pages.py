@@ -67,11 +67,11 @@ def log_daemon(request: pytest.FixtureRequest, which: str) -> Daemon:
     return daemon
 
 
-def tool(daemon: Daemon, name: str, status: int = 200, **params: Any) -> dict[str, Any]:
-    """POST a tool's route; the body of an answer with `status`."""
+def tool(daemon: Daemon, name: str, http_status: int = 200, **params: Any) -> dict[str, Any]:
+    """POST a tool's route; the body of an answer with `http_status`."""
     response = daemon.post_json(f"/{name}", params)
     body: dict[str, Any] = response.json()
-    assert response.status_code == status, body
+    assert response.status_code == http_status, body
     return body
 
 

@@ -157,6 +157,12 @@ def test_a_form_filled_through_each_face(
             assert {"level": "warning", "text": f"via {face}"}.items() <= logged["messages"][
                 -1
             ].items()
+
+        fetched = call("browser_network_requests", {"tab_id": tab, "type": "document"})
+        if face == "mcp":
+            assert f" GET 200 document {url} (" in fetched["requests"]
+        else:
+            assert [(r["url"], r["status"]) for r in fetched["requests"]] == [(url, 200)]
     finally:
         closed = call("browser_tabs", {"action": "close", "tab_id": tab})
         assert closed["closed"] == tab
