@@ -15,6 +15,7 @@ const STATIC_TYPES = new Set(["image", "font", "stylesheet", "media"]);
 const BODIES_KEPT = 50;
 export const BODY_CAP = 64 * 1024;
 const STATUS_CLASS = /^([1-5])xx$/;
+const MAX_ACTIVE = 5000;
 
 function headerValue(headers, name) {
   const found = (headers ?? []).find((h) => h.name?.toLowerCase() === name);
@@ -72,6 +73,8 @@ export function createNetworkLog({ chrome, tabs, pilot, flushPage }) {
       ...(details.frameId > 0 ? { frame_id: details.frameId } : {}),
     });
     active.set(details.requestId, { tabId: details.tabId, entry });
+    // A request that never ends (a long poll, a stream) stays pending; the oldest such are let go.
+    if (active.size > MAX_ACTIVE) active.delete(active.keys().next().value);
     if (details.type === "main_frame") mainFrame.set(details.tabId, entry);
   }, filter);
   web?.onBeforeRedirect.addListener((details) => {

@@ -72,8 +72,9 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
     assert all(row["n"] >= 10 and row["p50"] > 0 for row in results["routes"])
     assert results["startup"]["startup_p50_ms"] > 0 and results["startup"]["idle_rss_bytes"] > 0
     # 2 latency, 3 MCP, throughput, 10 MB; 1+1, 3 of the product snapshot, the click and the
-    # 10,000-element snapshot against the peers; the Python client's.
-    assert len(results["targets"]) == 14
+    # 10,000-element snapshot against the peers; the console and network queries and answers;
+    # the Python client's.
+    assert len(results["targets"]) == 18
     assert all(isinstance(t["met"], bool) and t["measured"] for t in results["targets"])
 
     # The Python client beside Selenium's CDP, and the rows against the other MCP servers: each
@@ -83,7 +84,14 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
         "Selenium CDP Runtime.evaluate",
     ]
     assert results["client"][1]["n"] >= 4
-    assert list(results["peers"]) == ["evaluate", "snapshot_products", "click", "snapshot_nodes"]
+    assert list(results["peers"]) == [
+        "evaluate",
+        "snapshot_products",
+        "click",
+        "snapshot_nodes",
+        "console",
+        "network",
+    ]
     assert list(results["peer_targets"]) == [*results["peers"], "client"]
     for rows in [results["client"], *results["peers"].values()]:
         for row in rows:
@@ -98,6 +106,9 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
     for row in results["peers"]["click"]:
         if row.get("available", True):
             assert row["cart_counted"] == row["clicks"] > 0
+    for kind in ("console", "network"):
+        ours = results["peers"][kind][0]
+        assert 0 < ours["chars"] < 4000 and ours["n"] >= 1, ours
 
     table = (tmp_path / "results.md").read_text()
     headings = (
