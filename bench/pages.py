@@ -108,11 +108,31 @@ def tall_html(viewports: int = TALL_VIEWPORTS) -> str:
     )
 
 
+#: Console messages and requests the log page makes as it loads: a full ring of each and more.
+LOG_COUNT = 1500
+
+
+def logs_html(count: int = LOG_COUNT) -> str:
+    """A page that logs `count` console messages and makes `count` requests (a tenth of them 404s)
+    as it loads, as a chatty app does, then sets `window.logsDone`."""
+    return (
+        "<!doctype html><html lang=en><head><meta charset=utf-8><title>Chatty app</title>"
+        '<link rel="icon" href="data:,"></head><body><p>chatty</p><script>'
+        f"(async () => {{ for (let i = 0; i < {count}; i++) "
+        "console[i % 10 ? 'log' : 'warn']('cart updated: item', i, {sku: 'A' + i, qty: i % 5});"
+        f"for (let i = 0; i < {count}; i += 50) await Promise.all(Array.from({{length: 50}}, "
+        "(_, j) => fetch((i + j) % 10 ? '/products.html?' + (i + j) : '/missing/' + (i + j))"
+        ".then((r) => r.text())));"
+        "window.logsDone = true; })();</script></body></html>"
+    )
+
+
 def fixture_pages() -> dict[str, Page]:
     return {
         "/products.html": Page(products_html()),
         "/nodes.html": Page(nodes_html()),
         "/tall.html": Page(tall_html()),
+        "/logs.html": Page(logs_html()),
     }
 
 

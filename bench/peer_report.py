@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench.pages import NODE_COUNT, PRODUCT_COUNT, TALL_VIEWPORTS
+from bench.pages import LOG_COUNT, NODE_COUNT, PRODUCT_COUNT, TALL_VIEWPORTS
 
 TABPILOT = "tabpilot"
 PLAYWRIGHT = "Playwright MCP"
@@ -38,7 +38,22 @@ ROWS = {
         "the same snapshot tools; the peers, whose snapshots take seconds, are measured a sixth as "
         "many times, for reference",
     ),
+    "console": (
+        f"The console of a page that logged {LOG_COUNT:,} messages (tabpilot's ring of 1,000 full)",
+        "tabpilot `browser_console_messages` (the newest 50), Playwright MCP "
+        "`browser_console_messages`, chrome-devtools-mcp `list_console_messages` {pageId}, each "
+        "with its defaults; characters of the text it returns",
+    ),
+    "network": (
+        f"The network log of a page that made {LOG_COUNT:,} requests (tabpilot's ring full)",
+        "tabpilot `browser_network_requests` (the newest 50), Playwright MCP "
+        "`browser_network_requests`, chrome-devtools-mcp `list_network_requests` {pageId}, each "
+        "with its defaults; characters of the text it returns",
+    ),
 }
+
+#: The longest default answer of a log tool on a full ring, in characters.
+LOG_TEXT_CHARS = 4000
 
 
 #: The screenshot rows: results["peers"] key -> heading and how each tool was called.
@@ -81,6 +96,13 @@ def targets_by_row(results: dict[str, Any]) -> dict[str, list[Target]]:
         out["snapshot_nodes"] = [
             _p50_target(peers["snapshot_nodes"], f"snapshot of {NODE_COUNT:,} elements", 500, "<")
         ]
+        for kind, tool in (("console", "console"), ("network", "network requests")):
+            if kind in peers:
+                rows = peers[kind]
+                out[kind] = [
+                    _p50_target(rows, f"{tool} query on a full ring", 20.0, "≤"),
+                    _chars_target(rows, f"tabpilot's default {tool} answer"),
+                ]
     if peers and "screenshot" in peers:
         out["screenshot"] = _screenshot_targets(peers["screenshot"])
         out["screenshot_full"] = [
@@ -162,6 +184,14 @@ def _p50_target(rows: list[dict[str, Any]], what: str, limit: float, sign: str) 
         return (target, _why(rows, TABPILOT), False)
     met = ours["p50"] <= limit if sign == "≤" else ours["p50"] < limit
     return (target, f"{ours['p50']:.1f} ms", met)
+
+
+def _chars_target(rows: list[dict[str, Any]], what: str) -> Target:
+    target = f"{what} < {LOG_TEXT_CHARS:,} characters"
+    ours = _row(rows, TABPILOT)
+    if ours is None:
+        return (target, _why(rows, TABPILOT), False)
+    return (target, f"{ours['chars']:,} characters", ours["chars"] < LOG_TEXT_CHARS)
 
 
 def _client_target(rows: list[dict[str, Any]]) -> Target:

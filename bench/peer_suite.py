@@ -13,6 +13,8 @@ blocks, in these rows:
 - a screenshot of the product page's viewport, with each tool's defaults: its time, and the bytes
   of the image the model is handed;
 - a full-page screenshot of a page ten viewports tall.
+- the console and the network log of a page that logged 1,500 messages and made 1,500 requests
+  (tabpilot's rings full), each tool with its defaults: its time and its answer's characters.
 
 A server, or a tool of it, that cannot be measured gets a row saying why instead of figures.
 """
@@ -48,7 +50,7 @@ from bench.peers import (
 from bench.suites import Counts, latency
 from bench.systems import System, Unavailable
 
-PRODUCTS, NODES, TALL = "/products.html", "/nodes.html", "/tall.html"
+PRODUCTS, NODES, TALL, LOGS = "/products.html", "/nodes.html", "/tall.html", "/logs.html"
 
 
 def _say(message: str) -> None:
@@ -236,11 +238,37 @@ def screenshot_system(
     return System(peer.name, _guarded(call), _guarded(setup), calls=calls, warmup=warmup)
 
 
+def log_system(peer: Peer, kind: str, counts: Counts, found: dict[str, Any]) -> System:
+    """The console (`kind` "console") or network log of the log page, once it has logged and
+    fetched all it does; `found` gets the characters of the first answer."""
+    state: dict[str, Any] = {}
+
+    def setup() -> None:
+        server, session = peer.open
+        target = peer.aim(LOGS)
+        done = server.evaluate(target, "window.logsDone === true")
+        wait_for(lambda: server.value(peer.run(done)) == "true", 60, f"{LOGS} to finish")
+        state["args"] = server.console(target) if kind == "console" else server.network(target)
+        text = peer.run(state["args"])
+        structured = session.last.structured_content if session.last else None
+        found[peer.name] = {
+            "chars": len(text),
+            "structured_chars": len(json.dumps(structured)) if structured else 0,
+        }
+
+    def call() -> None:
+        if not peer.run(state["args"]):
+            raise RuntimeError(f"{peer.name} gave an empty {kind} log")
+
+    calls, warmup = _counts(peer, counts, "products")
+    return System(peer.name, _guarded(call), _guarded(setup), calls=calls, warmup=warmup)
+
+
 def _open_tabpilot_tabs(daemon: Daemon, base: str) -> dict[str, int]:
-    """The tall page, the 10,000-element page, then the product page, in tabs of the managed
-    browser: the product page is left the active tab."""
+    """The log page, the tall page, the 10,000-element page, then the product page, in tabs of the
+    managed browser: the product page is left the active tab."""
     tabs = {}
-    for path in (TALL, NODES, PRODUCTS):
+    for path in (LOGS, TALL, NODES, PRODUCTS):
         body = daemon.post_json("/browser_tabs", {"action": "new", "url": base + path}).json()
         if not body.get("success"):
             raise RuntimeError(f"/browser_tabs new answered {body}")
@@ -256,7 +284,7 @@ def _open_tabpilot_tabs(daemon: Daemon, base: str) -> dict[str, int]:
 
 
 def _open_devtools_pages(peer: Peer) -> None:
-    for path in (TALL, NODES, PRODUCTS):
+    for path in (LOGS, TALL, NODES, PRODUCTS):
         text = peer.run(("new_page", {"url": peer.base + path}))
         match = re.search(rf"^(\d+): .*\({re.escape(peer.base + path)}\)", text, re.M)
         if match is None:
@@ -317,7 +345,7 @@ def _merge(rows: list[dict[str, Any]], found: dict[str, Any], peers: list[Peer])
 
 
 def measure(counts: Counts) -> dict[str, list[dict[str, Any]]]:
-    """The six rows, each a list of one row per server, tabpilot first."""
+    """The rows, each a list of one row per server, tabpilot first."""
     blocks = replace(counts, blocks=counts.peer_blocks)
     loop = Loop()
     out: dict[str, list[dict[str, Any]]] = {}
@@ -352,6 +380,11 @@ def measure(counts: Counts) -> dict[str, list[dict[str, Any]]]:
             systems = [screenshot_system(p, TALL, True, counts, found) for p in peers]
             out["screenshot_full"] = latency(systems, halves)
             _merge(out["screenshot_full"], found, peers)
+            for kind in ("console", "network"):
+                _say(f"peers: the {kind} log of a page that logged and fetched 1,500 times")
+                found = {}
+                out[kind] = latency([log_system(p, kind, counts, found) for p in peers], blocks)
+                _merge(out[kind], found, peers)
     finally:
         loop.close()
     return out

@@ -60,6 +60,9 @@ class Server:
     evaluate: Callable[[Any, str], tuple[str, dict[str, Any]]]
     snapshot: Callable[[Any], tuple[str, dict[str, Any]]]
     click: Callable[[Any, str], tuple[str, dict[str, Any]]]
+    #: The console and network log tools, with their defaults.
+    console: Callable[[Any], tuple[str, dict[str, Any]]]
+    network: Callable[[Any], tuple[str, dict[str, Any]]]
     #: The value an evaluation answered, as the text of its JSON.
     value: Callable[[str], str]
     #: A screenshot of the page's viewport, or of the whole page (True), with the tool's defaults.
@@ -105,6 +108,8 @@ def tabpilot_server(port: int, state_dir: Path) -> Server:
         evaluate=lambda tab, js: ("execute_javascript", _with_tab(tab, {"script": js})),
         snapshot=lambda tab: ("browser_snapshot", _with_tab(tab, {})),
         click=lambda tab, ref: ("browser_act", _with_tab(tab, {"kind": "click", "ref": ref})),
+        console=lambda tab: ("browser_console_messages", _with_tab(tab, {})),
+        network=lambda tab: ("browser_network_requests", _with_tab(tab, {})),
         value=_tabpilot_value,
         screenshot=lambda tab, full: (
             "browser_take_screenshot",
@@ -138,6 +143,8 @@ def playwright_server(workdir: Path) -> Server:
         evaluate=lambda _, js: ("browser_evaluate", {"function": f"() => {js}"}),
         snapshot=lambda _: ("browser_snapshot", {}),
         click=lambda _, ref: ("browser_click", {"element": "Add to cart button", "target": ref}),
+        console=lambda _: ("browser_console_messages", {}),
+        network=lambda _: ("browser_network_requests", {}),
         value=_playwright_value,
         # `scale` is required by its schema; "css" is its default.
         screenshot=lambda _, full: (
@@ -166,6 +173,8 @@ def devtools_server(workdir: Path) -> Server:
         evaluate=lambda page, js: ("evaluate_script", {"pageId": page, "function": f"() => {js}"}),
         snapshot=lambda page: ("take_snapshot", {"pageId": page}),
         click=lambda page, ref: ("click", {"pageId": page, "uid": ref}),
+        console=lambda page: ("list_console_messages", {"pageId": page}),
+        network=lambda page: ("list_network_requests", {"pageId": page}),
         value=_devtools_value,
         screenshot=lambda page, full: (
             "take_screenshot",

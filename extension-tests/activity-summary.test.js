@@ -30,6 +30,8 @@ test("each page tool is recorded in words", async () => {
     ["browser_act", { kind: "click", ref: "e9" }, { ok: false, error: { code: "stale_ref", message: "gone" } }, "tried to click e9"],
     ["browser_snapshot", {}, { ok: true, result: { snapshot: "- button" } }, "took a snapshot"],
     ["browser_read", {}, { ok: true, result: { text: "hello" } }, "read the page"],
+    ["browser_console_messages", { level: "error" }, { ok: true, result: { messages: [] } }, "read the console"],
+    ["browser_network_requests", { status: "failed" }, { ok: true, result: { requests: [] } }, "listed the network requests"],
     ["browser_close", {}, { ok: true, result: { closed_tabs: [4, 5] } }, "closed 2 tabs"],
     ["browser_close", {}, { ok: true, result: { closed_tabs: [4] } }, "closed 1 tab"],
     ["browser_tabs", { action: "close" }, { ok: true, result: { closed: 8 } }, "closed tab 8"],

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import vm from "node:vm";
 
 const read = (path) => readFileSync(new URL(`../extension/${path}`, import.meta.url), "utf8");
-const MAIN_FILES = ["lib/serialize.js", "lib/returns.js", "lib/executor.js", "inject.js"].map((path) => [path, read(path)]);
+const MAIN_FILES = ["lib/serialize.js", "lib/returns.js", "lib/executor.js", "lib/page-log.js", "inject.js"].map((path) => [path, read(path)]);
 const NONCE = "0123456789abcdef0123456789abcdef";
 
 // A page whose alert/confirm/prompt record what the native dialog was asked, and answer as a person

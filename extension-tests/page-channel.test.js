@@ -7,7 +7,7 @@ import vm from "node:vm";
 
 const read = (path) => readFileSync(new URL(`../extension/${path}`, import.meta.url), "utf8");
 const CONTENT = read("content.js");
-const MAIN_FILES = ["lib/serialize.js", "lib/returns.js", "lib/executor.js", "inject.js"].map((path) => [path, read(path)]);
+const MAIN_FILES = ["lib/serialize.js", "lib/returns.js", "lib/executor.js", "lib/page-log.js", "inject.js"].map((path) => [path, read(path)]);
 const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 

@@ -102,7 +102,7 @@ test("a lost page-world channel is injected again and the script sent once more"
   assert.equal(result.route, "page");
   assert.equal(sends, 2);
   assert.deepEqual(chrome.calls.executeScript.map((d) => [d.world, d.files]), [
-    ["MAIN", ["lib/serialize.js", "lib/returns.js", "lib/executor.js", "inject.js"]],
+    ["MAIN", ["lib/serialize.js", "lib/returns.js", "lib/executor.js", "lib/page-log.js", "inject.js"]],
     ["ISOLATED", ["lib/refs.js", "lib/snapshot-format.js", "lib/snapshot.js", "lib/read.js", "lib/act-common.js", "lib/act-keys.js", "lib/act.js", "content.js"]],
   ]);
 });

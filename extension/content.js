@@ -62,7 +62,35 @@
         .catch(() => {});
     } catch {} // an orphaned copy (the extension was reloaded) has no worker to tell
   };
+  // The page world's console log (lib/page-log.js), in batches: to the worker, or into the answer
+  // of the log_flush under way.
+  let collecting = null;
+  const onLog = (event) => {
+    if (retired || typeof event.detail !== "string") return;
+    if (collecting) {
+      collecting.push(event.detail);
+      return;
+    }
+    try {
+      chrome.runtime.sendMessage({ type: "page_log", batch: event.detail }).catch(() => {});
+    } catch {} // an orphaned copy (the extension was reloaded) has no worker to tell
+  };
+  const logFlush = (sendResponse) => {
+    if (!paired) {
+      sendResponse({ ok: true, result: { batches: [] }, ...where() });
+      return;
+    }
+    collecting = [];
+    try {
+      fire("tabpilot:logflush:" + nonce, ""); // the page world sends what waits, synchronously
+    } finally {
+      const batches = collecting;
+      collecting = null;
+      sendResponse({ ok: true, result: { batches }, ...where() });
+    }
+  };
   const listen = () => {
+    doc.addEventListener("tabpilot:log:" + nonce, onLog);
     doc.addEventListener("tabpilot:res:" + nonce, onResult);
     doc.addEventListener("tabpilot:dialog:" + nonce, onDialog);
     if (!paired && !retired) {
@@ -219,6 +247,9 @@
         break;
       case "read":
         pageTool(() => globalThis.__tabpilotRead.read(message), sendResponse);
+        break;
+      case "log_flush":
+        logFlush(sendResponse);
         break;
       default:
         console.warn("tabpilot: unknown message type", type);

@@ -9,7 +9,9 @@
   const g = globalThis;
   const serializer = g.__tabpilotSerialize;
   const executor = g.__tabpilotExecutor;
+  const pageLog = g.__tabpilotPageLog; // lib/page-log.js: the console log, sent once paired
   // Take the libraries off the page's globals before any page script can see or wrap them.
+  delete g.__tabpilotPageLog;
   delete g.__tabpilotSerialize;
   delete g.__tabpilotReturns;
   delete g.__tabpilotExecutor;
@@ -321,12 +323,19 @@
     if (typeof offered !== "string" || offered.length !== 32) return;
     nonce = offered;
     apply(removeListener, doc, ["tabpilot:channel", onChannel]);
-    const hearRequests = () => apply(addListener, doc, ["tabpilot:req:" + nonce, onRequest]);
+    const flushLog = () => pageLog?.flush();
+    const hearRequests = () => {
+      apply(addListener, doc, ["tabpilot:req:" + nonce, onRequest]);
+      apply(addListener, doc, ["tabpilot:logflush:" + nonce, flushLog]);
+    };
     hearRequests();
     // document.open() erases every listener on the document; it also empties it, which this sees.
     // Adding the same listener again is a no-op otherwise.
     if (MutationObserverCtor) apply(observe, new MutationObserverCtor(hearRequests), [doc, { childList: true }]);
     fire("tabpilot:ready:" + nonce, "");
+    // The console log's batches go to content.js, which hands them to the worker.
+    const logEvent = "tabpilot:log:" + nonce;
+    pageLog?.attach((json) => fire(logEvent, json));
   };
 
   for (const type of ["alert", "confirm", "prompt"]) wrapDialog(type);

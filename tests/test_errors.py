@@ -28,6 +28,7 @@ TABLE = {
     "pilot_disabled": 403,
     "debugger_disabled": 403,
     "ref_not_found": 404,
+    "request_not_found": 404,
     "tab_not_found": 404,
     "no_target_tab": 404,
     "not_found": 404,

@@ -39,6 +39,12 @@ CALLS: dict[str, tuple[tuple[Any, ...], dict[str, Any], dict[str, Any]]] = {
     ),
     "browser_tabs": ((), {}, {"action": "list"}),
     "browser_take_screenshot": ((), {"full_page": True}, {"full_page": True}),
+    "browser_console_messages": (
+        (),
+        {"level": "debug", "clear": True},
+        {"level": "debug", "clear": True},
+    ),
+    "browser_network_requests": ((), {"include_body": 9}, {"include_body": 9}),
 }
 
 

@@ -60,6 +60,29 @@ RESULTS: dict[str, Any] = {
         "route": "debugger",
         "bytes": 72,
     },
+    "browser_console_messages": {
+        "messages": [
+            {
+                **{"seq": 3, "page": 2, "type": "error", "level": "error", "text": "boom"},
+                **{"time": 1, "url": "http://localhost/app.js?v=2", "line": 7},
+            }
+        ],
+        **{"level": "error", "all_pages": False, "matched": 1, "total": 4, "shown": 1},
+        **{"evicted": 0, "last_seq": 4, "page": {"id": 2, "url": "http://localhost/test"}},
+        "pages": [{"id": 2, "url": "http://localhost/test"}],
+    },
+    "browser_network_requests": {
+        "requests": [
+            {
+                **{"seq": 9, "page": 2, "request_id": "41", "method": "GET", "type": "xhr"},
+                **{"url": "http://localhost/api/cart", "status": 404, "start": 1, "duration": 35},
+                **{"size": 1200, "from_cache": False, "failed": None},
+            }
+        ],
+        **{"all_pages": False, "hidden": 3, "matched": 1, "total": 12, "shown": 1},
+        **{"evicted": 0, "last_seq": 12, "page": {"id": 2, "url": "http://localhost/test"}},
+        "pages": [{"id": 2, "url": "http://localhost/test"}],
+    },
 }
 
 
@@ -118,6 +141,19 @@ CASES: dict[str, Case] = {
         {"ref": "e2", "format": "png", "max_size": 800},
         "Screenshot of element e2 (img): 2x1 PNG, 72 bytes, scale 0.5 (debugger)",
         ("screenshot", "--ref", "e2", "--format", "png", "--max-size", "800"),
+    ),
+    "browser_console_messages": Case(
+        {"level": "error", "since": 2},
+        "1 of 1 console message at level error or above on page 2 http://localhost/test "
+        "(4 in all). Newer: since=4\n#3 error: boom (app.js:7)",
+        ("console", "--level", "error", "--since", "2"),
+    ),
+    "browser_network_requests": Case(
+        {"status": "4xx", "url": "/api/"},
+        "1 of 1 request on page 2 http://localhost/test (12 in all; 3 static hidden "
+        "(include_static=true shows them)). Newer: since=12; a request's body: include_body=<#>"
+        "\n#9 GET 404 xhr http://localhost/api/cart (35 ms, 1.2 kB)",
+        ("network", "--status", "4xx", "--url", "/api/"),
     ),
 }
 

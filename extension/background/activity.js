@@ -12,7 +12,7 @@ export const ACTIVITY_KEY = "activity";
 export const MAX_ENTRIES = 20;
 export const SCRIPT_CHARS = 300;
 export const SAVE_DELAY_MS = 100;
-const RECORDED = new Set(["execute_javascript", "list_tabs", "browser_tabs", "browser_navigate", "browser_act", "browser_snapshot", "browser_read", "browser_close", "browser_take_screenshot"]);
+const RECORDED = new Set(["execute_javascript", "list_tabs", "browser_tabs", "browser_navigate", "browser_act", "browser_snapshot", "browser_read", "browser_close", "browser_take_screenshot", "browser_console_messages", "browser_network_requests"]);
 
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
@@ -59,6 +59,8 @@ const SUMMARIES = {
   browser_snapshot: () => "took a snapshot",
   browser_read: () => "read the page",
   browser_take_screenshot: (params) => (params?.full_page ? "took a full-page screenshot" : params?.ref ? `took a screenshot of ${params.ref}` : "took a screenshot"),
+  browser_console_messages: () => "read the console",
+  browser_network_requests: () => "listed the network requests",
   browser_close: (_params, result) => `closed ${plural(result?.result?.closed_tabs?.length ?? 0, "tab")}`,
 };
 

@@ -84,6 +84,11 @@ export function createBackground({ chrome, WebSocket, fetch, timers, userAgent =
       if (Number.isInteger(sender?.tab?.id) && sender.frameId === 0) commands.dialogs.report(sender.tab.id, message);
       return {};
     },
+    // A batch of a page's console log, from its content script (console-log.js).
+    page_log: async (message, sender) => {
+      commands.consoleLog.onPageLog(message, sender);
+      return {};
+    },
   };
 
   // Content scripts can message this worker too. The activity holds scripts and page titles from

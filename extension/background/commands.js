@@ -13,6 +13,8 @@ import { createPageRead, pageError } from "./page-read.js";
 import { assertScriptable, deliver, listTabs, reinject, tabInfo } from "./tabs.js";
 import { createTabCache } from "./tab-cache.js";
 import { createCapture } from "./capture.js";
+import { createConsoleLog } from "./console-log.js";
+import { createNetworkLog } from "./network-log.js";
 
 const DEFAULT_TIMEOUT_MS = 5000;
 // A ping runs nothing, so it answers in milliseconds unless the page is stuck.
@@ -39,6 +41,8 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
   const pageRead = createPageRead({ chrome, tabs, ports, timers, tabWatch });
   const frames = createFrameEvents({ chrome, timers });
   const navigate = createNavigation({ chrome, tabs, frames, dialogs, withTimeout });
+  const consoleLog = createConsoleLog({ chrome, tabs, ports, pilot, timers, onBody: (tabId, raw) => networkLog.onBody(tabId, raw) });
+  const networkLog = createNetworkLog({ chrome, tabs, pilot, flushPage: (tab) => consoleLog.flush(tab) });
   const act = createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, frames, aiTabs, input: createInput({ debug }), withTimeout, pageError });
   const capture = createCapture({ chrome, tabs, debug, timers, withTimeout, now });
   const handlers = {
@@ -51,6 +55,8 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
     browser_act: (params) => act(params),
     browser_close: () => tabActions.closeBrowser(),
     browser_take_screenshot: capture.browser_take_screenshot,
+    browser_console_messages: (params) => consoleLog.browser_console_messages(params),
+    browser_network_requests: (params) => networkLog.browser_network_requests(params),
     ping,
   };
 
@@ -239,5 +245,5 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
     });
   }
 
-  return { run, dialogs, debug };
+  return { run, dialogs, debug, consoleLog };
 }

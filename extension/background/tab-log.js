@@ -9,6 +9,8 @@
 // restarts the worker (the extension reloaded, the browser restarted).
 
 export const LOG_CAPACITY = 1000;
+// Pages remembered per tab (their urls, and which document each was), for answers over all pages.
+const PAGES_KEPT = 50;
 
 export function createTabLog({ capacity = LOG_CAPACITY } = {}) {
   const tabs = new Map(); // tab id -> { entries, seq, evicted, pages, page }
@@ -16,7 +18,8 @@ export function createTabLog({ capacity = LOG_CAPACITY } = {}) {
   function tabOf(tabId) {
     let log = tabs.get(tabId);
     if (!log) {
-      log = { entries: [], head: 0, seq: 0, evicted: 0, page: { id: 1, url: null } };
+      log = { entries: [], head: 0, seq: 0, evicted: 0, page: { id: 1, url: null }, pages: new Map(), docs: new Map() };
+      log.pages.set(1, log.page);
       tabs.set(tabId, log);
     }
     return log;
@@ -31,7 +34,28 @@ export function createTabLog({ capacity = LOG_CAPACITY } = {}) {
     newPage(tabId, url) {
       const log = tabOf(tabId);
       log.page = { id: log.page.id + 1, url: typeof url === "string" ? url : null };
+      log.pages.set(log.page.id, log.page);
+      if (log.pages.size > PAGES_KEPT) log.pages.delete(log.pages.keys().next().value);
       return log.page;
+    },
+
+    // The page of a document (Chrome's documentId): a document not seen before starts a new page.
+    // Its first news may come from the navigation (webNavigation.onCommitted) or from a message
+    // its content script sent, whichever Chrome delivers first.
+    pageOf(tabId, documentId, url) {
+      const log = tabOf(tabId);
+      if (typeof documentId !== "string" || documentId === "") return log.page;
+      const known = log.docs.get(documentId);
+      if (known) return known;
+      const page = this.newPage(tabId, url);
+      log.docs.set(documentId, page);
+      if (log.docs.size > PAGES_KEPT) log.docs.delete(log.docs.keys().next().value);
+      return page;
+    },
+
+    // Entries lost before they reached the ring (a page's own queue overflowed): counted as evicted.
+    lost(tabId, count) {
+      if (Number.isInteger(count) && count > 0) tabOf(tabId).evicted += count;
     },
 
     // The page that entries added now belong to.
@@ -65,19 +89,23 @@ export function createTabLog({ capacity = LOG_CAPACITY } = {}) {
     },
 
     // Entries that match, newest `limit` of them, oldest first, with the counts an answer states:
-    // `matched` (before the limit), `evicted` (dropped by the ring since the tab's log began or was
-    // cleared), `last_seq` (what `since` should be next time) and the current page.
+    // `matched` (before the limit), `total` (on the pages asked for, whatever matched), `evicted`
+    // (dropped by the ring since the tab's log began or was cleared), `last_seq` (what `since`
+    // should be next time), the current page, and the pages the entries shown belong to.
     query(tabId, { since = 0, limit = 50, allPages = false, match = () => true } = {}) {
       const log = tabOf(tabId);
       const pageId = log.page.id;
       const picked = [];
+      let total = 0;
       for (const entry of live(log)) {
-        if (entry.seq <= since) continue;
         if (!allPages && entry.page !== pageId) continue;
+        total += 1;
+        if (entry.seq <= since) continue;
         if (match(entry)) picked.push(entry);
       }
       const shown = limit > 0 ? picked.slice(-limit) : [];
-      return { entries: shown, matched: picked.length, evicted: log.evicted, last_seq: log.seq, page: { ...log.page } };
+      const pages = [...new Set(shown.map((entry) => entry.page))].map((id) => ({ id, url: log.pages.get(id)?.url ?? null }));
+      return { entries: shown, matched: picked.length, total, evicted: log.evicted, last_seq: log.seq, page: { ...log.page }, pages };
     },
 
     // Drops the tab's entries; the sequence goes on, the page stays.
@@ -95,4 +123,29 @@ export function createTabLog({ capacity = LOG_CAPACITY } = {}) {
       tabs.delete(tabId);
     },
   };
+}
+
+// ---- What both log tools take and answer (browser_console_messages, browser_network_requests).
+// The daemon validates the params first (log_params.py); this is the worker's own check.
+export function logQueryParams(params, CommandError) {
+  const int = (name, fallback, max) => {
+    const value = params[name];
+    if (value === undefined || value === null) return fallback;
+    if (!Number.isInteger(value) || value < 0 || value > max) {
+      throw new CommandError("invalid_request", `${name} must be an integer from 0 to ${max}; got ${JSON.stringify(value)}.`);
+    }
+    return value;
+  };
+  return {
+    since: int("since", 0, Number.MAX_SAFE_INTEGER),
+    limit: int("limit", 50, LOG_CAPACITY),
+    allPages: params.all_pages === true,
+    clear: params.clear === true,
+  };
+}
+
+// The counts of an answer, beside its entries (named by the tool: `messages`, `requests`).
+export function logAnswer(answer, cleared) {
+  const { entries, ...counts } = answer;
+  return { ...counts, shown: entries.length, ...(cleared === null ? {} : { cleared }) };
 }

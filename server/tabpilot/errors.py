@@ -13,6 +13,7 @@ The hierarchy::
      │    ├── TabNotFound              404 tab_not_found
      │    ├── NoTargetTab              404 no_target_tab
      │    ├── RefNotFound              404 ref_not_found
+     │    ├── RequestNotFound          404 request_not_found
      │    ├── NotFound                 404 not_found
      │    ├── MethodNotAllowed         405 method_not_allowed
      │    ├── TabNotScriptable         409 tab_not_scriptable

@@ -43,9 +43,10 @@ INSTRUCTIONS = """\
 tabpilot drives the user's real Chrome tab, through the tabpilot extension, while the user's AI Web
 Pilot switch is on. Call pilot_status first if unsure. browser_navigate opens a page,
 browser_snapshot shows it with a ref for each element, browser_act clicks, types and scrolls by
-ref, browser_read reads its text, browser_take_screenshot shows it as an image; execute_javascript
-runs a script for anything else. browser_tabs lists, opens, selects and closes tabs; browser_close
-closes what you opened when the task is done.
+ref, browser_read reads its text, browser_take_screenshot shows it as an image;
+browser_console_messages and browser_network_requests show what it logged and fetched;
+execute_javascript runs a script for anything else. browser_tabs lists, opens, selects and closes
+tabs; browser_close closes what you opened when the task is done.
 Ask only for what you need: results count against your context."""
 
 

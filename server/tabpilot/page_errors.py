@@ -62,3 +62,15 @@ class NavigationFailed(BridgeFailure):
     default_message = (
         "The page did not load. Check the url, or retry; browser_read shows what the tab holds."
     )
+
+
+class RequestNotFound(RequestRefused):
+    code, status = "request_not_found", 404
+    meaning = (
+        "browser_network_requests' `include_body` names no request in the tab's log (evicted, "
+        "cleared, or never made there)."
+    )
+    default_message = (
+        "No request with that # in this tab's network log. Call browser_network_requests and "
+        "pass the # of one of its requests."
+    )

@@ -76,6 +76,8 @@ ToolName = Literal[
     "execute_javascript",
     "browser_tabs",
     "browser_take_screenshot",
+    "browser_console_messages",
+    "browser_network_requests",
 ]
 
 CommandName = Literal[ToolName, "list_tabs", "ping"]

@@ -38,6 +38,7 @@ from tabpilot.client import (
 )
 from tabpilot.config import Settings, client_headers
 from tabpilot.errors import TabpilotError, error_for_code
+from tabpilot.log_params import RequestType
 from tabpilot.protocol import CALLS_PATH, CallMethod, loads
 from tabpilot.screenshot import image_bytes
 from tabpilot.sync_socket import BlockingSocket
@@ -229,6 +230,56 @@ class _Methods(Generic[R]):
     ) -> R:
         """List the tabs, or open, select or close one."""
         return self._call("browser_tabs", _given(action=action, url=url, tab_id=tab_id))
+
+    def console_messages(
+        self,
+        *,
+        level: Literal["error", "warning", "info", "debug"] | None = None,
+        since: int | None = None,
+        limit: int | None = None,
+        all_pages: bool | None = None,
+        clear: bool | None = None,
+        tab_id: int | None = None,
+    ) -> R:
+        """The tab's console messages: ``{messages, matched, total, shown, evicted, last_seq,
+        page, pages, level, all_pages, cleared?}``; each message ``{seq, page, level, type, text,
+        time, url?, line?, column?, stack?}``."""
+        fields = _given(
+            level=level, since=since, limit=limit, all_pages=all_pages, clear=clear, tab_id=tab_id
+        )
+        return self._call("browser_console_messages", fields)
+
+    def network_requests(
+        self,
+        *,
+        url: str | None = None,
+        type: RequestType | None = None,
+        status: str | None = None,
+        include_static: bool | None = None,
+        include_body: int | None = None,
+        since: int | None = None,
+        limit: int | None = None,
+        all_pages: bool | None = None,
+        clear: bool | None = None,
+        tab_id: int | None = None,
+    ) -> R:
+        """The tab's network requests: ``{requests, matched, total, shown, hidden, evicted,
+        last_seq, page, pages, all_pages, cleared?}``, each request ``{seq, page, request_id,
+        method, url, type, status, start, duration, size, from_cache, failed, redirect_to?}``;
+        with ``include_body``, ``{request, body: {text, size, truncated, cap, source, note?}}``."""
+        fields = _given(
+            url=url,
+            type=type,
+            status=status,
+            include_static=include_static,
+            include_body=include_body,
+            since=since,
+            limit=limit,
+            all_pages=all_pages,
+            clear=clear,
+            tab_id=tab_id,
+        )
+        return self._call("browser_network_requests", fields)
 
     def close_browser(self) -> R:
         """Close the tabs the AI opened (and stop the daemon's managed browser):

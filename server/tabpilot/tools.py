@@ -16,8 +16,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from tabpilot import screenshot, tool_text
+from tabpilot import log_text, screenshot, tool_text
 from tabpilot.errors import PilotDisabled, TabpilotError
+from tabpilot.log_params import ConsoleParams, NetworkParams
 from tabpilot.page_params import ActParams, CloseParams, NavigateParams, ReadParams, SnapshotParams
 from tabpilot.protocol import ExecuteParams, Params, ResultFrame, TabsParams, ToolName
 
@@ -30,6 +31,9 @@ log = logging.getLogger(__name__)
 TABS_TIMEOUT_S = 5.0
 #: A snapshot or a read walks the DOM once; no page takes longer, even a huge one.
 PAGE_WALK_TIMEOUT_S = 30.0
+#: A log query reads the worker's ring, after asking the tab for what it logged just now (at most
+#: a second: a busy tab is not waited for).
+LOG_TIMEOUT_S = 10.0
 #: Closing tabs and detaching the debugger: a handful of chrome.* calls.
 CLOSE_TIMEOUT_S = 30.0
 
@@ -302,6 +306,58 @@ _TOOLS = (
         method="screenshot",
         image="data",
         negotiate=screenshot.negotiate,
+    ),
+    Tool(
+        name="browser_console_messages",
+        params=ConsoleParams,
+        title="Read the page's console",
+        description=describe(
+            """
+            Read the tab's console: what its page logged, and its uncaught errors. Captured since
+            the page loaded: console.log, info, warn, error and debug, uncaught errors and
+            unhandled promise rejections (with their stack), and Content Security Policy
+            violations. Prefer it to wrapping console with
+            execute_javascript: capture starts before the page's first script, so messages from
+            before this call are there too.
+
+            By default the newest 50 messages of the current page at level info or above; `level`
+            "error" shows errors only, "debug" everything. Each message has a sequence number:
+            pass the answer's `since` next time to see only what is new. `clear` empties the log
+            after answering.
+            """
+        ),
+        timeout_s=lambda params: LOG_TIMEOUT_S,
+        text=log_text.console_text,
+        read_only=True,
+        cli="console",
+        method="console_messages",
+        in_text=("messages",),
+    ),
+    Tool(
+        name="browser_network_requests",
+        params=NetworkParams,
+        title="List the page's network requests",
+        description=describe(
+            """
+            List the tab's network requests since its page loaded: method, url, type, status,
+            duration, size, from cache or not, and why a failed one failed (DNS, refused...).
+            Prefer it to reading performance entries with execute_javascript: it sees failures,
+            redirects and statuses, from before this call too.
+
+            By default the newest 50 of the current page, with successful images, fonts,
+            stylesheets and media hidden (counted; `include_static` shows them). Filter with
+            `url` (text, or a `*` pattern), `type` ("xhr" for fetch and XHR) and `status`
+            ("failed", "4xx", "404"). `include_body` with a request's # answers that request with
+            its response body (fetch and XHR only). Pass the answer's `since` next time for what
+            is new.
+            """
+        ),
+        timeout_s=lambda params: LOG_TIMEOUT_S,
+        text=log_text.network_text,
+        read_only=True,
+        cli="network",
+        method="network_requests",
+        in_text=("requests", "body"),
     ),
 )
 

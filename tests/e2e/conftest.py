@@ -17,6 +17,7 @@ from selenium import webdriver
 from tests.e2e.act_pages import ACT_PAGES
 from tests.e2e.harness import Daemon, connected_browser, spawn_daemon, wait_for
 from tests.e2e.shot_pages import SHOT_PAGES
+from tests.e2e.log_pages import LOG_PAGES
 from tests.e2e.tool_pages import TOOL_PAGES
 
 PAGES: dict[str, tuple[dict[str, str], str]] = {
@@ -121,6 +122,7 @@ PAGES: dict[str, tuple[dict[str, str], str]] = {
 PAGES.update(TOOL_PAGES)
 PAGES.update(ACT_PAGES)
 PAGES.update(SHOT_PAGES)
+PAGES.update(LOG_PAGES)
 
 #: A page's headers may hold this pseudo-header: the HTTP status to answer with (200 otherwise).
 STATUS = ":status"

@@ -73,8 +73,8 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
     assert results["startup"]["startup_p50_ms"] > 0 and results["startup"]["idle_rss_bytes"] > 0
     # 2 latency, 3 MCP, throughput, 10 MB; 1+1, 3 of the product snapshot, the click and the
     # 10,000-element snapshot against the peers; 2 of the viewport screenshot and the full-page
-    # one; the Python client's.
-    assert len(results["targets"]) == 17
+    # one; the console and network queries and answers; the Python client's.
+    assert len(results["targets"]) == 21
     assert all(isinstance(t["met"], bool) and t["measured"] for t in results["targets"])
 
     # The Python client beside Selenium's CDP, and the rows against the other MCP servers: each
@@ -91,6 +91,8 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
         "snapshot_nodes",
         "screenshot",
         "screenshot_full",
+        "console",
+        "network",
     ]
     assert list(results["peer_targets"]) == [*results["peers"], "client"]
     for rows in [results["client"], *results["peers"].values()]:
@@ -110,6 +112,9 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
         for row in results["peers"][key]:
             if row.get("available", True):
                 assert row["image_bytes"] > 1000 and row["image"], row
+    for kind in ("console", "network"):
+        ours = results["peers"][kind][0]
+        assert 0 < ours["chars"] < 4000 and ours["n"] >= 1, ours
 
     table = (tmp_path / "results.md").read_text()
     headings = (

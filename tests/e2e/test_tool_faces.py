@@ -160,6 +160,22 @@ def test_a_form_filled_through_each_face(
         if not isinstance(shot, bytes):
             assert shot["captured"] == f'element {name} (textbox "Name")'
             assert (shot["mime_type"], shot["bytes"]) == ("image/png", len(png))
+
+        call("execute_javascript", {"script": f"console.warn('via {face}')", "tab_id": tab})
+        logged = call("browser_console_messages", {"tab_id": tab, "level": "warning"})
+        assert logged["matched"] >= 1 and logged["level"] == "warning"
+        if face == "mcp":  # the model reads the messages in the text
+            assert logged["messages"].endswith(f" warning: via {face}")
+        else:
+            assert {"level": "warning", "text": f"via {face}"}.items() <= logged["messages"][
+                -1
+            ].items()
+
+        fetched = call("browser_network_requests", {"tab_id": tab, "type": "document"})
+        if face == "mcp":
+            assert f" GET 200 document {url} (" in fetched["requests"]
+        else:
+            assert [(r["url"], r["status"]) for r in fetched["requests"]] == [(url, 200)]
     finally:
         closed = call("browser_tabs", {"action": "close", "tab_id": tab})
         assert closed["closed"] == tab

@@ -1,0 +1,157 @@
+"""What the log tools' answers read like for a model: one header line of counts, then one short
+line per entry, newest last. The entries' whole fields (stacks, timings, sizes) are in the result
+for programs; the text is kept under :data:`TEXT_BUDGET` characters."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+#: Each entry's text is cut to this many characters on its line (its first line only).
+LINE_CHARS = 200
+#: The lines of one answer stop here; the oldest are left out first, and the header says so.
+TEXT_BUDGET = 3600
+
+
+def _result(envelope: dict[str, Any]) -> dict[str, Any]:
+    result = envelope.get("result")
+    return result if isinstance(result, dict) else {}
+
+
+def one_line(text: str, limit: int = LINE_CHARS) -> str:
+    """``text``'s first line, cut to ``limit`` characters; an ellipsis says what was cut."""
+    first, _, rest = text.partition("\n")
+    if len(first) > limit:
+        return first[: limit - 1] + "…"
+    return first + (" …" if rest.strip() else "")
+
+
+def where(entry: dict[str, Any]) -> str:
+    """`(app.js:12)`: the file of an entry's url, and its line, where known."""
+    url = entry.get("url")
+    if not isinstance(url, str) or not url:
+        return ""
+    name = url.split("?")[0].rstrip("/").rsplit("/", 1)[-1] or url
+    line = entry.get("line")
+    return f" ({name}:{line})" if isinstance(line, int) else f" ({name})"
+
+
+def _page(result: dict[str, Any]) -> str:
+    page = result.get("page") or {}
+    url = page.get("url")
+    return f"page {page.get('id')}" + (f" {url}" if url else "")
+
+
+def entry_lines(
+    result: dict[str, Any], entries: list[dict[str, Any]], line: Callable[[dict[str, Any]], str]
+) -> tuple[list[str], int]:
+    """The entries' lines, newest kept first within the budget; and how many were left out.
+    With entries of several pages, a `-- page N (url)` line opens each page's entries."""
+    urls = {p.get("id"): p.get("url") for p in result.get("pages") or []}
+    several = len(urls) > 1
+    lines: list[str] = []
+    used = 0
+    left_out = 0
+    for index in range(len(entries) - 1, -1, -1):
+        entry = entries[index]
+        text = line(entry)
+        if used + len(text) + 1 > TEXT_BUDGET:
+            left_out = index + 1
+            break
+        lines.append(text)
+        used += len(text) + 1
+        before = entries[index - 1].get("page") if index > 0 else None
+        if several and entry.get("page") != before:
+            page = entry.get("page")
+            lines.append(f"-- page {page}" + (f" ({urls[page]})" if urls.get(page) else ""))
+    lines.reverse()
+    return lines, left_out
+
+
+def _counts(result: dict[str, Any], noun: str, left_out: int) -> str:
+    shown = int(result.get("shown") or 0) - left_out
+    matched = int(result.get("matched") or 0)
+    scope = "every page" if result.get("all_pages") else _page(result)
+    text = f"{shown} of {matched} {noun} on {scope}"
+    extras = [f"{result.get('total', 0)} in all"]
+    if result.get("evicted"):
+        extras.append(f"{result['evicted']} evicted")
+    if result.get("hidden"):
+        extras.append(f"{result['hidden']} static hidden (include_static=true shows them)")
+    if result.get("cleared") is not None:
+        extras.append(f"log cleared ({result['cleared']} entries)")
+    text += f" ({'; '.join(extras)})"
+    if left_out:
+        text += f"; the oldest {left_out} shown left out here, for length"
+    return text + f". Newer: since={result.get('last_seq', 0)}"
+
+
+def console_line(entry: dict[str, Any]) -> str:
+    """`#12 error: Uncaught TypeError: x is undefined (app.js:3)`."""
+    return f"#{entry.get('seq')} {entry.get('level')}: {one_line(str(entry.get('text', '')))}" + (
+        where(entry)
+    )
+
+
+def console_text(envelope: dict[str, Any]) -> str:
+    """browser_console_messages: the counts, then one line per message."""
+    result = _result(envelope)
+    messages = result.get("messages") or []
+    lines, left_out = entry_lines(result, messages, console_line)
+    level = result.get("level", "info")
+    noun = "message" if result.get("matched") == 1 else "messages"
+    header = _counts(result, f"console {noun} at level {level} or above", left_out)
+    return "\n".join([header, *lines])
+
+
+#: A request's url is cut to this many characters on its line.
+URL_CHARS = 150
+
+
+def _size(size: Any) -> str:
+    if not isinstance(size, int):
+        return ""
+    return f"{size} B" if size < 1000 else f"{size / 1000:.1f} kB"
+
+
+def request_line(entry: dict[str, Any]) -> str:
+    """`#12 GET 404 xhr http://host/api/cart (35 ms, 1.2 kB)`, and what became of it."""
+    if entry.get("failed"):
+        outcome = "failed"
+    elif entry.get("status") is None:
+        outcome = "pending"
+    else:
+        outcome = str(entry["status"])
+    url = one_line(str(entry.get("url", "")), URL_CHARS)
+    line = f"#{entry.get('seq')} {entry.get('method')} {outcome} {entry.get('type')} {url}"
+    notes = [f"{entry['duration']} ms"] if isinstance(entry.get("duration"), int) else []
+    if _size(entry.get("size")):
+        notes.append(_size(entry.get("size")))
+    if entry.get("from_cache"):
+        notes.append("from cache")
+    if entry.get("redirect_to"):
+        notes.append("to " + one_line(str(entry["redirect_to"]), URL_CHARS))
+    if entry.get("failed"):
+        notes.append(str(entry["failed"]))
+    return line + (f" ({', '.join(notes)})" if notes else "")
+
+
+def network_text(envelope: dict[str, Any]) -> str:
+    """browser_network_requests: the counts, then one line per request; or one request and its
+    body."""
+    result = _result(envelope)
+    if "request" in result:
+        body = result.get("body") or {}
+        head = request_line(result["request"])
+        if body.get("text") is None:
+            return f"{head}\nNo body: {body.get('note', 'none was kept')}"
+        size = body.get("size")
+        cut = f"; cut at {body.get('cap')} characters" if body.get("truncated") else ""
+        return f"{head}\nBody ({body.get('source')}, {size} characters{cut}):\n{body['text']}"
+    requests = result.get("requests") or []
+    lines, left_out = entry_lines(result, requests, request_line)
+    noun = "request" if result.get("matched") == 1 else "requests"
+    header = _counts(result, noun, left_out)
+    if requests:
+        header += "; a request's body: include_body=<#>"
+    return "\n".join([header, *lines])
