@@ -96,6 +96,12 @@ def targets_by_row(results: dict[str, Any]) -> dict[str, list[Target]]:
         out["snapshot_nodes"] = [
             _p50_target(peers["snapshot_nodes"], f"snapshot of {NODE_COUNT:,} elements", 500, "<")
         ]
+    if peers and "screenshot" in peers:
+        out["screenshot"] = _screenshot_targets(peers["screenshot"])
+        out["screenshot_full"] = [
+            _p50_target(peers["screenshot_full"], "full-page screenshot", 3000, "<")
+        ]
+    if peers:
         for kind, tool in (("console", "console"), ("network", "network requests")):
             if kind in peers:
                 rows = peers[kind]
@@ -103,11 +109,6 @@ def targets_by_row(results: dict[str, Any]) -> dict[str, list[Target]]:
                     _p50_target(rows, f"{tool} query on a full ring", 20.0, "≤"),
                     _chars_target(rows, f"tabpilot's default {tool} answer"),
                 ]
-    if peers and "screenshot" in peers:
-        out["screenshot"] = _screenshot_targets(peers["screenshot"])
-        out["screenshot_full"] = [
-            _p50_target(peers["screenshot_full"], "full-page screenshot", 3000, "<")
-        ]
     if results.get("client"):
         out["client"] = [_client_target(results["client"])]
     return out

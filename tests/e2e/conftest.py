@@ -16,8 +16,8 @@ from selenium import webdriver
 
 from tests.e2e.act_pages import ACT_PAGES
 from tests.e2e.harness import Daemon, connected_browser, spawn_daemon, wait_for
-from tests.e2e.shot_pages import SHOT_PAGES
 from tests.e2e.log_pages import LOG_PAGES
+from tests.e2e.shot_pages import SHOT_PAGES
 from tests.e2e.tool_pages import TOOL_PAGES
 
 PAGES: dict[str, tuple[dict[str, str], str]] = {
