@@ -16,7 +16,8 @@ from fastapi import FastAPI
 
 from tabpilot.client import DaemonClient
 from tabpilot.config import Settings
-from tabpilot.protocol import CALLS_PATH, ExecuteParams
+from tabpilot.params import ExecuteParams
+from tabpilot.protocol import CALLS_PATH
 from tests.e2e.harness import free_port
 from tests.support import connected, run_daemon
 

@@ -22,7 +22,7 @@ from tabpilot.cli import build_parser, cmd_mcp
 from tabpilot.config import DEFAULT_PORT
 from tabpilot.mcp_http import MCP_PATH
 from tabpilot.mcp_server import tool_result
-from tabpilot.protocol import ExecuteParams
+from tabpilot.params import ExecuteParams
 from tabpilot.tools import TOOLS
 from tests.e2e.harness import free_port, spawn_daemon
 from tests.mcp_support import TRANSPORTS, call, open_mcp

@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from tabpilot.params import ExecuteParams
 from tabpilot.protocol import (
     DAEMON_FRAME,
     PROTOCOL_VERSION,
     CommandFrame,
     DaemonHello,
-    ExecuteParams,
     ExtensionHello,
     KeepaliveFrame,
     PilotFrame,

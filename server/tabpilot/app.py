@@ -35,13 +35,8 @@ from tabpilot.errors import (
     error_classes,
 )
 from tabpilot.mcp_http import MCP_PATH, LazyMCPApp
-from tabpilot.protocol import (
-    CALLS_PATH,
-    PROTOCOL_VERSION,
-    ExecuteParams,
-    PingParams,
-    describe_invalid,
-)
+from tabpilot.params import ExecuteParams, PingParams, describe_invalid
+from tabpilot.protocol import CALLS_PATH, PROTOCOL_VERSION
 from tabpilot.security import SecurityMiddleware
 from tabpilot.tool_routes import (
     add_tool_routes,

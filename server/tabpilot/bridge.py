@@ -30,6 +30,7 @@ from tabpilot.errors import (
     ScriptTooLarge,
     from_extension,
 )
+from tabpilot.params import ExecuteParams, Params, PingParams
 from tabpilot.protocol import (
     CLOSE_BUSY,
     CLOSE_HELLO_EXPECTED,
@@ -39,12 +40,9 @@ from tabpilot.protocol import (
     CommandFrame,
     CommandName,
     DaemonHello,
-    ExecuteParams,
     ExtensionHello,
     KeepaliveFrame,
-    Params,
     PilotFrame,
-    PingParams,
     ResultFrame,
     loads,
     parse_extension_frame,

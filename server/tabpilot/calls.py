@@ -30,16 +30,8 @@ from tabpilot.envelope import envelope_of, failure_body, success_body
 from tabpilot.errors import InvalidRequest, TabpilotError
 from tabpilot.frame_gate import OVERSIZED
 from tabpilot.limits import body_too_large
-from tabpilot.protocol import (
-    CALL_ID,
-    MAX_CALL_ID_CHARS,
-    CallFrame,
-    PingParams,
-    ResultFrame,
-    invalid_reasons,
-    loads,
-    payload,
-)
+from tabpilot.params import PingParams, invalid_reasons
+from tabpilot.protocol import CALL_ID, MAX_CALL_ID_CHARS, CallFrame, ResultFrame, loads, payload
 from tabpilot.security import new_request_id
 from tabpilot.tools import TOOLS
 

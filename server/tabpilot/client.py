@@ -28,7 +28,8 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 from tabpilot.config import Settings, client_headers
 from tabpilot.envelope import failure_body
 from tabpilot.errors import START_DAEMON, DaemonUnreachable
-from tabpilot.protocol import CALLS_PATH, CallMethod, ExecuteParams, Params, loads
+from tabpilot.params import ExecuteParams, Params
+from tabpilot.protocol import CALLS_PATH, CallMethod, loads
 from tabpilot.security import new_request_id
 from tabpilot.tools import TOOLS, Tool
 

@@ -9,7 +9,7 @@ from typing import ClassVar, Literal
 from pydantic import Field
 
 from tabpilot.page_params import TAB_ID_DESCRIPTION
-from tabpilot.protocol import Params
+from tabpilot.params import Params
 
 #: Entries each tab keeps per log; older ones are evicted, and answers count them.
 LOG_CAPACITY = 1000

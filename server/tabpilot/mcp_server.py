@@ -30,7 +30,7 @@ from tabpilot import __version__, tool_text
 from tabpilot.bridge import Bridge
 from tabpilot.envelope import Envelope, envelope_of, failure_body, success_body
 from tabpilot.errors import InvalidRequest
-from tabpilot.protocol import Params, invalid_reasons
+from tabpilot.params import Params, invalid_reasons
 from tabpilot.security import new_request_id
 from tabpilot.tool_text import dialogs_note
 from tabpilot.tools import TOOLS, Tool, describe

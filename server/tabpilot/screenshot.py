@@ -22,7 +22,8 @@ from starlette.responses import Response
 
 from tabpilot.errors import InvalidRequest
 from tabpilot.page_params import TAB_ID_DESCRIPTION, Ref
-from tabpilot.protocol import Params, ResultFrame, TimeoutMs
+from tabpilot.params import Params, TimeoutMs
+from tabpilot.protocol import ResultFrame
 
 #: The long side of the image, by default: what Claude's vision reads without downscaling.
 MAX_SIZE = 1568

@@ -22,7 +22,7 @@ from tabpilot.envelope import (
 )
 from tabpilot.errors import InvalidRequest, error_classes
 from tabpilot.limits import read_body
-from tabpilot.protocol import Params, describe_invalid
+from tabpilot.params import Params, describe_invalid
 from tabpilot.screenshot import OPENAPI_IMAGES, raw_response
 from tabpilot.security import new_request_id
 from tabpilot.tools import TOOLS, Tool

@@ -20,7 +20,8 @@ from tabpilot import log_text, screenshot, tool_text
 from tabpilot.errors import PilotDisabled, TabpilotError
 from tabpilot.log_params import ConsoleParams, NetworkParams
 from tabpilot.page_params import ActParams, CloseParams, NavigateParams, ReadParams, SnapshotParams
-from tabpilot.protocol import ExecuteParams, Params, ResultFrame, TabsParams, ToolName
+from tabpilot.params import ExecuteParams, Params, TabsParams
+from tabpilot.protocol import ResultFrame, ToolName
 
 if TYPE_CHECKING:
     from tabpilot.bridge import Bridge

@@ -11,7 +11,8 @@ from websockets.asyncio.client import connect
 
 from tabpilot.client import DaemonClient
 from tabpilot.config import Settings
-from tabpilot.protocol import CALLS_PATH, ExecuteParams
+from tabpilot.params import ExecuteParams
+from tabpilot.protocol import CALLS_PATH
 from tests.e2e.harness import Daemon
 
 
