@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -123,7 +124,38 @@ def spawn_daemon(
         shutil.rmtree(state_dir, ignore_errors=True)
 
 
-def launch_chromium(profile: Path) -> webdriver.Chrome:
+def launch_chromium(profile: Path, first_url: str | None = None) -> webdriver.Chrome:
+    """Chromium with the unpacked extension, on `profile`, showing `first_url` if given.
+
+    On a loaded 2-core machine, a fresh Chromium's first load has been seen to stall for good,
+    in a new tab too ("Timed out receiving message from renderer"): that browser is given up and
+    a fresh one started in a fresh profile, once.
+    """
+    driver = _chromium(profile)
+    if first_url is None:
+        return driver
+    try:
+        driver.get(first_url)
+        return driver
+    except TimeoutException:
+        driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+    profile.mkdir(parents=True, exist_ok=True)
+    driver = _chromium(profile)
+    try:
+        driver.get(first_url)
+    except BaseException:
+        driver.quit()
+        raise
+    return driver
+
+
+#: How long one page load may take in the test Chromiums before ChromeDriver gives up: far below
+#: the client's 120 s read timeout, so that a stalled load fails fast.
+PAGE_LOAD_TIMEOUT_S = 30
+
+
+def _chromium(profile: Path) -> webdriver.Chrome:
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
     for arg in (*CHROMIUM_ARGS, f"--user-data-dir={profile}", f"--load-extension={EXTENSION_DIR}"):
@@ -131,7 +163,9 @@ def launch_chromium(profile: Path) -> webdriver.Chrome:
     # ChromeDriver otherwise passes --disable-extensions.
     options.add_experimental_option("excludeSwitches", ["disable-extensions"])
     service = Service(shutil.which("chromedriver") or "/usr/bin/chromedriver")
-    return webdriver.Chrome(options=options, service=service)
+    driver = webdriver.Chrome(options=options, service=service)
+    driver.set_page_load_timeout(PAGE_LOAD_TIMEOUT_S)
+    return driver
 
 
 @contextmanager
@@ -139,9 +173,8 @@ def connected_browser(daemon: Daemon, start_url: str) -> Iterator[webdriver.Chro
     """Chromium with the unpacked extension, set up as a new user does: open a page, point the
     popup at the daemon, turn AI Web Pilot on."""
     profile = Path(tempfile.mkdtemp(prefix="tabpilot-chromium-"))
-    driver = launch_chromium(profile)
+    driver = launch_chromium(profile, start_url)
     try:
-        driver.get(start_url)
         use_popup(driver, port=daemon.port)
         wait_for(lambda: daemon.status()["extension"]["connected"], 15, "the extension to connect")
         set_pilot(driver, daemon, True)

@@ -29,9 +29,9 @@ from tests.e2e.harness import (
 
 
 @contextlib.contextmanager
-def chromium() -> Iterator[webdriver.Chrome]:
+def chromium(first_url: str) -> Iterator[webdriver.Chrome]:
     profile = Path(tempfile.mkdtemp(prefix="tabpilot-chromium-"))
-    driver = launch_chromium(profile)
+    driver = launch_chromium(profile, first_url)
     try:
         yield driver
     finally:
@@ -40,8 +40,7 @@ def chromium() -> Iterator[webdriver.Chrome]:
         shutil.rmtree(profile, ignore_errors=True)
 
 
-def connect(driver: webdriver.Chrome, daemon: Daemon, page_url: str) -> None:
-    driver.get(page_url)
+def connect(driver: webdriver.Chrome, daemon: Daemon) -> None:
     use_popup(driver, port=daemon.port)
     wait_for(lambda: daemon.status()["extension"]["connected"], 15, "the extension to connect")
     set_pilot(driver, daemon, True)
@@ -54,9 +53,9 @@ def popup_status(driver: webdriver.Chrome) -> tuple[str, str]:
 
 def test_daemon_restart_extension_reconnects_and_the_popup_tells_the_truth(pages: str) -> None:
     port = free_port()
-    with chromium() as driver:
+    with chromium(f"{pages}/index.html") as driver:
         with spawn_daemon(port=port) as first:
-            connect(driver, first, f"{pages}/index.html")
+            connect(driver, first)
             assert first.execute("document.title").json()["result"] == "tabpilot test page"
             page_tab = driver.current_window_handle
             driver.switch_to.new_window("tab")
@@ -96,10 +95,13 @@ def test_daemon_restart_extension_reconnects_and_the_popup_tells_the_truth(pages
 def test_in_flight_command_of_a_browser_that_leaves_fails_cleanly_and_the_next_takes_over(
     pages: str,
 ) -> None:
-    with spawn_daemon() as daemon, chromium() as first, chromium() as second:
-        connect(first, daemon, f"{pages}/index.html")
+    with (
+        spawn_daemon() as daemon,
+        chromium(f"{pages}/index.html") as first,
+        chromium(f"{pages}/other.html") as second,
+    ):
+        connect(first, daemon)
         first_at = daemon.status()["extension"]["connected_at"]
-        second.get(f"{pages}/other.html")
         use_popup(second, port=daemon.port, pilot=True)  # refused with 4002 busy: it waits
         # The second browser's popup tells its person why it is not connected.
         second.switch_to.new_window("tab")

@@ -18,7 +18,14 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from tests import figures
-from tests.e2e.harness import POPUP_URL, Daemon, launch_chromium, spawn_daemon, use_popup, wait_for
+from tests.e2e.harness import (
+    POPUP_URL,
+    Daemon,
+    launch_chromium,
+    spawn_daemon,
+    use_popup,
+    wait_for,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -98,9 +105,8 @@ def _set_token(driver: webdriver.Chrome, token: str | None) -> str:
 def test_own_chrome_needs_the_token_in_the_popup(pages: str) -> None:
     profile = Path(tempfile.mkdtemp(prefix="tabpilot-chromium-"))
     with spawn_daemon("--token", TOKEN) as daemon:
-        driver = launch_chromium(profile)
+        driver = launch_chromium(profile, f"{pages}/index.html")
         try:
-            driver.get(f"{pages}/index.html")
             use_popup(driver, port=daemon.port, pilot=True)
             # No token, then a wrong one: the daemon closes the socket at the hello with 4004
             # (the popup shows that close code's reason), so nothing runs.
