@@ -54,6 +54,7 @@ pytest: $(STAMP)
 ## docs: regenerate the README's CLI reference from --help
 docs: $(STAMP)
 	$(BIN)/python scripts/cli_reference.py --write
+	$(BIN)/python scripts/tool_reference.py --write
 
 # The MCP servers the benchmark compares tabpilot with, at the versions bench/package-lock.json
 # pins; installed again only when the lock changes. `make test` never needs them.

@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import os
-import sys
-from pathlib import Path
 
 # argparse wraps help to the terminal's width; a fixed width keeps the README stable.
 os.environ["COLUMNS"] = "100"
 
-from tabpilot.cli import build_parser
+from readme_block import main
 
-README = Path(__file__).resolve().parents[1] / "README.md"
-START = "<!-- cli-reference:start -->"
-END = "<!-- cli-reference:end -->"
+from tabpilot.cli import build_parser
 
 
 def reference() -> str:
@@ -26,17 +22,5 @@ def reference() -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def main() -> int:
-    text = reference()
-    if "--write" not in sys.argv:
-        sys.stdout.write(text)
-        return 0
-    readme = README.read_text()
-    before, rest = readme.split(START, 1)
-    _, after = rest.split(END, 1)
-    README.write_text(f"{before}{START}\n{text}{END}{after}")
-    return 0
-
-
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main("cli-reference", reference()))

@@ -74,7 +74,7 @@ def _error_table() -> str:
         "and every response carries its request id in `X-Request-ID`. A script that ran and "
         "threw still answers HTTP 200, with `success: false`.\n\n"
         "The same tools are served to MCP clients at `/mcp` (streamable HTTP): "
-        f"{', '.join(f'`{name}`' for name in TOOLS)}, `list_tabs` and `pilot_status`.\n\n"
+        f"{', '.join(f'`{name}`' for name in TOOLS)} and `pilot_status`.\n\n"
         "| code | HTTP | meaning |\n|---|---|---|\n" + rows
     )
 

@@ -305,7 +305,7 @@ def build_parser() -> argparse.ArgumentParser:
         "mcp",
         help="serve the MCP tools over stdio, for an agent's MCP configuration",
         description="Serve tabpilot's MCP tools (the page tools, execute_javascript, "
-        "browser_tabs, list_tabs, pilot_status) over stdio. An MCP client starts it; each call "
+        "browser_tabs, pilot_status) over stdio. An MCP client starts it; each call "
         "goes to the daemon, which must be running (`tabpilot serve`).",
     )
     mcp.add_argument("--port", type=int, help=port_help)

@@ -22,21 +22,19 @@ class LogParams(Params):
     since: int = Field(
         default=0,
         ge=0,
-        description="Only entries after this sequence number: the `since` of the last answer "
-        "gives what is new since then.",
+        description="After this seq: the last answer's `since`.",
     )
     limit: int = Field(
         default=50,
         ge=0,
         le=LOG_CAPACITY,
-        description="The newest this many entries that match; the answer states how many matched.",
+        description="The newest this many.",
     )
     all_pages: bool = Field(
         default=False,
-        description="Entries of earlier pages too (a navigation starts a new page); "
-        "by default the current page only.",
+        description="Earlier pages too.",
     )
-    clear: bool = Field(default=False, description="Answer, then empty the tab's log.")
+    clear: bool = Field(default=False, description="Empty the log after.")
 
 
 class ConsoleParams(LogParams):
@@ -46,8 +44,7 @@ class ConsoleParams(LogParams):
 
     level: Literal["error", "warning", "info", "debug"] = Field(
         default="info",
-        description="The least severe level to show: error, warning, info (console.log counts "
-        "as info) or debug (everything).",
+        description="The least severe level shown.",
     )
 
 
@@ -76,28 +73,23 @@ class NetworkParams(LogParams):
     url: str | None = Field(
         default=None,
         max_length=2048,
-        description="Only urls holding this text; with `*` a pattern the whole url must match "
-        "(`*/api/*`).",
+        description="Text in the url, or a `*` pattern.",
     )
     type: RequestType | None = Field(
         default=None,
-        description="Only this kind: document, script, stylesheet, image, font, media, xhr "
-        "(fetch and XMLHttpRequest), websocket, ping, csp_report, object, other.",
+        description="xhr: fetch and XHR.",
     )
     status: str | None = Field(
         default=None,
         pattern=r"^(failed|[1-5]xx|[1-5]\d\d)$",
-        description='Only "failed" requests (no answer: DNS, refused...), a class such as "4xx", '
-        'or one status such as "404".',
+        description='"failed", "4xx" or "404".',
     )
     include_static: bool = Field(
         default=False,
-        description="Also successful images, fonts, stylesheets and media, hidden by default "
-        "(and counted).",
+        description="Also images, fonts, css, media.",
     )
     include_body: int | None = Field(
         default=None,
         ge=1,
-        description="One request, by its # (its `seq`), with its response body: fetch and XHR "
-        "only, cut at 64 KiB.",
+        description="One request's #: with its body.",
     )

@@ -28,8 +28,9 @@ from pydantic import PlainValidator, ValidationError, WithJsonSchema
 
 from tabpilot import __version__, tool_text
 from tabpilot.bridge import Bridge
-from tabpilot.envelope import Envelope, envelope_of, failure_body, success_body
+from tabpilot.envelope import envelope_of, failure_body, success_body
 from tabpilot.errors import InvalidRequest
+from tabpilot.mcp_schema import OUTPUT_SCHEMA, input_schema
 from tabpilot.params import Params, invalid_reasons
 from tabpilot.security import new_request_id
 from tabpilot.tool_text import dialogs_note
@@ -40,22 +41,17 @@ __all__ = ["Backend", "LocalBackend", "build_server", "dialogs_note", "run_stdio
 log = logging.getLogger(__name__)
 
 INSTRUCTIONS = """\
-tabpilot drives the user's real Chrome tab, through the tabpilot extension, while the user's AI Web
-Pilot switch is on. Call pilot_status first if unsure. browser_navigate opens a page,
-browser_snapshot shows it with a ref for each element, browser_act clicks, types and scrolls by
-ref, browser_read reads its text, browser_take_screenshot shows it as an image;
-browser_console_messages and browser_network_requests show what it logged and fetched;
-execute_javascript runs a script for anything else. browser_tabs lists, opens, selects and closes
-tabs; browser_close closes what you opened when the task is done.
-Ask only for what you need: results count against your context."""
+tabpilot drives the user's real Chrome through its extension, only while the user's AI Web Pilot
+switch is on. See a page with browser_snapshot (refs such as e12), act by ref with browser_act,
+read it with browser_read; execute_javascript does anything else. The tools act in the active tab
+unless given `tab_id` (browser_tabs lists them); `timeout_ms` bounds a call. A failure is isError
+with `Error: <what to do next>`. Ask only for what you need: answers fill your context."""
 
 
 class Backend(Protocol):
     """Where the tools send their calls; each method answers one envelope (a plain dict)."""
 
     async def run_tool(self, tool: Tool, params: Params) -> dict[str, Any]: ...
-
-    async def list_tabs(self) -> dict[str, Any]: ...
 
     async def status(self) -> dict[str, Any]: ...
 
@@ -73,9 +69,6 @@ class LocalBackend:
             lambda request_id: tool.run(self._bridge, params, request_id),
             "an MCP tool call",
         )
-
-    async def list_tabs(self) -> dict[str, Any]:
-        return await envelope_of(new_request_id(), self._bridge.list_tabs, "an MCP tool call")
 
     async def status(self) -> dict[str, Any]:
         return success_body(new_request_id(), self._status())
@@ -159,7 +152,7 @@ def table_tool(tool: Tool, backend: Backend) -> Callable[..., Awaitable[CallTool
         for name, field in model.model_fields.items()
     ]
     call.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        parameters, return_annotation=Annotated[CallToolResult, Envelope]
+        parameters, return_annotation=CallToolResult
     )
     call.__name__ = tool.name
     return call
@@ -185,36 +178,36 @@ def build_server(backend: Backend) -> MCPServer:
     # costs about 0.15 ms of a tools/call (make bench); tabpilot exports no traces.
     server._lowlevel_server.middleware = []
 
-    async def list_tabs() -> Annotated[CallToolResult, Envelope]:
-        """List the open tabs of the user's browser: id, whether active, title and URL.
-
-        Pass an id as tab_id to the other tools to act in a tab other than the active one.
-        """
-        return tool_result(await backend.list_tabs(), tool_text.tabs_text)
-
-    async def pilot_status() -> Annotated[CallToolResult, Envelope]:
-        """Say whether tabpilot can run scripts now: the daemon, the browser extension, and the
-        user's AI Web Pilot switch (scripts run only while it is on)."""
+    async def pilot_status() -> CallToolResult:
+        """Is tabpilot ready: the daemon, the extension, the user's AI Web Pilot switch?"""
         return tool_result(await backend.status(), tool_text.status_text)
 
-    reads = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
-    acts = ToolAnnotations(
-        read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=True
-    )
+    # The other hints' defaults (destructive, open world, not idempotent) suit the tools that act.
+    reads = ToolAnnotations(read_only_hint=True)
     for tool in TOOLS.values():
         server.add_tool(
             table_tool(tool, backend),
             name=tool.name,
-            title=tool.title,
             description=tool.description,
-            annotations=reads if tool.read_only else acts,
+            annotations=reads if tool.read_only else None,
         )
-    for fn, title in (
-        (list_tabs, "List the browser's tabs"),
-        (pilot_status, "Is tabpilot ready?"),
-    ):
-        server.add_tool(fn, title=title, description=tool_description(fn), annotations=reads)
+        _publish(server, tool.name, input_schema(tool.params))
+    server.add_tool(pilot_status, description=tool_description(pilot_status), annotations=reads)
+    _publish(server, "pilot_status", {"type": "object", "properties": {}})
     return server
+
+
+def _publish(server: MCPServer, name: str, parameters: dict[str, Any]) -> None:
+    """Give a registered tool its lean schemas (:mod:`tabpilot.mcp_schema`).
+
+    The output schema is published without a model, so the SDK does not validate each answer
+    against it again: the envelope is built by tabpilot's own code, always in that shape.
+    """
+    registered = server._tool_manager.get_tool(name)
+    assert registered is not None
+    registered.parameters = parameters
+    registered.fn_metadata.output_model = None
+    registered.fn_metadata.output_schema = OUTPUT_SCHEMA
 
 
 async def run_stdio(backend: Backend) -> None:

@@ -30,11 +30,11 @@ class NavigateParams(Params):
     url: str | None = Field(
         default=None,
         max_length=8192,
-        description='For action "goto": the http or https url to load.',
+        description="For `goto`: the http(s) url.",
     )
     action: Literal["goto", "back", "forward", "reload"] = Field(
         default="goto",
-        description="`goto` the url (the default), or go `back`, `forward`, or `reload`.",
+        description="`goto` loads `url`.",
     )
     tab_id: int | None = Field(default=None, description=TAB_ID_DESCRIPTION)
     timeout_ms: TimeoutMs = Field(
@@ -60,17 +60,13 @@ class SnapshotParams(Params):
 
     example: ClassVar[str] = '{"interactive_only": true}'
 
-    ref: Ref | None = Field(
-        default=None, description="Only this element's subtree (a ref from an earlier snapshot)."
-    )
-    interactive_only: bool = Field(
-        default=False, description="Only elements one can act on (links, buttons, fields...)."
-    )
+    ref: Ref | None = Field(default=None, description="Only this element's subtree.")
+    interactive_only: bool = Field(default=False, description="Only elements one can act on.")
     max_chars: int | None = Field(
         default=20_000,
         ge=200,
         le=1_000_000,
-        description="Cut the text past this many characters; its last line says what was left out.",
+        description="Cut past this many characters.",
     )
     tab_id: int | None = Field(default=None, description=TAB_ID_DESCRIPTION)
 
@@ -81,39 +77,31 @@ class ActParams(Params):
     example: ClassVar[str] = '{"kind": "click", "ref": "e12"}'
 
     kind: Literal["click", "type", "press", "scroll", "hover", "select", "check", "uncheck"] = (
-        Field(description="What to do: " + ", ".join(ACT_KINDS) + ".")
+        Field(description="What to do.")
     )
     ref: Ref | None = Field(
         default=None,
-        description="The element, a ref from browser_snapshot. Needed by "
-        + ", ".join(KINDS_NEEDING_REF)
-        + "; for type and press, the focused element by default.",
+        description="Snapshot ref; type, press: the focused element by default.",
     )
     text: str | None = Field(
         default=None,
         max_length=1_000_000,
-        description="For type: the text to type. For select: one option's value or label.",
+        description="type: the text; select: an option.",
     )
     key: str | None = Field(
         default=None,
         max_length=64,
-        description='For press: a key such as "Enter", "Tab", "ArrowDown", "a", "Control+a".',
+        description='press: a key, "Enter", "Control+a"...',
     )
     direction: Literal["up", "down", "left", "right"] | None = Field(
-        default=None, description="For scroll: the direction (default down)."
+        default=None, description="scroll: default down."
     )
-    amount: int | None = Field(
-        default=None, ge=1, description="For scroll: pixels (default: one viewport)."
-    )
-    submit: bool = Field(default=False, description="For type: press Enter after typing.")
-    values: list[str] | None = Field(
-        default=None, description="For select: the options to select, by value or label."
-    )
+    amount: int | None = Field(default=None, ge=1, description="scroll: pixels.")
+    submit: bool = Field(default=False, description="type: press Enter after.")
+    values: list[str] | None = Field(default=None, description="select: several options.")
     trusted: bool | None = Field(
         default=None,
-        description="true: send trusted input through chrome.debugger (always allowed in the "
-        "managed browser, in the user's Chrome only with its debugger switch on); null: the DOM "
-        "route first.",
+        description="Trusted input through chrome.debugger.",
     )
     tab_id: int | None = Field(default=None, description=TAB_ID_DESCRIPTION)
     timeout_ms: TimeoutMs = Field(default=10_000, description="Give up after this many ms.")
@@ -136,13 +124,9 @@ class ReadParams(Params):
 
     example: ClassVar[str] = '{"offset": 10000}'
 
-    ref: Ref | None = Field(
-        default=None, description="Only this element's text (a ref from browser_snapshot)."
-    )
-    offset: int = Field(default=0, ge=0, description="The first character to return.")
-    limit: int = Field(
-        default=10_000, ge=1, le=1_000_000, description="How many characters at most."
-    )
+    ref: Ref | None = Field(default=None, description="Only this element's text.")
+    offset: int = Field(default=0, ge=0, description="The first character.")
+    limit: int = Field(default=10_000, ge=1, le=1_000_000, description="Characters at most.")
     tab_id: int | None = Field(default=None, description=TAB_ID_DESCRIPTION)
 
 

@@ -121,8 +121,7 @@ class ExecuteParams(Params):
 
     script: str = Field(
         min_length=1,
-        description="JavaScript: an expression (`2 + 2`), or statements with `return`.",
-        examples=["document.title"],
+        description="An expression, or statements with `return`.",
     )
     timeout_ms: TimeoutMs = Field(default=5000, description="Give up after this many milliseconds.")
     await_promise: bool = Field(default=True, description="Await a returned promise.")
@@ -131,18 +130,17 @@ class ExecuteParams(Params):
     )
     dialog: Literal["accept", "dismiss"] = Field(
         default="dismiss",
-        description="How to answer an alert, confirm or prompt raised while the script runs.",
+        description="Answer to alert, confirm, prompt.",
     )
     prompt_text: str | None = Field(
         default=None,
         max_length=10_000,
-        description="What an accepted prompt answers; null: the prompt's own default text.",
+        description="What an accepted prompt answers.",
     )
     ref: str | None = Field(
         default=None,
         max_length=MAX_REF_CHARS,
-        description="An element ref from browser_snapshot (`e12`); then `script` is a function "
-        "called with that element, e.g. `(el) => el.textContent`.",
+        description="Snapshot ref: `script` is then `(el) => ...`.",
     )
 
 
@@ -161,12 +159,9 @@ class TabsParams(Params):
 
     action: Literal["list", "new", "select", "close"] = Field(
         default="list",
-        description="`list` the tabs; open a `new` one (at `url`, else the daemon's landing page) "
-        "and make it active; `select` (activate) or `close` the tab `tab_id`.",
+        description="`new` opens `url` in a new active tab.",
     )
-    url: str | None = Field(
-        default=None, max_length=8192, description="For `new`: an http or https url."
-    )
+    url: str | None = Field(default=None, max_length=8192, description="For `new`: an http(s) url.")
     tab_id: int | None = Field(
         default=None,
         description="For `select` and `close`: the tab. `close` without it closes the active tab "

@@ -44,27 +44,20 @@ class ScreenshotParams(Params):
 
     example: ClassVar[str] = '{"full_page": true, "format": "png"}'
 
-    ref: Ref | None = Field(
-        default=None, description="Only this element (a ref from browser_snapshot)."
-    )
-    full_page: bool = Field(
-        default=False, description="The whole scrollable page, not only the viewport."
-    )
-    format: Literal["jpeg", "png"] = Field(
-        default="jpeg", description="jpeg (the default) or png (exact pixels)."
-    )
+    ref: Ref | None = Field(default=None, description="Only this element.")
+    full_page: bool = Field(default=False, description="The whole scrollable page.")
+    format: Literal["jpeg", "png"] = Field(default="jpeg", description="png: exact pixels.")
     quality: int | None = Field(
         default=None,
         ge=1,
         le=100,
-        description=f"JPEG quality from 1 to 100 (default {JPEG_QUALITY}); not for png.",
+        description="JPEG, 1 to 100.",
     )
     max_size: int = Field(
         default=MAX_SIZE,
         ge=0,
         le=100_000,
-        description=f"Scale the image down to at most this many pixels on its long side "
-        f"(default {MAX_SIZE}); 0: no scaling.",
+        description="Long side max px; 0: full size.",
     )
     tab_id: int | None = Field(default=None, description=TAB_ID_DESCRIPTION)
     timeout_ms: TimeoutMs = Field(default=30_000, description="Give up after this many ms.")

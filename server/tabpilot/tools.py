@@ -132,12 +132,9 @@ _TOOLS = (
         title="Open a url in the browser tab",
         description=describe(
             """
-            Load an http(s) url in a tab, or go back, forward, or reload; waits until the page
-            has loaded. Prefer it to setting location with execute_javascript: it waits for the
-            load and says what went wrong (DNS, refused, timeout, an HTTP error status).
-
-            Answers the final url (after redirects), the page's title and the HTTP status. Then
-            take a browser_snapshot to see the page.
+            Open an http(s) url in a tab (or `action` back, forward, reload) and wait for the
+            load; answers the url, HTTP status and title, or why it failed. E.g. {"url":
+            "https://a.test"} → Navigated to https://a.test/ (HTTP 200): "A"
             """
         ),
         timeout_s=_timeout_ms,
@@ -153,14 +150,9 @@ _TOOLS = (
         title="See the page's structure",
         description=describe(
             """
-            See the page as an accessibility tree: headings, text, links, fields and buttons,
-            each element one can act on with a ref such as [ref=e12]. Prefer it to reading the DOM
-            with execute_javascript: it is compact and gives the refs that browser_act and
-            execute_javascript (with `ref`) take.
-
-            Use `interactive_only` for just the controls, `ref` for one element's subtree. A long
-            page is cut at `max_chars`; its last line says what was left out. For the page's
-            prose, use browser_read.
+            The page as an accessibility tree, with refs to act on: `- button "Buy" [ref=e12]`.
+            Smaller than the DOM; gives browser_act its refs. `interactive_only`: controls only;
+            `ref`: one subtree.
             """
         ),
         timeout_s=lambda params: PAGE_WALK_TIMEOUT_S,
@@ -176,15 +168,9 @@ _TOOLS = (
         title="Click, type, press, scroll or select in the page",
         description=describe(
             """
-            Act on the page as a person would: click, type, press a key, scroll, hover, select an
-            option, check or uncheck, on an element given by its ref from browser_snapshot.
-            Prefer it to dispatching events with execute_javascript: it scrolls the element into
-            view, checks that it can take the action (not covered, disabled or hidden) and says
-            why not.
-
-            Answers what was done (`Clicked button "Add to cart" (e12)`), and whether the page
-            navigated or opened a tab. After an action that changes the page, take a new
-            snapshot: old refs may be stale.
+            Click, type, press, scroll, hover, select, check or uncheck by snapshot ref, as a
+            person would, or say why not. E.g. {"kind": "click", "ref": "e12"} → Clicked button
+            "Buy" (e12). Refs may go stale after.
             """
         ),
         timeout_s=_timeout_ms,
@@ -200,9 +186,8 @@ _TOOLS = (
         title="Read the page's text",
         description=describe(
             """
-            Read the visible text of the page, or of one element by its ref, a slice at a time
-            (`offset`, `limit`). Prefer it to `document.body.innerText` with execute_javascript: a
-            long page comes in slices, each saying where it is and how to get the next.
+            The page's visible text, or a ref's, in slices (`offset`, `limit`); the last line
+            says where the next starts. Better than innerText with execute_javascript.
             """
         ),
         timeout_s=lambda params: PAGE_WALK_TIMEOUT_S,
@@ -218,9 +203,8 @@ _TOOLS = (
         title="Close what the AI opened",
         description=describe(
             """
-            Close the tabs the AI opened (with browser_tabs or by an action) and let go of the
-            debugger; the user's own tabs stay. With the daemon's managed browser, it also stops
-            that browser; the next call starts it again. Call it when the task is done.
+            Close the tabs the AI opened and release the debugger (stops the managed browser).
+            Use it when done.
             """
         ),
         timeout_s=lambda params: CLOSE_TIMEOUT_S,
@@ -236,22 +220,10 @@ _TOOLS = (
         title="Run JavaScript in the user's browser tab",
         description=describe(
             """
-            Run JavaScript in the user's real Chrome tab and return its result as JSON.
-
-            Use it to look inside a live page: read the DOM, globals and framework state (a Redux
-            store, `window.__NEXT_DATA__`, a Vue or React instance), call functions the page or
-            its WebAssembly exports, or act on the page. The script runs in the page's own
-            JavaScript world, in the user's browser where they may be logged in, with the page's
-            full privileges: what it changes is really changed. It runs only while the user's AI
-            Web Pilot switch is on.
-
-            With `ref` (from browser_snapshot), `script` is a function called with that element:
-            `(el) => el.value`.
-
-            The result is made JSON-safe: DOM nodes, functions, Maps, Sets, cycles and the like
-            come back as short descriptions. Return just the fields you need, not whole objects:
-            the result is read into your context. Dialogs the script raises are answered
-            (dismissed unless `dialog` is "accept") and listed after the result.
+            Run JavaScript in the user's real tab, with the page's privileges, and get the result
+            as JSON: an expression, or statements with `return`; with `ref`, a function of that
+            element, `(el) => el.value`. Return only what you need. E.g. {"script":
+            "document.title"} → "Example Domain"
             """
         ),
         timeout_s=_timeout_ms,
@@ -268,12 +240,8 @@ _TOOLS = (
         title="Open, select or close the browser's tabs",
         description=describe(
             """
-            List, open, select or close tabs of the user's browser.
-
-            A new tab becomes the active one, where the other tools act by default. A tab stuck in
-            a script (tab_unresponsive) or crashed (tab_crashed) is freed by closing it and
-            opening a new one. `close` without `tab_id` closes the active tab only if the AI
-            opened it.
+            List, open (`new`), select or close tabs; the tools act in the active tab by
+            default. E.g. {"action": "list"} → 7 (active): A https://a.test/
             """
         ),
         timeout_s=lambda params: TABS_TIMEOUT_S,
@@ -287,17 +255,10 @@ _TOOLS = (
         params=screenshot.ScreenshotParams,
         title="See the page as an image",
         description=describe(
-            f"""
-            Take a screenshot of the tab: the viewport by default, one element with `ref`, or the
-            whole scrollable page with `full_page`. Prefer browser_snapshot to find and act on
-            elements (it gives refs and costs less); take a screenshot to see layout, images,
-            colours and charts, or to check what the user sees.
-
-            JPEG by default, or `format` png for exact pixels (and, on flat text-only pages,
-            often fewer bytes). The image is scaled down to at most
-            `max_size` px on its long side (default {screenshot.MAX_SIZE}; 0: no scaling); the
-            answer states the scale. A page taller than {screenshot.MAX_FULL_PAGE_PX:,} CSS px is
-            captured to that height, with a note.
+            """
+            An image of the viewport, an element (`ref`) or the whole page (`full_page`), JPEG
+            by default. For layout, images and colours; to find elements, browser_snapshot costs
+            less.
             """
         ),
         timeout_s=_timeout_ms,
@@ -314,17 +275,9 @@ _TOOLS = (
         title="Read the page's console",
         description=describe(
             """
-            Read the tab's console: what its page logged, and its uncaught errors. Captured since
-            the page loaded: console.log, info, warn, error and debug, uncaught errors and
-            unhandled promise rejections (with their stack), and Content Security Policy
-            violations. Prefer it to wrapping console with
-            execute_javascript: capture starts before the page's first script, so messages from
-            before this call are there too.
-
-            By default the newest 50 messages of the current page at level info or above; `level`
-            "error" shows errors only, "debug" everything. Each message has a sequence number:
-            pass the answer's `since` next time to see only what is new. `clear` empties the log
-            after answering.
+            The page's console since it loaded: logs, uncaught errors with their stack, CSP
+            violations; the newest 50 at level info and above by default. Pass the answer's
+            `since` next time for new ones only.
             """
         ),
         timeout_s=lambda params: LOG_TIMEOUT_S,
@@ -340,17 +293,9 @@ _TOOLS = (
         title="List the page's network requests",
         description=describe(
             """
-            List the tab's network requests since its page loaded: method, url, type, status,
-            duration, size, from cache or not, and why a failed one failed (DNS, refused...).
-            Prefer it to reading performance entries with execute_javascript: it sees failures,
-            redirects and statuses, from before this call too.
-
-            By default the newest 50 of the current page, with successful images, fonts,
-            stylesheets and media hidden (counted; `include_static` shows them). Filter with
-            `url` (text, or a `*` pattern), `type` ("xhr" for fetch and XHR) and `status`
-            ("failed", "4xx", "404"). `include_body` with a request's # answers that request with
-            its response body (fetch and XHR only). Pass the answer's `since` next time for what
-            is new.
+            The page's requests since it loaded: method, url, type, status, time, size, why it
+            failed; static files hidden unless `include_static`. Filter by `url`, `type`,
+            `status`.
             """
         ),
         timeout_s=lambda params: LOG_TIMEOUT_S,

@@ -34,7 +34,7 @@ async def test_an_agent_runs_scripts_in_the_real_tab(
 ) -> None:
     async with open_mcp(transport, daemon.port) as client:
         tools = {tool.name for tool in (await client.list_tools()).tools}
-        assert tools == {*TOOLS, "list_tabs", "pilot_status"}
+        assert tools == {*TOOLS, "pilot_status"}
         for script, text in SCRIPTS:
             result, shown = await call(client, "execute_javascript", script=script)
             assert (shown, result.is_error) == (text, False), script
@@ -45,11 +45,11 @@ async def test_an_agent_runs_scripts_in_the_real_tab(
 
 
 @both
-async def test_list_tabs_then_run_in_a_chosen_tab(
+async def test_browser_tabs_then_run_in_a_chosen_tab(
     transport: str, daemon: Daemon, page: dict[str, Any]
 ) -> None:
     async with open_mcp(transport, daemon.port) as client:
-        tabs, text = await call(client, "list_tabs")
+        tabs, text = await call(client, "browser_tabs")
         assert f"{page['id']} (active): tabpilot test page {page['url']}" in text.splitlines()
         assert tabs.structured_content is not None
         assert page["id"] in [tab["id"] for tab in tabs.structured_content["result"]]

@@ -1,0 +1,90 @@
+"""Print the README's MCP tool reference from the tools' own metadata (`--write` updates README.md).
+
+The reference is what ``tools/list`` and the server's instructions say, laid out for a person:
+each tool's description as the model reads it, its parameters with the defaults and bounds the
+params model holds (the lean schema a model reads leaves those out), and the fields of its
+structured content. ``tests/test_tool_reference.py`` keeps the README equal to it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from readme_block import main
+
+from tabpilot.mcp_schema import TOOLS_LIST_BUDGET
+from tabpilot.mcp_server import INSTRUCTIONS, build_server
+from tabpilot.tools import TOOLS
+
+
+class _NoBackend:
+    """Listing the tools calls nothing."""
+
+    async def run_tool(self, tool: Any, params: Any) -> dict[str, Any]:
+        raise NotImplementedError
+
+    async def status(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+
+def listed() -> list[dict[str, Any]]:
+    """The tools as ``tools/list`` answers them."""
+    tools = asyncio.run(build_server(_NoBackend()).list_tools())
+    return [tool.model_dump(exclude_none=True, by_alias=True) for tool in tools]
+
+
+def reference() -> str:
+    tools = listed()
+    size = len(json.dumps(tools, separators=(",", ":")))
+    parts = [
+        f"`tools/list` is {size:,} characters of compact JSON for its {len(tools)} tools (the "
+        f"budget, checked by a test: {TOOLS_LIST_BUDGET:,}); the server's instructions, which a "
+        f"client shows its model once, are {len(INSTRUCTIONS):,}:",
+        "\n".join(f"> {line}" if line else ">" for line in INSTRUCTIONS.splitlines()),
+    ]
+    for tool in tools:
+        parts.append(_tool(tool))
+    return "\n\n".join(parts) + "\n"
+
+
+def _tool(tool: dict[str, Any]) -> str:
+    name = tool["name"]
+    reads = (tool.get("annotations") or {}).get("readOnlyHint")
+    lines = [f"#### `{name}`{' (reads only)' if reads else ''}", "", tool["description"]]
+    table = TOOLS.get(name)
+    fields = table.params.model_json_schema().get("properties", {}) if table else {}
+    required = set(table.params.model_json_schema().get("required", ())) if table else set()
+    if fields:
+        lines += ["", "| parameter | type | default | meaning |", "|---|---|---|---|"]
+        for field, schema in fields.items():
+            default = "required" if field in required else _default(schema)
+            meaning = schema.get("description", "")
+            lines.append(f"| `{field}` | {_type(schema)} | {default} | {meaning} |")
+    answers = ", ".join(f"`{key}`" for key in tool.get("outputSchema", {}).get("properties", {}))
+    lines += ["", f"Structured content: {answers}."]
+    return "\n".join(lines)
+
+
+def _type(schema: dict[str, Any]) -> str:
+    options = [o for o in schema.get("anyOf", [schema]) if o.get("type") != "null"]
+    option = options[0] if options else schema
+    if "enum" in option:
+        return " \\| ".join(f"`{value}`" for value in option["enum"])
+    kind = str(option.get("type", "any"))
+    bounds = [
+        f"{word} {option[key]:,}"
+        for key, word in (("minimum", "≥"), ("maximum", "≤"), ("maxLength", "length ≤"))
+        if key in option
+    ]
+    return kind + (f" ({', '.join(bounds)})" if bounds else "")
+
+
+def _default(schema: dict[str, Any]) -> str:
+    value = schema.get("default")
+    return "" if value is None else f"`{json.dumps(value)}`"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main("tool-reference", reference()))

@@ -1,0 +1,92 @@
+"""What ``tools/list`` says of each MCP tool, kept lean: a model reads it on every turn.
+
+The params models stay the one definition of each tool's parameters, and stay strict: a wrong
+argument is judged by them and answered with the usual ``Invalid arguments: …``. So the input
+schema a model reads keeps only what it needs to write a call: each field's type, its allowed
+values and its description. Titles, defaults (a description says the ones that matter), length
+and range bounds (the error names them when crossed), ``null`` alternatives (leaving a field out
+is how one says "none") and the descriptions of the fields every tool shares (``tab_id``,
+``timeout_ms``: the server's instructions say them once) are left out.
+
+Every tool answers the same shape of structured content, given once in :data:`OUTPUT_SCHEMA`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+__all__ = ["OUTPUT_SCHEMA", "TOOLS_LIST_BUDGET", "input_schema"]
+
+#: The most characters the whole ``tools/list`` may take, as compact JSON: half of Playwright
+#: MCP's (20,286 for @playwright/mcp 0.0.83; ``make bench`` measures both in the same run).
+TOOLS_LIST_BUDGET = 10_000
+
+#: The structured content of every tool's answer. On success: ``result`` is the value as the
+#: text shows it (previewed when long); the guard's fields and ``hints`` appear only when used.
+#: On failure (``isError``): ``error`` is ``{code, message}``.
+OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        name: {}
+        for name in (
+            "success",
+            "result",
+            "error",
+            "truncated",
+            "total_length",
+            "shown_length",
+            "confirm_token",
+            "advice",
+            "hints",
+        )
+    },
+}
+
+#: Fields every tool that has them means the same way; described once, in the instructions.
+SHARED_FIELDS = frozenset({"tab_id", "timeout_ms"})
+
+#: Keys of a field's JSON schema that a model writing a call does not need.
+_DROPPED = frozenset(
+    {
+        "title",
+        "examples",
+        "maxLength",
+        "minLength",
+        "maximum",
+        "minimum",
+        "pattern",
+        "additionalProperties",
+        "default",
+    }
+)
+
+
+def input_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The lean input schema of a params model (see the module's docstring)."""
+    full = model.model_json_schema()
+    properties = {
+        name: _lean(field, shared=name in SHARED_FIELDS)
+        for name, field in full.get("properties", {}).items()
+    }
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if full.get("required"):
+        schema["required"] = full["required"]
+    return schema
+
+
+def _lean(field: dict[str, Any], *, shared: bool) -> dict[str, Any]:
+    options = [option for option in field.get("anyOf", ()) if option.get("type") != "null"]
+    merged = dict(field)
+    if len(options) == 1:
+        merged.pop("anyOf")
+        merged.update(options[0])
+    lean = {key: value for key, value in merged.items() if key not in _DROPPED}
+    if "enum" in lean:
+        lean.pop("type", None)
+    if shared:
+        lean.pop("description", None)
+    if isinstance(lean.get("items"), dict):
+        lean["items"] = _lean(lean["items"], shared=False)
+    return lean
