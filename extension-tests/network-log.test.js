@@ -124,3 +124,11 @@ test("include_body matches the page world's body to its request, capped; an unkn
   assert.equal(missing.error.code, "request_not_found");
   assert.match(missing.error.message, /browser_network_requests/);
 });
+
+test("tabpilot's own files, which a snapshot makes the page import, are not the page's requests", async () => {
+  const { chrome, request, query } = setup();
+  request(chrome.runtime.getURL("vendor/dom-accessibility-api/index.mjs"), { type: "script", status: 200 });
+  request("http://127.0.0.1:8000/api/items", { status: 200 });
+  const { result } = await query({ include_static: true });
+  assert.deepEqual(result.requests.map((r) => r.url), ["http://127.0.0.1:8000/api/items"]);
+});

@@ -46,7 +46,10 @@ export function createNetworkLog({ chrome, tabs, pilot, flushPage }) {
   const mainFrame = new Map(); // tab id -> its main_frame request that has not committed yet
   const bodies = new Map(); // tab id -> the last BODIES_KEPT bodies, oldest first
 
-  const ours = (details) => details.tabId >= 0 && pilot.isEnabled();
+  // tabpilot's own files a page loads (the accessible-name modules a snapshot imports) are not the
+  // page's requests.
+  const own = chrome.runtime?.getURL?.("") || null;
+  const ours = (details) => details.tabId >= 0 && pilot.isEnabled() && !(own && String(details.url).startsWith(own));
   const finish = (details, fields) => {
     const held = active.get(details.requestId);
     if (!held) return;
