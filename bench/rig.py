@@ -50,11 +50,10 @@ def rig(daemon_args: tuple[str, ...] = ()) -> Iterator[Rig]:
     """Start the daemon and Chromium, open TABS pages, leave Selenium on the first."""
     profile = Path(tempfile.mkdtemp(prefix="tabpilot-bench-"))
     with spawn_daemon(*daemon_args) as daemon:
-        driver = launch_chromium(profile)
+        page = f"{daemon.url}/"
+        driver = launch_chromium(profile, page)
         client: LeanClient | None = None
         try:
-            page = f"{daemon.url}/"
-            driver.get(page)
             use_popup(driver, port=daemon.port)
             wait_for(lambda: daemon.status()["extension"]["connected"], 20, "the extension")
             set_pilot(driver, daemon, True)
