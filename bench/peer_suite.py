@@ -14,7 +14,10 @@ blocks, in these rows:
   of the image the model is handed;
 - a full-page screenshot of a page ten viewports tall.
 - the console and the network log of a page that logged 1,500 messages and made 1,500 requests
-  (tabpilot's rings full), each tool with its defaults: its time and its answer's characters.
+  (tabpilot's rings full), each tool with its defaults: its time and its answer's characters;
+- each server's whole `tools/list`, in characters, and its `instructions`;
+- whole tasks, each done by a fixed script per server (bench/tasks.py), last, since they navigate
+  the pages the rows above use.
 
 A server, or a tool of it, that cannot be measured gets a row saying why instead of figures.
 """

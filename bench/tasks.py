@@ -225,12 +225,20 @@ class Script:
     def go(self, path: str) -> None:
         self.a.call("browser_navigate", {"url": self.a.url(path)})
 
+    def js(self, script: str) -> str:
+        """The first line of the value of `script`, through the server's evaluation tool (a
+        call counted); a string without its JSON quotes."""
+        server = self.a.session.server
+        value = server.value(self.a.call(*server.evaluate(self.a.page, script))).strip()
+        return value.splitlines()[0].strip('"') if value else ""
+
+    def check(self, script: str) -> str:
+        """The value of `script`, by a call that is not counted: for checking the page."""
+        server = self.a.session.server
+        return server.value(self.a.session.call(*server.evaluate(self.a.page, script)))
+
 
 class TabpilotScript(Script):
-    def js(self, script: str) -> str:
-        text = self.a.call("execute_javascript", {"script": script})
-        return text.strip().splitlines()[0] if text.strip() else ""
-
     def cart(self) -> str:
         self.go(SHOP)
         ref = ref_after(self.a.call("browser_snapshot", {}), PRODUCT, pages.ADD_TO_CART)
@@ -272,15 +280,8 @@ class TabpilotScript(Script):
             lambda text: failed_request(text, self.a.base),
         )
 
-    def check(self, script: str) -> str:
-        return self.a.session.call("execute_javascript", {"script": script}).strip()
-
 
 class PlaywrightScript(Script):
-    def js(self, script: str) -> str:
-        text = self.a.call("browser_evaluate", {"function": f"() => {script}"})
-        return self.a.session.server.value(text).strip('"')
-
     def click(self, what: str, ref: str) -> str:
         return self.a.call("browser_click", {"element": what, "target": ref})
 
@@ -329,10 +330,6 @@ class PlaywrightScript(Script):
             lambda text: failed_request(text, self.a.base),
         )
 
-    def check(self, script: str) -> str:
-        text = self.a.session.call("browser_evaluate", {"function": f"() => {script}"})
-        return self.a.session.server.value(text)
-
 
 class DevtoolsScript(Script):
     def args(self, **more: Any) -> dict[str, Any]:
@@ -343,10 +340,6 @@ class DevtoolsScript(Script):
 
     def snapshot(self) -> str:
         return self.a.call("take_snapshot", self.args())
-
-    def js(self, script: str) -> str:
-        text = self.a.call("evaluate_script", self.args(function=f"() => {script}"))
-        return self.a.session.server.value(text).strip('"')
 
     def cart(self) -> str:
         self.go(SHOP)
@@ -388,10 +381,6 @@ class DevtoolsScript(Script):
             lambda: self.a.call("list_network_requests", self.args()),
             lambda text: failed_request(text, self.a.base),
         )
-
-    def check(self, script: str) -> str:
-        text = self.a.session.call("evaluate_script", self.args(function=f"() => {script}"))
-        return self.a.session.server.value(text)
 
 
 SCRIPTS: dict[str, type[Script]] = {
