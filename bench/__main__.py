@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import peer_report, peer_suite, report, routes, suites
-from bench.rig import machine, proc_status, rig
+from bench.rig import chromium_version, machine, proc_status, rig
 from bench.systems import client_systems, comparison_systems, hop_systems
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "results"
@@ -24,35 +24,32 @@ def _say(message: str) -> None:
 def run(
     counts: suites.Counts, daemon_args: tuple[str, ...], command: str, only: str | None = None
 ) -> dict[str, Any]:
-    """Every suite, or with `only="peers"` the rows against other servers and the client's."""
+    """Every suite; with `only="peers"` the rows against other servers and the client's; with
+    `only="tasks"` the task suite and the `tools/list` row alone."""
     started = time.perf_counter()
     everything = only is None
     results: dict[str, Any] = {"command": command, "machine": machine()}
     if everything:
         _say("start-up of a bare daemon")
         results["startup"] = suites.startup(counts)
-    _say("starting the daemon and Chromium with the extension")
-    with rig(daemon_args) as r:
-        results["machine"]["chromium"] = r.driver.capabilities.get("browserVersion")
-        if everything:
-            time.sleep(0.5)
-            results["idle_rss_connected_bytes"] = proc_status(r.pid)["VmRSS"]
-            _say(f"latency: {counts.calls} calls per system")
-            results["latency"] = suites.latency(comparison_systems(r), counts)
-            _say("latency of each hop")
-            results["hops"] = suites.latency(hop_systems(r), counts)
-            _say(f"throughput, {counts.seconds:g} s per point")
-            results["throughput"] = suites.throughput(r, counts)
-            _say("large results")
-            results["payload"] = suites.payload(r, counts)
-            _say("1+1 by each route: the page world, Trusted Types, the debugger, user scripts")
-            results["routes"] = routes.measure(r, suites.latency, counts)
-        _say("1+1 by tabpilot's Python client and by Selenium's CDP")
-        fewer = max(counts.calls // 4, 2 * counts.blocks)
-        quarter = replace(counts, calls=fewer, warmup=counts.warmup // 4)
-        results["client"] = suites.latency(client_systems(r), quarter)
+    if only != "tasks":
+        _say("starting the daemon and Chromium with the extension")
+        with rig(daemon_args) as r:
+            results["machine"]["chromium"] = r.driver.capabilities.get("browserVersion")
+            if everything:
+                _suites(r, counts, results)
+            _say("1+1 by tabpilot's Python client and by Selenium's CDP")
+            fewer = max(counts.calls // 4, 2 * counts.blocks)
+            quarter = replace(counts, calls=fewer, warmup=counts.warmup // 4)
+            results["client"] = suites.latency(client_systems(r), quarter)
+    else:  # no rig: the version of the Chromium every server here starts
+        results["machine"]["chromium"] = chromium_version()
     _say("tabpilot, Playwright MCP and chrome-devtools-mcp side by side")
-    results["peers"] = peer_suite.measure(counts)
+    peers = peer_suite.measure(counts, only_tasks=only == "tasks")
+    results["tools_list"] = peers.pop("tools_list")
+    results["tasks"] = peers.pop("tasks")
+    if peers:
+        results["peers"] = peers
     results["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     results["seconds"] = round(time.perf_counter() - started, 1)
     results["targets"] = [
@@ -64,6 +61,22 @@ def run(
         for table, rows in peer_report.targets_by_row(results).items()
     }
     return results
+
+
+def _suites(r: Any, counts: suites.Counts, results: dict[str, Any]) -> None:
+    """The suites of tabpilot alone and beside Selenium, on the rig's browser."""
+    time.sleep(0.5)
+    results["idle_rss_connected_bytes"] = proc_status(r.pid)["VmRSS"]
+    _say(f"latency: {counts.calls} calls per system")
+    results["latency"] = suites.latency(comparison_systems(r), counts)
+    _say("latency of each hop")
+    results["hops"] = suites.latency(hop_systems(r), counts)
+    _say(f"throughput, {counts.seconds:g} s per point")
+    results["throughput"] = suites.throughput(r, counts)
+    _say("large results")
+    results["payload"] = suites.payload(r, counts)
+    _say("1+1 by each route: the page world, Trusted Types, the debugger, user scripts")
+    results["routes"] = routes.measure(r, suites.latency, counts)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -82,8 +95,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--only",
-        choices=["peers"],
-        help="only the rows against other MCP servers and the Python client's (faster)",
+        choices=["peers", "tasks"],
+        help="peers: only the rows against other MCP servers and the Python client's (faster); "
+        "tasks: only the whole tasks beside the other MCP servers and their tools/list",
     )
     args = parser.parse_args(argv)
     if args.only and args.readme:

@@ -9,7 +9,7 @@ run and every server sees the same bytes.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -138,14 +138,23 @@ def fixture_pages() -> dict[str, Page]:
 
 class _Handler(BaseHTTPRequestHandler):
     pages: Mapping[str, Page] = {}
+    #: For a path not in `pages`: the page that answers it (given the path with its query, and a
+    #: POST's body, None for a GET), or None for a 404.
+    answer: Callable[[str, bytes | None], Page | None] = staticmethod(lambda path, body: None)
 
     def do_GET(self) -> None:
-        page = self.pages.get(self.path.split("?", 1)[0])
+        self._send(self.pages.get(self.path.split("?", 1)[0]) or self.answer(self.path, None))
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self._send(self.answer(self.path, body))
+
+    def _send(self, page: Page | None) -> None:
         data = (page.html if page else "<!doctype html><title>Not found</title>").encode()
+        headers = {"Content-Type": "text/html; charset=utf-8", **(page.headers if page else {})}
         self.send_response(page.status if page else 404)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        for name, value in (page.headers if page else {}).items():
+        headers["Content-Length"] = str(len(data))
+        for name, value in headers.items():
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
@@ -155,9 +164,15 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def serve(pages: Mapping[str, Page]) -> Iterator[str]:
-    """Serve `pages` (path -> Page) on 127.0.0.1 until the block ends; yields the base URL."""
-    handler = type("Pages", (_Handler,), {"pages": dict(pages)})
+def serve(
+    pages: Mapping[str, Page], answer: Callable[[str, bytes | None], Page | None] | None = None
+) -> Iterator[str]:
+    """Serve `pages` (path -> Page) on 127.0.0.1 until the block ends, and what `answer` gives
+    for any other path (see `_Handler.answer`); yields the base URL."""
+    fields: dict[str, Any] = {"pages": dict(pages)}
+    if answer is not None:
+        fields["answer"] = staticmethod(answer)
+    handler = type("Pages", (_Handler,), fields)
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:

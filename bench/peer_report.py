@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from bench.pages import LOG_COUNT, NODE_COUNT, PRODUCT_COUNT, TALL_VIEWPORTS
+from bench.tasks import TASKS
 
 TABPILOT = "tabpilot"
 PLAYWRIGHT = "Playwright MCP"
@@ -109,6 +110,10 @@ def targets_by_row(results: dict[str, Any]) -> dict[str, list[Target]]:
                     _p50_target(rows, f"{tool} query on a full ring", 20.0, "≤"),
                     _chars_target(rows, f"tabpilot's default {tool} answer"),
                 ]
+    if results.get("tools_list"):
+        out["tools_list"] = [_tools_list_target(results["tools_list"])]
+    if results.get("tasks"):
+        out["tasks"] = [_tasks_target(results["tasks"])]
     if results.get("client"):
         out["client"] = [_client_target(results["client"])]
     return out
@@ -195,6 +200,58 @@ def _chars_target(rows: list[dict[str, Any]], what: str) -> Target:
     return (target, f"{ours['chars']:,} characters", ours["chars"] < LOG_TEXT_CHARS)
 
 
+def _tools_list_target(rows: list[dict[str, Any]]) -> Target:
+    target = f"tabpilot's tools/list ≤ 1/2 of {PLAYWRIGHT}'s characters"
+    ours, theirs = _row(rows, TABPILOT), _row(rows, PLAYWRIGHT)
+    if ours is None or theirs is None:
+        return (target, _why(rows, TABPILOT if ours is None else PLAYWRIGHT), False)
+    ratio = ours["chars"] / theirs["chars"]
+    return (
+        target,
+        f"{ours['chars']:,} vs {theirs['chars']:,} characters ({ratio:.2f}x); tabpilot's "
+        f"instructions {ours['instructions_chars']:,} more",
+        ratio <= 1 / 2,
+    )
+
+
+#: The characters the task target counts: a tool answer's text and its structured content, the
+#: most that a client may hand the model.
+TASK_CHARS = "text_and_structured_chars"
+
+
+def _tasks_target(tasks: dict[str, list[dict[str, Any]]]) -> Target:
+    """Every task done by tabpilot, with at most a third of the characters of the peer that did
+    it with the fewest, and in no more time than the fastest peer that did it."""
+    target = (
+        "tabpilot does every task, each in ≤ 1/3 of the best peer's characters (text + "
+        "structured content) and ≤ the fastest peer's time"
+    )
+    parts, met = [], True
+    for key, rows in tasks.items():
+        ours = _row(rows, TABPILOT)
+        peers = [r for r in (_row(rows, PLAYWRIGHT), _row(rows, DEVTOOLS)) if r and r["ok"]]
+        if ours is None or not ours["ok"]:
+            why = _why(rows, TABPILOT) if ours is None else f"failed: {ours['why']}"
+            parts.append(f"{key}: tabpilot {why}"[:300])
+            met = False
+            continue
+        if not peers:
+            parts.append(f"{key}: no peer did it")
+            met = False
+            continue
+        fewest = min(peers, key=lambda r: r[TASK_CHARS])
+        fastest = min(peers, key=lambda r: r["ms"])
+        chars = ours[TASK_CHARS] / fewest[TASK_CHARS]
+        speed = ours["ms"] / fastest["ms"]
+        ok = chars <= 1 / 3 and speed <= 1
+        parts.append(
+            f"{key}: {ours[TASK_CHARS]:,} vs {fewest[TASK_CHARS]:,} characters ({chars:.2f}x), "
+            f"{ours['ms']:.0f} vs {fastest['ms']:.0f} ms ({speed:.2f}x){'' if ok else ' ✗'}"
+        )
+        met = met and ok
+    return (target, "; ".join(parts), met)
+
+
 def _client_target(rows: list[dict[str, Any]]) -> Target:
     target = f"{CLIENT} p50 ≤ {SELENIUM_CDP} p50"
     ours, theirs = _row(rows, CLIENT), _row(rows, SELENIUM_CDP)
@@ -249,6 +306,8 @@ def markdown(results: dict[str, Any]) -> list[str]:
                 )
             lines += _goal_lines(goals.get(key, []))
         lines += _shot_lines(peers, goals)
+    lines += _tools_list_lines(results, goals)
+    lines += _task_lines(results, goals)
     if results.get("client"):
         lines += [
             "",
@@ -303,3 +362,63 @@ def _goal_lines(goals: list[Target]) -> list[str]:
     for target, measured, met in goals:
         out.append(f"Target: {target}: {measured}; met: {'yes' if met else '**no**'}.  ")
     return out
+
+
+def _tools_list_lines(results: dict[str, Any], goals: dict[str, list[Target]]) -> list[str]:
+    rows = results.get("tools_list")
+    if not rows:
+        return []
+    lines = [
+        "",
+        "*Each server's whole `tools/list`*: the tools array as the client received it, as "
+        "compact JSON, in characters (what a client hands the model before the first call), and "
+        "the server's `instructions` beside it",
+        "",
+        "| server | version | tools | tools/list characters | instructions characters |",
+        "|---|---|---|---|---|",
+    ]
+    for r in rows:
+        if not r.get("available", True):
+            lines.append(f"| {r['system']} | - | not available: {r['reason']} | | |")
+            continue
+        lines.append(
+            f"| {r['system']} | {r.get('version') or '-'} | {r['tools']} | {r['chars']:,} | "
+            f"{r['instructions_chars']:,} |"
+        )
+    return lines + _goal_lines(goals.get("tools_list", []))
+
+
+def _task_lines(results: dict[str, Any], goals: dict[str, list[Target]]) -> list[str]:
+    tasks = results.get("tasks")
+    if not tasks:
+        return []
+    runs = max((r.get("runs", 0) for rows in tasks.values() for r in rows), default=0)
+    lines = [
+        "",
+        "**Whole tasks**, each by a fixed script over MCP stdio, as an agent would do it "
+        "(bench/tasks.py): the peers take a snapshot and act by ref, tabpilot uses its own tools "
+        "(a short `execute_javascript` where an agent would write one); every script loads its "
+        "page first. ok: the answer was right and the page shows it (checked by calls not "
+        "counted); calls: tool calls made; characters: what the answers handed the model, as "
+        "text, and as text with each answer's structured content (compact JSON) beside it, "
+        "which some clients also forward (the target counts this one); ms: wall time from the "
+        f"first call to the answer, the median of {runs} runs after a warm-up run, the servers "
+        "interleaved",
+        "",
+        "| task | server | ok | calls | characters (text) | characters (text + structured) | "
+        "ms | tools called |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for key, rows in tasks.items():
+        for r in rows:
+            task = f"{key}: {TASKS[key]}" if r is rows[0] else key
+            if not r.get("available", True):
+                reason = str(r["reason"]).replace("|", "\\|")
+                lines.append(f"| {task} | {r['system']} | not available: {reason} | | | | | |")
+                continue
+            ok = "yes" if r["ok"] else "**no**: " + r["why"].replace("|", "\\|")
+            lines.append(
+                f"| {task} | {r['system']} | {ok} | {r['calls']} | {r['chars']:,} | "
+                f"{r[TASK_CHARS]:,} | {r['ms']:.0f} | {', '.join(r['tools'])} |"
+            )
+    return lines + _goal_lines(goals.get("tasks", []))

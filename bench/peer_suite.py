@@ -14,7 +14,10 @@ blocks, in these rows:
   of the image the model is handed;
 - a full-page screenshot of a page ten viewports tall.
 - the console and the network log of a page that logged 1,500 messages and made 1,500 requests
-  (tabpilot's rings full), each tool with its defaults: its time and its answer's characters.
+  (tabpilot's rings full), each tool with its defaults: its time and its answer's characters;
+- each server's whole `tools/list`, in characters, and its `instructions`;
+- whole tasks, each done by a fixed script per server (bench/tasks.py), last, since they navigate
+  the pages the rows above use.
 
 A server, or a tool of it, that cannot be measured gets a row saying why instead of figures.
 """
@@ -35,7 +38,8 @@ from typing import Any
 from PIL import Image
 from tests.e2e.harness import Daemon, spawn_daemon, wait_for
 
-from bench import pages
+from bench import pages, tasks
+from bench import task_pages as tp
 from bench.peers import (
     Loop,
     Server,
@@ -344,47 +348,114 @@ def _merge(rows: list[dict[str, Any]], found: dict[str, Any], peers: list[Peer])
         row["version"] = versions.get(row["system"])
 
 
-def measure(counts: Counts) -> dict[str, list[dict[str, Any]]]:
-    """The rows, each a list of one row per server, tabpilot first."""
+def tools_list_rows(peers: list[Peer]) -> list[dict[str, Any]]:
+    """Each server's whole `tools/list` (the tools array as compact JSON, as the client received
+    it) and its `instructions`, in characters."""
+    rows: list[dict[str, Any]] = []
+    for peer in peers:
+        if peer.server is None or peer.session is None:
+            rows.append({"system": peer.name, "available": False, "reason": peer.reason})
+            continue
+        listing, instructions = peer.session.listing, peer.session.instructions or ""
+        rows.append(
+            {
+                "system": peer.name,
+                "version": peer.server.version,
+                "tools": len(listing),
+                "chars": len(json.dumps(listing, separators=(",", ":"), ensure_ascii=False)),
+                "instructions_chars": len(instructions),
+            }
+        )
+    return rows
+
+
+def task_rows(peers: list[Peer], counts: Counts) -> dict[str, list[dict[str, Any]]]:
+    """Each task (bench/tasks.py) done by each server's script, the servers interleaved run by
+    run after a warm-up run each; one row per server and task."""
+    keys = [k for k in tasks.TASKS if counts.task_keys is None or k in counts.task_keys]
+    runs: dict[str, dict[str, list[dict[str, Any]]]] = {
+        k: {p.name: [] for p in peers} for k in keys
+    }
+    broken: dict[str, str] = {}  # a server that stopped answering: why
+    for round_ in range(counts.task_warmup + counts.task_runs):
+        for key in keys:
+            for peer in peers:
+                if peer.session is None or peer.name in broken:
+                    continue
+                page = peer.pages.get(PRODUCTS) if peer.name == "chrome-devtools-mcp" else None
+                try:
+                    run = tasks.run_task(key, peer.name, peer.session, peer.base, page)
+                except Unavailable as exc:
+                    broken[peer.name] = str(exc)
+                    continue
+                if round_ >= counts.task_warmup:
+                    runs[key][peer.name].append(run)
+    out: dict[str, list[dict[str, Any]]] = {}
+    for key in keys:
+        out[key] = []
+        for peer in peers:
+            done = runs[key][peer.name]
+            if not done:
+                reason = peer.reason if peer.session is None else broken.get(peer.name, "no run")
+                out[key].append({"system": peer.name, "available": False, "reason": reason})
+                continue
+            version = peer.server.version if peer.server else None
+            out[key].append({"system": peer.name, "version": version, **tasks.summarize(done)})
+    return out
+
+
+def measure(counts: Counts, only_tasks: bool = False) -> dict[str, Any]:
+    """The rows, each a list of one row per server, tabpilot first; the tasks' rows by task.
+    `only_tasks`: the tasks and the `tools/list` row alone."""
     blocks = replace(counts, blocks=counts.peer_blocks)
     loop = Loop()
-    out: dict[str, list[dict[str, Any]]] = {}
+    out: dict[str, Any] = {}
+    served = {**pages.fixture_pages(), **tasks.task_pages()}
     try:
-        with pages.serve(pages.fixture_pages()) as base, _peers(loop, base) as peers:
-            _say("peers: 1+1 through each server's evaluation tool")
-            out["evaluate"] = latency([evaluate_system(p, counts) for p in peers], blocks)
-            _merge(out["evaluate"], {}, peers)
-            found: dict[str, Any] = {}
-            _say("peers: a snapshot of 300 products")
-            systems = [snapshot_system(p, PRODUCTS, counts, found) for p in peers]
-            out["snapshot_products"] = latency(systems, blocks)
-            _merge(out["snapshot_products"], found, peers)
-            _say("peers: a click by ref")
-            found = {}
-            out["click"] = latency([click_system(p, counts, found) for p in peers], blocks)
-            _merge(out["click"], found, peers)
-            _say("peers: a snapshot of 10,000 elements")
-            found = {}
-            systems = [snapshot_system(p, NODES, counts, found) for p in peers]
-            # Half as many blocks: a peer's few calls of seconds each still fill every block.
-            halves = replace(blocks, blocks=max(1, counts.peer_blocks // 2))
-            out["snapshot_nodes"] = latency(systems, halves)
-            _merge(out["snapshot_nodes"], found, peers)
-            _say("peers: a screenshot of the viewport")
-            found = {}
-            systems = [screenshot_system(p, PRODUCTS, False, counts, found) for p in peers]
-            out["screenshot"] = latency(systems, blocks)
-            _merge(out["screenshot"], found, peers)
-            _say("peers: a full-page screenshot of ten viewports")
-            found = {}
-            systems = [screenshot_system(p, TALL, True, counts, found) for p in peers]
-            out["screenshot_full"] = latency(systems, halves)
-            _merge(out["screenshot_full"], found, peers)
-            for kind in ("console", "network"):
-                _say(f"peers: the {kind} log of a page that logged and fetched 1,500 times")
-                found = {}
-                out[kind] = latency([log_system(p, kind, counts, found) for p in peers], blocks)
-                _merge(out[kind], found, peers)
+        with pages.serve(served, tp.answer) as base, _peers(loop, base) as peers:
+            out["tools_list"] = tools_list_rows(peers)
+            if not only_tasks:
+                _rows(peers, counts, blocks, out)
+            _say("peers: whole tasks, each by a fixed script")
+            out["tasks"] = task_rows(peers, counts)
     finally:
         loop.close()
     return out
+
+
+def _rows(peers: list[Peer], counts: Counts, blocks: Counts, out: dict[str, Any]) -> None:
+    """The rows of single tools, side by side."""
+    _say("peers: 1+1 through each server's evaluation tool")
+    out["evaluate"] = latency([evaluate_system(p, counts) for p in peers], blocks)
+    _merge(out["evaluate"], {}, peers)
+    found: dict[str, Any] = {}
+    _say("peers: a snapshot of 300 products")
+    systems = [snapshot_system(p, PRODUCTS, counts, found) for p in peers]
+    out["snapshot_products"] = latency(systems, blocks)
+    _merge(out["snapshot_products"], found, peers)
+    _say("peers: a click by ref")
+    found = {}
+    out["click"] = latency([click_system(p, counts, found) for p in peers], blocks)
+    _merge(out["click"], found, peers)
+    _say("peers: a snapshot of 10,000 elements")
+    found = {}
+    systems = [snapshot_system(p, NODES, counts, found) for p in peers]
+    # Half as many blocks: a peer's few calls of seconds each still fill every block.
+    halves = replace(blocks, blocks=max(1, counts.peer_blocks // 2))
+    out["snapshot_nodes"] = latency(systems, halves)
+    _merge(out["snapshot_nodes"], found, peers)
+    _say("peers: a screenshot of the viewport")
+    found = {}
+    systems = [screenshot_system(p, PRODUCTS, False, counts, found) for p in peers]
+    out["screenshot"] = latency(systems, blocks)
+    _merge(out["screenshot"], found, peers)
+    _say("peers: a full-page screenshot of ten viewports")
+    found = {}
+    systems = [screenshot_system(p, TALL, True, counts, found) for p in peers]
+    out["screenshot_full"] = latency(systems, halves)
+    _merge(out["screenshot_full"], found, peers)
+    for kind in ("console", "network"):
+        _say(f"peers: the {kind} log of a page that logged and fetched 1,500 times")
+        found = {}
+        out[kind] = latency([log_system(p, kind, counts, found) for p in peers], blocks)
+        _merge(out[kind], found, peers)

@@ -40,10 +40,10 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 #: A call that takes longer has hung: the bench fails it instead of waiting on it.
 CALL_TIMEOUT_S = 120.0
 
-#: The ref of an element in a snapshot line: tabpilot's and Playwright's `[ref=e12]`,
-#: chrome-devtools-mcp's `uid=3_12`. Any token of either shape on a line counts, so that a line
-#: that lists several refs counts each.
-REF_TOKEN = re.compile(r"(?<![\w-])(?:ref=|uid=)?(e\d+|\d+_\d+)(?![\w-])")
+#: The ref of an element in a snapshot line: tabpilot's and Playwright's `[ref=e12]` (Playwright's
+#: `[ref=f1e12]` after a navigation), chrome-devtools-mcp's `uid=3_12`. Any token of either shape
+#: on a line counts, so that a line that lists several refs counts each.
+REF_TOKEN = re.compile(r"(?<![\w-])(?:ref=|uid=)?((?:f\d+)?e\d+|\d+_\d+)(?![\w-])")
 
 
 @dataclass(frozen=True)
@@ -219,6 +219,9 @@ class Session:
         self.loop, self.server = loop, server
         self.client: Client | None = None
         self.tools: set[str] = set()
+        #: The tools as `tools/list` answered them, and the server's `instructions`.
+        self.listing: list[dict[str, Any]] = []
+        self.instructions: str | None = None
         self.last: CallToolResult | None = None
 
     def call(self, tool: str, arguments: dict[str, Any]) -> str:
@@ -257,8 +260,19 @@ def session(loop: Loop, server: Server) -> Iterator[Session]:
     opened = Session(loop, server)
     try:
         opened.client = ready.result(CALL_TIMEOUT_S)
-        tools = loop.run(opened.client.list_tools())
-        opened.tools = {tool.name for tool in tools.tools}
+        listed, cursor = [], None
+        while True:  # every page of it
+            page = loop.run(opened.client.list_tools(cursor=cursor))
+            listed += page.tools
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        opened.tools = {tool.name for tool in listed}
+        # As sent: the fields the server set, no more (the SDK's models fill in the rest).
+        opened.listing = [
+            tool.model_dump(mode="json", by_alias=True, exclude_unset=True) for tool in listed
+        ]
+        opened.instructions = opened.client.instructions
         yield opened
     finally:
         loop.loop.call_soon_threadsafe(stop.set)

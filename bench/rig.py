@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 import shutil
 import subprocess
 import tempfile
@@ -132,6 +133,13 @@ def machine(driver: webdriver.Chrome | None = None) -> dict[str, Any]:
     if driver is not None:
         info["chromium"] = driver.capabilities.get("browserVersion")
     return info
+
+
+def chromium_version() -> str | None:
+    """The version of the Chromium on the PATH, as `chromium --version` prints it."""
+    full = _version("chromium")
+    match = re.search(r"\d+(?:\.\d+)+", full or "")
+    return match.group(0) if match else full
 
 
 def _version(binary: str) -> str | None:

@@ -38,6 +38,11 @@ class Counts:
     peer_slow: int = 30
     peer_10k: int = 30
     peer_blocks: int = 10
+    #: The task suite (bench/tasks.py): runs of each task by each server after a warm-up run,
+    #: and which tasks (None: every one).
+    task_runs: int = 5
+    task_warmup: int = 1
+    task_keys: tuple[str, ...] | None = None
 
     @classmethod
     def smoke(cls) -> Counts:
@@ -52,6 +57,9 @@ class Counts:
             peer_slow=2,
             peer_10k=6,
             peer_blocks=2,
+            task_runs=1,
+            task_warmup=0,
+            task_keys=("error",),
         )
 
 

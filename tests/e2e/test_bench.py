@@ -73,8 +73,9 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
     assert results["startup"]["startup_p50_ms"] > 0 and results["startup"]["idle_rss_bytes"] > 0
     # 2 latency, 3 MCP, throughput, 10 MB; 1+1, 3 of the product snapshot, the click and the
     # 10,000-element snapshot against the peers; 2 of the viewport screenshot and the full-page
-    # one; the console and network queries and answers; the Python client's.
-    assert len(results["targets"]) == 21
+    # one; the console and network queries and answers; the Python client's; the tools/list
+    # and the tasks.
+    assert len(results["targets"]) == 23
     assert all(isinstance(t["met"], bool) and t["measured"] for t in results["targets"])
 
     # The Python client beside Selenium's CDP, and the rows against the other MCP servers: each
@@ -94,7 +95,7 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
         "console",
         "network",
     ]
-    assert list(results["peer_targets"]) == [*results["peers"], "client"]
+    assert list(results["peer_targets"]) == [*results["peers"], "tools_list", "tasks", "client"]
     for rows in [results["client"], *results["peers"].values()]:
         for row in rows:
             assert row["p50"] > 0 if row.get("available", True) else row["reason"]
@@ -116,6 +117,21 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
         ours = results["peers"][kind][0]
         assert 0 < ours["chars"] < 4000 and ours["n"] >= 1, ours
 
+    # Each server's tools/list, and one task (the smoke run's) done by each server's script.
+    servers = ["tabpilot", "Playwright MCP", "chrome-devtools-mcp"]
+    assert [row["system"] for row in results["tools_list"]] == servers
+    ours = results["tools_list"][0]
+    assert ours["tools"] >= 10 and ours["chars"] > 1000 and ours["instructions_chars"] > 100
+    for row in results["tools_list"][1:]:
+        assert row["chars"] > 1000 if row.get("available", True) else row["reason"]
+    assert list(results["tasks"]) == ["error"]
+    rows = results["tasks"]["error"]
+    assert [row["system"] for row in rows] == servers
+    assert rows[0]["ok"] and rows[0]["calls"] >= 3 and rows[0]["ms"] > 0, rows[0]
+    assert rows[0]["text_and_structured_chars"] >= rows[0]["chars"] > 0
+    for row in rows[1:]:
+        assert row["ok"] and row["calls"] >= 3 if row.get("available", True) else row["reason"]
+
     table = (tmp_path / "results.md").read_text()
     headings = (
         "**Targets**",
@@ -125,6 +141,8 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
         "by route",
         "**Start-up**",
         "**Against other MCP browser servers**",
+        "whole `tools/list`",
+        "**Whole tasks**",
         "**tabpilot's Python client**",
     )
     for heading in headings:

@@ -1,0 +1,472 @@
+"""Whole tasks, each done by a fixed script over MCP the way an agent would do it, per server.
+
+Each script starts by loading its page and ends with an answer; the row records whether the task
+succeeded (the answer, and where the task changes the page, the page afterwards, checked by calls
+that are not counted), how many tool calls the script made, the characters those calls handed the
+model (the text blocks; and the text with each answer's structured content as compact JSON
+beside it, for a client that forwards both) and the wall time from the first call to the answer.
+
+The peers' scripts take a snapshot and act by ref, as their tools' descriptions say; a value the
+page shows is read from an answer that already holds it, or else with the server's evaluation
+tool and the same short script tabpilot's uses. tabpilot's scripts use its own tools
+(`browser_navigate`, `browser_snapshot`, `browser_act`, `browser_read`, the log tools,
+`execute_javascript`). Anything that parses an answer looks for what it needs anywhere in the
+text, so that a line more (a hint, a note) changes nothing but the characters.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from bench import pages
+from bench import task_pages as tp
+from bench.peers import REF_TOKEN, Session
+from bench.systems import Unavailable
+
+#: The task suite's pages, beside the peers' (bench/pages.py).
+SHOP = "/shop.html"
+#: The product the cart task adds.
+PRODUCT = pages.product_name(130)
+#: How often a script looks again for what a click set off (a log line, a response), and how long
+#: it waits between looks: an agent's "not there yet, look again".
+LOOKS, LOOK_WAIT_S = 20, 0.1
+
+#: Task key -> what the row says the task is.
+TASKS = {
+    "cart": f'add "{PRODUCT}" from a list of {pages.PRODUCT_COUNT} products to the cart, then '
+    "read the cart's count",
+    "login": "fill and submit a sign-in form, then read the greeting",
+    "table": f"read the row of {tp.city(tp.TABLE_ROW)!r} from a {tp.TABLE_ROWS}-row table in a "
+    "long article",
+    "error": 'click "Save draft", which logs an error, then report the error\'s message',
+    "failed": 'click "Refresh prices", then find the request that failed',
+}
+
+
+def shop_html() -> str:
+    """The product page, and a record of which products were added (`window.added`), which the
+    check of the cart task reads."""
+    record = (
+        "<script>document.querySelector('.products').addEventListener('click', e => {"
+        "if (e.target.matches('button.add')) (window.added ||= [])"
+        ".push(e.target.closest('li').querySelector('h2').textContent); });</script>"
+    )
+    return pages.products_html().replace("</body>", record + "</body>")
+
+
+def task_pages() -> dict[str, pages.Page]:
+    return {SHOP: pages.Page(shop_html()), **tp.task_pages()}
+
+
+@dataclass
+class Tally:
+    """One run of a task script: what it cost and what it answered."""
+
+    calls: int = 0
+    chars: int = 0
+    structured_chars: int = 0
+    answer: str = ""
+    tools: list[str] = field(default_factory=list)
+
+
+class Agent:
+    """A server's MCP session as a task script drives it: each call is counted."""
+
+    def __init__(self, session: Session, base: str, page: Any = None) -> None:
+        self.session, self.base, self.page = session, base, page
+        self.tally = Tally()
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> str:
+        self.tally.calls += 1
+        self.tally.tools.append(tool)
+        try:
+            return self.session.call(tool, arguments)
+        finally:
+            last = self.session.last
+            if last is not None:
+                text = "\n".join(getattr(block, "text", "") for block in last.content)
+                self.tally.chars += len(text)
+                structured = last.structured_content
+                if structured:
+                    self.tally.structured_chars += len(_compact(structured))
+
+    def url(self, path: str) -> str:
+        return self.base + path
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+# What the scripts read out of answers, whichever server gave them.
+
+
+def ref_after(text: str, line_has: str, then_has: str | None = None) -> str:
+    """The ref on the first line holding `line_has`, or, with `then_has`, on the first line at or
+    after it that holds `then_has`; in a snapshot that folds a run of same-shape siblings into a
+    template and one line of fields each (tabpilot's), the field of that line the template gives
+    for `then_has`. Raises if there is none."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line_has in line), None)
+    if start is None:
+        raise LookupError(f"{line_has!r} is not in the snapshot")
+    if then_has is None:
+        found = REF_TOKEN.findall(lines[start].replace(line_has, ""))
+        if found:
+            return str(found[0])
+        raise LookupError(f"no ref on the line of {line_has!r}")
+    row = lines[start]
+    if "|" in row:  # a folded sibling: its template is the nearest line above naming the fields
+        for above in reversed(lines[:start]):
+            spec = re.search(r"one per line: (\S+)\s*$", above)
+            field_ref = re.search(re.escape(then_has) + r"[^,)]*?\[ref=(\{\d+\})\]", above)
+            if spec and field_ref:
+                column = spec.group(1).split("|").index(field_ref.group(1))
+                return row.strip().split("|")[column]
+    for line in lines[start : start + 12]:
+        if then_has in line:
+            found = REF_TOKEN.findall(line.replace(then_has, ""))
+            if found:
+                return str(found[0])
+    raise LookupError(f"no {then_has!r} with a ref after {line_has!r}")
+
+
+def cart_count(text: str) -> str | None:
+    match = re.search(r"Cart: (\d+) items", text)
+    return match.group(1) if match else None
+
+
+#: A failed request's status on its line: after the method (tabpilot's `#38 GET 503 xhr`), or in
+#: brackets (Playwright's `=> [503] Service Unavailable`, chrome-devtools-mcp's `[503]`,
+#: `[failed - net::ERR_…]`); a 4xx or 5xx, or a failure.
+STATUS_FAILED = re.compile(
+    r"\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(?:[45]\d\d|failed)\b|\[(?:[45]\d\d|failed)\b"
+)
+
+
+def failed_request(text: str, base: str) -> str | None:
+    """The path of the one request in a network log whose line gives a 4xx or 5xx status or a
+    failure; None while there is none."""
+    failing = []
+    for line in text.splitlines():
+        url = re.search(re.escape(base) + r"\S*", line)
+        if url is None:
+            continue
+        rest = line.replace(url.group(0), " ")
+        if STATUS_FAILED.search(rest):
+            failing.append(url.group(0)[len(base) :].rstrip(",)"))
+    return failing[0] if len(set(failing)) == 1 else None
+
+
+def error_message(text: str) -> str | None:
+    """The message of the error line of a console log: its text after the level, less where it
+    came from."""
+    for line in text.splitlines():
+        match = re.search(r"(?i)(?:\berror\b\]?:?|\[error\])\s+(.*)$", line)
+        if match and "Draft" in match.group(1):
+            message = re.sub(
+                r"\s+(?:@ \S+|\(\S+:\d+(?::\d+)?\)|\(\d+ args?\))$", "", match.group(1)
+            )
+            return message.strip()
+    return None
+
+
+def row_text(text: str, name: str) -> str | None:
+    """The row of the table whose first cell is `name`, from a snapshot: the line of that cell
+    and the lines of the cells after it (one a line, in Playwright's and chrome-devtools-mcp's
+    snapshots), as many as the table has columns."""
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        if re.search(rf'"{re.escape(name)}"', line):
+            return " | ".join(cell.strip() for cell in lines[index : index + len(expected_row())])
+    return None
+
+
+def look_again(read: Callable[[], str], find: Callable[[str], str | None]) -> str:
+    """`find` in what `read` answers, reading again a little later while it is not there."""
+    for _ in range(LOOKS):
+        try:
+            found = find(read())
+        except RuntimeError:  # an error answer: the agent reads it and tries again
+            found = None
+        if found is not None:
+            return found
+        time.sleep(LOOK_WAIT_S)
+    raise LookupError("not found after looking again")
+
+
+#: The script that reads the cart's count, and the one that reads a table row, for any server.
+CART_JS = "document.body.innerText.match(/Cart: \\d+ items/)[0]"
+
+
+def row_js(name: str) -> str:
+    return (
+        "[...document.querySelectorAll('tr')]"
+        f".find((r) => r.cells[0]?.textContent === {json.dumps(name)})?.innerText"
+    )
+
+
+# The scripts, one class per server: each method does one task and answers what it found.
+
+
+class Script:
+    """A server's script: `go` loads a page (`browser_navigate`, tabpilot's and Playwright MCP's
+    name for it)."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.a = agent
+
+    def go(self, path: str) -> None:
+        self.a.call("browser_navigate", {"url": self.a.url(path)})
+
+    def js(self, script: str) -> str:
+        """The first line of the value of `script`, through the server's evaluation tool (a
+        call counted); a string without its JSON quotes."""
+        server = self.a.session.server
+        value = server.value(self.a.call(*server.evaluate(self.a.page, script))).strip()
+        return value.splitlines()[0].strip('"') if value else ""
+
+    def check(self, script: str) -> str:
+        """The value of `script`, by a call that is not counted: for checking the page."""
+        server = self.a.session.server
+        return server.value(self.a.session.call(*server.evaluate(self.a.page, script)))
+
+
+class TabpilotScript(Script):
+    def cart(self) -> str:
+        self.go(SHOP)
+        ref = ref_after(self.a.call("browser_snapshot", {}), PRODUCT, pages.ADD_TO_CART)
+        self.a.call("browser_act", {"kind": "click", "ref": ref})
+        return cart_count(self.js(CART_JS)) or ""
+
+    def login(self) -> str:
+        self.go(tp.LOGIN)
+        snap = self.a.call("browser_snapshot", {"interactive_only": True})
+        user, password = ref_after(snap, '"User name"'), ref_after(snap, '"Password"')
+        self.a.call("browser_act", {"kind": "type", "ref": user, "text": tp.USER})
+        self.a.call(
+            "browser_act",
+            {"kind": "type", "ref": password, "text": tp.PASSWORD, "submit": True},
+        )
+        return look_again(
+            lambda: self.a.call("browser_read", {}),
+            lambda text: tp.GREETING if tp.GREETING in text else None,
+        )
+
+    def table(self) -> str:
+        self.go(tp.ARTICLE)
+        return self.js(row_js(tp.city(tp.TABLE_ROW)))
+
+    def error(self) -> str:
+        self.go(tp.ERRORS)
+        snap = self.a.call("browser_snapshot", {"interactive_only": True})
+        self.a.call("browser_act", {"kind": "click", "ref": ref_after(snap, '"Save draft"')})
+        return look_again(
+            lambda: self.a.call("browser_console_messages", {"level": "error"}), error_message
+        )
+
+    def failed(self) -> str:
+        self.go(tp.FAILING)
+        snap = self.a.call("browser_snapshot", {"interactive_only": True})
+        self.a.call("browser_act", {"kind": "click", "ref": ref_after(snap, '"Refresh prices"')})
+        return look_again(
+            lambda: self.a.call("browser_network_requests", {}),
+            lambda text: failed_request(text, self.a.base),
+        )
+
+
+class PlaywrightScript(Script):
+    def click(self, what: str, ref: str) -> str:
+        return self.a.call("browser_click", {"element": what, "target": ref})
+
+    def cart(self) -> str:
+        self.go(SHOP)
+        ref = ref_after(self.a.call("browser_snapshot", {}), PRODUCT, pages.ADD_TO_CART)
+        answer = self.click(f"{pages.ADD_TO_CART} button of {PRODUCT}", ref)
+        return cart_count(answer) or cart_count(self.js(CART_JS)) or ""
+
+    def login(self) -> str:
+        self.go(tp.LOGIN)
+        snap = self.a.call("browser_snapshot", {})
+        fields = [
+            {"name": "User name", "type": "textbox", "target": ref_after(snap, '"User name"'),
+             "value": tp.USER},
+            {"name": "Password", "type": "textbox", "target": ref_after(snap, '"Password"'),
+             "value": tp.PASSWORD},
+        ]  # fmt: skip
+        self.a.call("browser_fill_form", {"fields": fields})
+        answer = self.click("Sign in button", ref_after(snap, 'button "Sign in"'))
+        if tp.GREETING in answer:
+            return tp.GREETING
+        return look_again(
+            lambda: self.a.call("browser_snapshot", {}),
+            lambda text: tp.GREETING if tp.GREETING in text else None,
+        )
+
+    def table(self) -> str:
+        self.go(tp.ARTICLE)
+        return row_text(self.a.call("browser_snapshot", {}), tp.city(tp.TABLE_ROW)) or ""
+
+    def error(self) -> str:
+        self.go(tp.ERRORS)
+        snap = self.a.call("browser_snapshot", {})
+        self.click("Save draft button", ref_after(snap, '"Save draft"'))
+        return look_again(
+            lambda: self.a.call("browser_console_messages", {"level": "error"}), error_message
+        )
+
+    def failed(self) -> str:
+        self.go(tp.FAILING)
+        snap = self.a.call("browser_snapshot", {})
+        self.click("Refresh prices button", ref_after(snap, '"Refresh prices"'))
+        return look_again(
+            lambda: self.a.call("browser_network_requests", {}),
+            lambda text: failed_request(text, self.a.base),
+        )
+
+
+class DevtoolsScript(Script):
+    def args(self, **more: Any) -> dict[str, Any]:
+        return {"pageId": self.a.page, **more}
+
+    def go(self, path: str) -> None:
+        self.a.call("navigate_page", self.args(type="url", url=self.a.url(path)))
+
+    def snapshot(self) -> str:
+        return self.a.call("take_snapshot", self.args())
+
+    def cart(self) -> str:
+        self.go(SHOP)
+        ref = ref_after(self.snapshot(), PRODUCT, pages.ADD_TO_CART)
+        answer = self.a.call("click", self.args(uid=ref))
+        return cart_count(answer) or cart_count(self.js(CART_JS)) or ""
+
+    def login(self) -> str:
+        self.go(tp.LOGIN)
+        snap = self.snapshot()
+        elements = [
+            {"uid": ref_after(snap, 'textbox "User name"'), "value": tp.USER},
+            {"uid": ref_after(snap, 'textbox "Password"'), "value": tp.PASSWORD},
+        ]
+        self.a.call("fill_form", self.args(elements=elements))
+        answer = self.a.call(
+            "click", self.args(uid=ref_after(snap, 'button "Sign in"'), includeSnapshot=True)
+        )
+        if tp.GREETING in answer:
+            return tp.GREETING
+        return look_again(self.snapshot, lambda text: tp.GREETING if tp.GREETING in text else None)
+
+    def table(self) -> str:
+        self.go(tp.ARTICLE)
+        return row_text(self.snapshot(), tp.city(tp.TABLE_ROW)) or ""
+
+    def error(self) -> str:
+        self.go(tp.ERRORS)
+        self.a.call("click", self.args(uid=ref_after(self.snapshot(), '"Save draft"')))
+        return look_again(
+            lambda: self.a.call("list_console_messages", self.args(types=["error"])),
+            error_message,
+        )
+
+    def failed(self) -> str:
+        self.go(tp.FAILING)
+        self.a.call("click", self.args(uid=ref_after(self.snapshot(), '"Refresh prices"')))
+        return look_again(
+            lambda: self.a.call("list_network_requests", self.args()),
+            lambda text: failed_request(text, self.a.base),
+        )
+
+
+SCRIPTS: dict[str, type[Script]] = {
+    "tabpilot": TabpilotScript,
+    "Playwright MCP": PlaywrightScript,
+    "chrome-devtools-mcp": DevtoolsScript,
+}
+
+
+def expected_row() -> tuple[str, str, str, str]:
+    return tp.table_row(tp.TABLE_ROW)
+
+
+def succeeded(task: str, answer: str, script: Any) -> tuple[bool, str]:
+    """Whether the task was done, by its answer and by the page after it (calls not counted);
+    and, when not, why."""
+    if task == "cart":
+        added = script.check("JSON.stringify(window.added || [])")
+        if answer != "1":
+            return False, f"answered the cart count {answer!r}, not 1"
+        if PRODUCT not in added or added.count("no.") != 1:
+            return False, f"the page added {added[:200]}"
+        return True, ""
+    if task == "login":
+        heading = script.check("document.querySelector('h1')?.textContent")
+        ok = answer == tp.GREETING and tp.GREETING in heading
+        return ok, "" if ok else f"answered {answer[:100]!r}; the page says {heading[:100]!r}"
+    if task == "table":
+        missing = [cell for cell in expected_row() if cell not in answer]
+        ok = not missing
+        return ok, "" if ok else f"answered {answer[:200]!r}, without {missing}"
+    if task == "error":
+        ok = answer == tp.ERROR_MESSAGE
+        return ok, "" if ok else f"answered {answer[:200]!r}"
+    ok = answer == tp.FAILED_PATH
+    return ok, "" if ok else f"answered {answer[:200]!r}"
+
+
+def run_task(task: str, name: str, session: Session, base: str, page: Any) -> dict[str, Any]:
+    """One run of one task by one server's script: its row's figures."""
+    agent = Agent(session, base, page)
+    script = SCRIPTS[name](agent)
+    started = time.perf_counter()
+    error = ""
+    try:
+        agent.tally.answer = getattr(script, task)()
+    except Unavailable:
+        raise
+    except Exception as exc:  # the task failed: the row says how
+        error = f"{type(exc).__name__}: {exc}"[:300]
+    ms = (time.perf_counter() - started) * 1000
+    if error:
+        ok, why = False, error
+    else:
+        try:
+            ok, why = succeeded(task, agent.tally.answer, script)
+        except Exception as exc:  # the page could not be checked: not a success
+            ok, why = False, f"the check failed: {type(exc).__name__}: {exc}"[:300]
+    tally = agent.tally
+    return {
+        "ok": ok,
+        "why": why,
+        "calls": tally.calls,
+        "chars": tally.chars,
+        "structured_chars": tally.structured_chars,
+        "ms": ms,
+        "answer": tally.answer[:200],
+        "tools": tally.tools,
+    }
+
+
+def summarize(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """A server's row of a task from its runs: ok only if every run was; the median time; the
+    calls and characters of the run with the most (they differ only when a script looked again)."""
+    most = max(runs, key=lambda r: (r["chars"], r["calls"]))
+    failed = [r for r in runs if not r["ok"]]
+    return {
+        "ok": not failed,
+        "why": failed[0]["why"] if failed else "",
+        "runs": len(runs),
+        "calls": most["calls"],
+        "chars": most["chars"],
+        "structured_chars": most["structured_chars"],
+        "text_and_structured_chars": most["chars"] + most["structured_chars"],
+        "ms": statistics.median(r["ms"] for r in runs),
+        "ms_all": [round(r["ms"], 1) for r in runs],
+        "answer": most["answer"],
+        "tools": most["tools"],
+    }
