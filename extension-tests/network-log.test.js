@@ -78,7 +78,7 @@ test("filters: url (substring or pattern), type, status; static resources hidden
   assert.deepEqual(await urls({ include_static: true }), ["/app.html", "/logo.png", "/gone.png", "/site.css", "/api/a", "/api/b", "/x"]);
   assert.deepEqual(await urls({ type: "image" }), ["/logo.png", "/gone.png"]);
   assert.deepEqual(await urls({ type: "document" }), ["/app.html"]);
-  assert.deepEqual(await urls({ status: "failed" }), ["/x"]);
+  assert.deepEqual(await urls({ status: "failed" }), ["/gone.png", "/api/a", "/x"]); // no answer, or an HTTP error
   assert.deepEqual(await urls({ status: "4xx" }), ["/gone.png"]);
   assert.deepEqual(await urls({ status: "500" }), ["/api/a"]);
   assert.deepEqual(await urls({ url: "/api/" }), ["/api/a", "/api/b"]);

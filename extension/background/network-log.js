@@ -32,7 +32,8 @@ function urlMatcher(url) {
 
 function statusMatcher(status) {
   if (status === undefined || status === null || status === "") return () => true;
-  if (status === "failed") return (entry) => entry.failed !== null;
+  // What an agent means by "the request that failed": no answer (DNS, refused…), or an HTTP error.
+  if (status === "failed") return (entry) => entry.failed !== null || (entry.status ?? 0) >= 400;
   const range = STATUS_CLASS.exec(String(status));
   if (range) return (entry) => Math.floor((entry.status ?? 0) / 100) === Number(range[1]);
   const exact = Number(status);

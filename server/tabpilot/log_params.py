@@ -82,7 +82,7 @@ class NetworkParams(LogParams):
     status: str | None = Field(
         default=None,
         pattern=r"^(failed|[1-5]xx|[1-5]\d\d)$",
-        description='"failed", "4xx" or "404".',
+        description='"failed" (no answer, or >= 400), "4xx" or "404".',
     )
     include_static: bool = Field(
         default=False,

@@ -173,8 +173,10 @@ def test_every_kind_of_request_from_before_the_first_call(
         assert len(mine) == len([r for r in everything if "favicon" not in r["url"]]) - 2
 
         # Filters: status, url, type.
+        # "failed": no answer, or an HTTP error.
         failed = network(daemon, tab, status="failed")["requests"]
-        assert sorted(r["url"].rsplit("/", 1)[1] for r in failed) == ["dns", "refused"]
+        ends = sorted(r["url"].rsplit("/", 1)[1] for r in failed if "favicon" not in r["url"])
+        assert ends == ["broken", "dns", "missing", "refused"]
         client_errors = network(daemon, tab, status="4xx")["requests"]
         assert [r["url"] for r in client_errors if not r["url"].endswith("favicon.ico")] == [
             f"{server}/api/missing"
