@@ -82,6 +82,7 @@ async def test_tools_are_listed_with_their_schemas(transport: str) -> None:
         "dialog",
         "prompt_text",
         "ref",
+        "confirm_token",
     }
     for name in ("timeout_ms", "await_promise", "dialog"):
         assert props[name]["default"] == ExecuteParams.model_fields[name].default

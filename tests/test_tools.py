@@ -16,7 +16,7 @@ from typing import Any, get_args
 
 import pytest
 
-from tabpilot import AsyncClient, cli
+from tabpilot import AsyncClient, cli, guard
 from tabpilot.client import DaemonClient
 from tabpilot.page_params import ACT_KINDS
 from tabpilot.protocol import CallMethod, CommandName
@@ -223,7 +223,8 @@ async def test_mcp_lists_and_answers_every_tool(daemon: Daemon, transport: str) 
     for name, tool in TOOLS.items():
         schema = tool.params.model_json_schema()
         listing = listed[name]
-        assert listing.input_schema["properties"] == schema["properties"]
+        token = {"confirm_token": guard.TOKEN_SCHEMA}
+        assert listing.input_schema["properties"] == {**schema["properties"], **token}
         assert listing.input_schema.get("required", []) == schema.get("required", [])
         assert listing.description == tool.description
         assert listing.annotations is not None

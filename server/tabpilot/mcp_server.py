@@ -26,7 +26,7 @@ from mcp.server.stdio import stdio_server
 from mcp_types import CallToolResult, ImageContent, TextContent, ToolAnnotations
 from pydantic import PlainValidator, ValidationError, WithJsonSchema
 
-from tabpilot import __version__, tool_text
+from tabpilot import __version__, guard, tool_text
 from tabpilot.bridge import Bridge
 from tabpilot.envelope import Envelope, envelope_of, failure_body, success_body
 from tabpilot.errors import InvalidRequest
@@ -53,7 +53,9 @@ Ask only for what you need: results count against your context."""
 class Backend(Protocol):
     """Where the tools send their calls; each method answers one envelope (a plain dict)."""
 
-    async def run_tool(self, tool: Tool, params: Params) -> dict[str, Any]: ...
+    async def run_tool(
+        self, tool: Tool, params: Params | None, ask: guard.Ask = guard.WHOLE
+    ) -> dict[str, Any]: ...
 
     async def list_tabs(self) -> dict[str, Any]: ...
 
@@ -67,10 +69,12 @@ class LocalBackend:
         self._bridge = bridge
         self._status = status
 
-    async def run_tool(self, tool: Tool, params: Params) -> dict[str, Any]:
+    async def run_tool(
+        self, tool: Tool, params: Params | None, ask: guard.Ask = guard.WHOLE
+    ) -> dict[str, Any]:
         return await envelope_of(
             new_request_id(),
-            lambda request_id: tool.run(self._bridge, params, request_id),
+            lambda request_id: guard.run(tool, self._bridge, params, ask, request_id),
             "an MCP tool call",
         )
 
@@ -98,7 +102,7 @@ def tool_result(
     structured = envelope
     picture: list[ImageContent] = []
     if envelope.get("success"):
-        body = text(envelope)
+        body = guard.text(envelope, text)
         is_error = False
         result = envelope.get("result")
         if image and isinstance(result, dict) and isinstance(result.get(image), str):
@@ -135,12 +139,15 @@ def table_tool(tool: Tool, backend: Backend) -> Callable[..., Awaitable[CallTool
 
     async def call(**arguments: Any) -> CallToolResult:
         try:
-            params = model.model_validate(arguments)
+            ask = guard.mcp_ask(tool, arguments)
+            params = None if ask.token else model.model_validate(guard.given(arguments, model))
         except ValidationError as exc:
             reasons = invalid_reasons(exc.errors(), model.model_fields)
             error = InvalidRequest(f"Invalid arguments: {reasons}.")
             return tool_result(failure_body(new_request_id(), error), tool.text)
-        envelope = await backend.run_tool(tool, params)
+        except InvalidRequest as error:
+            return tool_result(failure_body(new_request_id(), error), tool.text)
+        envelope = await backend.run_tool(tool, params, ask)
         return tool_result(envelope, tool.text, tool.in_text, tool.image)
 
     parameters = [
@@ -154,10 +161,13 @@ def table_tool(tool: Tool, backend: Backend) -> Callable[..., Awaitable[CallTool
                 PlainValidator(_as_is),
                 WithJsonSchema(properties[name]),
             ],
-            default=inspect.Parameter.empty if field.is_required() else field.default,
+            # None for a required one too: a confirm_token comes alone (the schema still
+            # says it is required, guard.mcp_schema).
+            default=None if field.is_required() else field.default,
         )
         for name, field in model.model_fields.items()
     ]
+    parameters.append(guard.MCP_PARAMETER)
     call.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         parameters, return_annotation=Annotated[CallToolResult, Envelope]
     )
@@ -209,6 +219,7 @@ def build_server(backend: Backend) -> MCPServer:
             description=tool.description,
             annotations=reads if tool.read_only else acts,
         )
+        guard.mcp_schema(server._tool_manager.get_tool(tool.name), tool.params)
     for fn, title in (
         (list_tabs, "List the browser's tabs"),
         (pilot_status, "Is tabpilot ready?"),
