@@ -252,6 +252,11 @@ _TOOLS = (
             come back as short descriptions. Return just the fields you need, not whole objects:
             the result is read into your context. Dialogs the script raises are answered
             (dismissed unless `dialog` is "accept") and listed after the result.
+
+            Past 2,000 characters you get a preview: `Array(n) [first 3 items, …]`,
+            `Object(n) {keys}`, an element as `<tag id=#id class=.a.b> @ (x,y) WxH`, a string's
+            head; with `truncated`, `total_length`, `shown_length`, `advice` and `confirm_token`:
+            call again with only `confirm_token` for the whole, without running the script again.
             """
         ),
         timeout_s=_timeout_ms,
