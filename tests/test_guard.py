@@ -31,6 +31,8 @@ RESULTS: dict[str, tuple[Any, str]] = {
     "long": (LONG, "string"),
     "nodes": ([ELEMENT] * 60, "array"),
     "small": ({"a": 1}, "object"),
+    # The page's serializer sends 100 items of a longer list, then says how many it left out.
+    "capped": ([{"i": i, "s": "x" * 30} for i in range(100)] + ["... 312 more items"], "array"),
 }
 
 
@@ -175,6 +177,10 @@ async def test_programs_get_whole_results_unless_they_ask(daemon: Daemon) -> Non
             410,
             "confirm_token_used",
         )
+        body = (
+            await http.post("/execute_javascript", json={"script": "capped", "guard": 300})
+        ).json()
+        assert body["result"] == "Array(412) [{i, s}, {i, s}, {i, s}, …]"
         response = await http.post("/execute_javascript", json={"script": "items", "guard": "yes"})
         assert response.status_code == 400 and "`guard`" in response.json()["error"]["message"]
 
@@ -192,7 +198,7 @@ async def test_programs_get_whole_results_unless_they_ask(daemon: Daemon) -> Non
 
         async with AsyncClient(daemon.settings.port) as program:
             assert await program.execute("items") == ITEMS
-    assert scripts_run(fake.commands) == ["items", "items", "items", "keys", "items"]
+    assert scripts_run(fake.commands) == ["items", "items", "capped", "items", "keys", "items"]
 
 
 def test_the_store_keeps_within_its_bounds() -> None:

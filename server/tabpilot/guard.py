@@ -291,10 +291,21 @@ def summary(value: Any, result_type: str | None = None) -> Any:
     if isinstance(value, list):
         items = ", ".join(brief(item) for item in value[:SUMMARY_ITEMS])
         more = ", …" if len(value) > SUMMARY_ITEMS else ""
-        return f"Array({len(value)}) [{items}{more}]"
+        return f"Array({_length(value)}) [{items}{more}]"
     if isinstance(value, dict):
         return f"Object({len(value)}) {{{', '.join(value)}}}"
     return value
+
+
+#: The serializer's last item of a list past 100 items: `... 312 more items`.
+MORE_ITEMS = re.compile(r"\.\.\. (\d+) more items")
+
+
+def _length(items: list[Any]) -> int:
+    """A list's length in the page, counting the items the serializer left out."""
+    last = items[-1] if items else None
+    found = MORE_ITEMS.fullmatch(last) if isinstance(last, str) else None
+    return len(items) - 1 + int(found[1]) if found else len(items)
 
 
 def brief(value: Any) -> str:
