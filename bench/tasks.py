@@ -238,22 +238,50 @@ class Script:
         return server.value(self.a.session.call(*server.evaluate(self.a.page, script)))
 
 
+def click_js(name: str) -> str:
+    """Clicks the button called `name`, whatever the page's markup: what an agent writes without
+    looking at the page first."""
+    return (
+        f"[...document.querySelectorAll('button')].find((b) => b.textContent.trim() === "
+        f"{json.dumps(name)}).click()"
+    )
+
+
+def add_js(product: str) -> str:
+    """Adds `product` to the cart by the "Add to cart" button nearest its name, then reads the
+    cart; written, like `click_js`, without looking at the page's markup."""
+    return (
+        "let box = [...document.querySelectorAll('body *')]"
+        f".find((e) => !e.children.length && e.textContent.trim() === {json.dumps(product)}); "
+        "while (box && !box.querySelector('button')) box = box.parentElement; "
+        "[...box.querySelectorAll('button')]"
+        f".find((b) => b.textContent.includes({json.dumps(pages.ADD_TO_CART)})).click(); "
+        f"return {CART_JS}"
+    )
+
+
+def sign_in_js(user: str, password: str) -> str:
+    """Fills a sign-in form by its fields' labels and submits it."""
+    return (
+        "const field = (name) => [...document.querySelectorAll('label')]"
+        ".find((l) => l.textContent.includes(name)).control; "
+        f"field('User name').value = {json.dumps(user)}; "
+        f"field('Password').value = {json.dumps(password)}; "
+        "field('Password').form.requestSubmit()"
+    )
+
+
 class TabpilotScript(Script):
+    """tabpilot's: a page tool where one answers the task, else a short execute_javascript, as
+    its tools' descriptions and hints lead an agent to do."""
+
     def cart(self) -> str:
         self.go(SHOP)
-        ref = ref_after(self.a.call("browser_snapshot", {}), PRODUCT, pages.ADD_TO_CART)
-        self.a.call("browser_act", {"kind": "click", "ref": ref})
-        return cart_count(self.js(CART_JS)) or ""
+        return cart_count(self.js(add_js(PRODUCT))) or ""
 
     def login(self) -> str:
         self.go(tp.LOGIN)
-        snap = self.a.call("browser_snapshot", {"interactive_only": True})
-        user, password = ref_after(snap, '"User name"'), ref_after(snap, '"Password"')
-        self.a.call("browser_act", {"kind": "type", "ref": user, "text": tp.USER})
-        self.a.call(
-            "browser_act",
-            {"kind": "type", "ref": password, "text": tp.PASSWORD, "submit": True},
-        )
+        self.js(sign_in_js(tp.USER, tp.PASSWORD))
         return look_again(
             lambda: self.a.call("browser_read", {}),
             lambda text: tp.GREETING if tp.GREETING in text else None,
@@ -265,18 +293,16 @@ class TabpilotScript(Script):
 
     def error(self) -> str:
         self.go(tp.ERRORS)
-        snap = self.a.call("browser_snapshot", {"interactive_only": True})
-        self.a.call("browser_act", {"kind": "click", "ref": ref_after(snap, '"Save draft"')})
+        self.js(click_js("Save draft"))
         return look_again(
             lambda: self.a.call("browser_console_messages", {"level": "error"}), error_message
         )
 
     def failed(self) -> str:
         self.go(tp.FAILING)
-        snap = self.a.call("browser_snapshot", {"interactive_only": True})
-        self.a.call("browser_act", {"kind": "click", "ref": ref_after(snap, '"Refresh prices"')})
+        self.js(click_js("Refresh prices"))
         return look_again(
-            lambda: self.a.call("browser_network_requests", {}),
+            lambda: self.a.call("browser_network_requests", {"status": "failed"}),
             lambda text: failed_request(text, self.a.base),
         )
 

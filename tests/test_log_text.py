@@ -76,7 +76,7 @@ def test_the_header_states_the_counts_and_what_comes_next() -> None:
         )
     )
     assert text == (
-        "1 of 1000 console messages at level info or above on page 1 http://localhost/app "
+        "1 of 1000 console messages at level info or above on page 1 "
         "(1000 in all; 500 evicted; log cleared (1000 entries)). Newer: since=1500\n"
         "#1500 info: last one (app.js:3)"
     )
@@ -84,8 +84,7 @@ def test_the_header_states_the_counts_and_what_comes_next() -> None:
 
 def test_an_empty_log_says_so() -> None:
     assert console_text(envelope([])) == (
-        "0 of 0 console messages at level info or above on page 1 http://localhost/app "
-        "(0 in all). Newer: since=0"
+        "0 of 0 console messages at level info or above on page 1 (0 in all). Newer: since=0"
     )
 
 

@@ -16,7 +16,7 @@ from typing import Any, get_args
 
 import pytest
 
-from tabpilot import AsyncClient, cli
+from tabpilot import AsyncClient, cli, guard
 from tabpilot.client import DaemonClient
 from tabpilot.mcp_schema import input_schema
 from tabpilot.page_params import ACT_KINDS
@@ -145,13 +145,13 @@ CASES: dict[str, Case] = {
     ),
     "browser_console_messages": Case(
         {"level": "error", "since": 2},
-        "1 of 1 console message at level error or above on page 2 http://localhost/test "
+        "1 of 1 console message at level error or above on page 2 "
         "(4 in all). Newer: since=4\n#3 error: boom (app.js:7)",
         ("console", "--level", "error", "--since", "2"),
     ),
     "browser_network_requests": Case(
         {"status": "4xx", "url": "/api/"},
-        "1 of 1 request on page 2 http://localhost/test (12 in all; 3 static hidden "
+        "1 of 1 request on page 2 (12 in all; 3 static hidden "
         "(include_static=true shows them)). Newer: since=12; a request's body: include_body=<#>"
         "\n#9 GET 404 xhr http://localhost/api/cart (35 ms, 1.2 kB)",
         ("network", "--status", "4xx", "--url", "/api/"),
@@ -223,8 +223,10 @@ async def test_mcp_lists_and_answers_every_tool(daemon: Daemon, transport: str) 
     assert set(listed) == {*TOOLS, "pilot_status"}
     for name, tool in TOOLS.items():
         listing = listed[name]
-        assert listing.input_schema == input_schema(tool.params)
-        assert set(listing.input_schema["properties"]) == set(tool.params.model_fields)
+        token = tool.name in guard.LONG
+        assert listing.input_schema == input_schema(tool.params, token=token)
+        fields = {*tool.params.model_fields, *(["confirm_token"] if token else [])}
+        assert set(listing.input_schema["properties"]) == fields
         assert listing.description == tool.description
         reads = listing.annotations is not None and listing.annotations.read_only_hint
         assert reads is tool.read_only

@@ -62,6 +62,12 @@
   const windowDescriptor = getOwnPropertyDescriptor(g, "window");
   const windowGetter = windowDescriptor && typeof windowDescriptor.get === "function" ? windowDescriptor.get : null;
   const domExceptionCode = typeof g.DOMException === "function" ? getter(g.DOMException.prototype, "code") : null;
+  // An element's box, in CSS px of the viewport, read through the built-ins as they are now.
+  const getRect = typeof g.Element === "function" ? g.Element.prototype.getBoundingClientRect : null;
+  const rectProto = typeof g.DOMRectReadOnly === "function" ? g.DOMRectReadOnly.prototype : null;
+  const rectGetters = rectProto === null ? null
+    : [getter(rectProto, "x"), getter(rectProto, "y"), getter(rectProto, "width"), getter(rectProto, "height")];
+  const { round } = Math;
 
   // Output containers have no prototype: a page's Array.prototype.toJSON (old Prototype.js) or
   // Object.prototype setters must not reach JSON.stringify or our index assignments.
@@ -285,6 +291,19 @@
     return out;
   };
 
+  // ` @ (x,y) WxH`: where an element is, rounded; empty where there is no layout to ask.
+  const boxOut = (node) => {
+    if (getRect === null || rectGetters === null) return "";
+    try {
+      const rect = apply(getRect, node, []);
+      // No array method or destructuring here: a page may have replaced them.
+      const px = (i) => round(apply(rectGetters[i], rect, []));
+      return ` @ (${px(0)},${px(1)}) ${px(2)}x${px(3)}`;
+    } catch {
+      return ""; // not an Element after all
+    }
+  };
+
   const nodeOut = (node) => {
     let label = text(read(node, "nodeName")) ?? "node";
     if (read(node, "nodeType") === 1) {
@@ -296,6 +315,7 @@
         const name = read(classes, i);
         if (typeof name === "string") label += "." + name;
       }
+      label += boxOut(node);
     }
     return "[" + label + "]";
   };

@@ -24,6 +24,7 @@ from typing import Any
 from pydantic import ValidationError
 from starlette.websockets import WebSocket
 
+from tabpilot import guard
 from tabpilot.bridge import Bridge
 from tabpilot.config import Settings
 from tabpilot.envelope import envelope_of, failure_body, success_body
@@ -137,7 +138,8 @@ class CallsSocket:
     async def _call(self, frame: CallFrame, request_id: str) -> ResultFrame:
         tool = TOOLS.get(frame.method)
         if tool is not None:
-            return await tool.run(self._bridge, tool.params.parse(frame.params), request_id)
+            ask, params = guard.split(tool, frame.params)
+            return await guard.run(tool, self._bridge, params, ask, request_id)
         if frame.method == "ping":
             return await self._bridge.ping(PingParams.parse(frame.params), request_id)
         if frame.params:

@@ -25,6 +25,7 @@ import httpx
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
+from tabpilot import guard
 from tabpilot.config import Settings, client_headers
 from tabpilot.envelope import failure_body
 from tabpilot.errors import START_DAEMON, DaemonUnreachable
@@ -139,12 +140,14 @@ class DaemonClient:
         """The envelope of GET /status."""
         return await self.call("status")
 
-    async def run_tool(self, tool: Tool, params: Params) -> dict[str, Any]:
-        """The envelope of a tool's call (``POST /<tool name>``)."""
-        timeout = tool.timeout_s(params) + CLIENT_SLACK_S
+    async def run_tool(
+        self, tool: Tool, params: Params | None, ask: guard.Ask = guard.WHOLE
+    ) -> dict[str, Any]:
+        """The envelope of a tool's call (``POST /<tool name>``); ``ask``: the guard's fields."""
+        timeout = (tool.timeout_s(params) if params is not None else 0) + CLIENT_SLACK_S
         # Only what differs from the defaults: the daemon fills in the rest, the same way.
-        body = params.model_dump(exclude_defaults=True)
-        return await self.call(tool.name, body, timeout=timeout)
+        body = params.model_dump(exclude_defaults=True) if params is not None else {}
+        return await self.call(tool.name, {**body, **ask.fields()}, timeout=timeout)
 
     async def call(
         self,

@@ -129,7 +129,7 @@ def dialog_dicts(dialogs: list[DialogRecord] | None) -> list[dict[str, Any]] | N
 
 def answer_body(request_id: str, answer: ResultFrame, started: float) -> dict[str, Any]:
     """The success envelope of the extension's ``answer`` to a call begun at ``started``."""
-    return success_body(
+    body = success_body(
         request_id,
         answer.result,
         result_type=answer.result_type,
@@ -138,6 +138,9 @@ def answer_body(request_id: str, answer: ResultFrame, started: float) -> dict[st
         route=answer.route,
         dialogs=dialog_dicts(answer.dialogs),
     )
+    # A preview of the large-output guard (tabpilot.guard) adds its fields.
+    body.update(getattr(answer, "guard", None) or {})
+    return body
 
 
 def failure_body(request_id: str, error: TabpilotError) -> dict[str, Any]:

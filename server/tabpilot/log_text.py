@@ -37,9 +37,8 @@ def where(entry: dict[str, Any]) -> str:
 
 
 def _page(result: dict[str, Any]) -> str:
-    page = result.get("page") or {}
-    url = page.get("url")
-    return f"page {page.get('id')}" + (f" {url}" if url else "")
+    # By its number: the model has its url from the navigation (the structured result has it too).
+    return f"page {(result.get('page') or {}).get('id')}"
 
 
 def entry_lines(

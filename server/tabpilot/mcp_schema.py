@@ -8,7 +8,7 @@ and range bounds (the error names them when crossed), ``null`` alternatives (lea
 is how one says "none") and the descriptions of the fields every tool shares (``tab_id``,
 ``timeout_ms``: the server's instructions say them once) are left out.
 
-Every tool answers the same shape of structured content, given once in :data:`OUTPUT_SCHEMA`.
+Every tool answers the same shape of structured content (:func:`output_schema`).
 """
 
 from __future__ import annotations
@@ -17,32 +17,26 @@ from typing import Any
 
 from pydantic import BaseModel
 
-__all__ = ["OUTPUT_SCHEMA", "TOOLS_LIST_BUDGET", "input_schema"]
+__all__ = ["TOKEN_SCHEMA", "TOOLS_LIST_BUDGET", "input_schema", "output_schema"]
 
 #: The most characters the whole ``tools/list`` may take, as compact JSON: half of Playwright
 #: MCP's (20,286 for @playwright/mcp 0.0.83; ``make bench`` measures both in the same run).
 TOOLS_LIST_BUDGET = 10_000
 
-#: The structured content of every tool's answer. On success: ``result`` is the value as the
-#: text shows it (previewed when long); the guard's fields and ``hints`` appear only when used.
-#: On failure (``isError``): ``error`` is ``{code, message}``.
-OUTPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        name: {}
-        for name in (
-            "success",
-            "result",
-            "error",
-            "truncated",
-            "total_length",
-            "shown_length",
-            "confirm_token",
-            "advice",
-            "hints",
-        )
-    },
-}
+
+def output_schema(*extra: str) -> dict[str, Any]:
+    """The structured content of a tool's answer: ``success``, then ``result`` (the value as the
+    text shows it) or ``error`` (``{code, message}``, with ``isError``); and the ``extra`` fields
+    the tool's answers may carry (the guard's, when it cut; ``hints``). Named only: the
+    descriptions and the server's instructions say what each holds."""
+    return {
+        "type": "object",
+        "properties": {name: {} for name in ("success", "result", "error", *extra)},
+    }
+
+
+#: The guard's parameter (tabpilot.guard): a cut answer's token, sent alone for the rest.
+TOKEN_SCHEMA: dict[str, Any] = {"type": "string", "description": "Alone: the rest of a cut answer."}
 
 #: Fields every tool that has them means the same way; described once, in the instructions.
 SHARED_FIELDS = frozenset({"tab_id", "timeout_ms"})
@@ -63,13 +57,16 @@ _DROPPED = frozenset(
 )
 
 
-def input_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The lean input schema of a params model (see the module's docstring)."""
+def input_schema(model: type[BaseModel], *, token: bool = False) -> dict[str, Any]:
+    """The lean input schema of a params model (see the module's docstring); with ``token``, the
+    large-output guard's ``confirm_token`` too."""
     full = model.model_json_schema()
     properties = {
         name: _lean(field, shared=name in SHARED_FIELDS)
         for name, field in full.get("properties", {}).items()
     }
+    if token:
+        properties["confirm_token"] = TOKEN_SCHEMA
     schema: dict[str, Any] = {"type": "object", "properties": properties}
     if full.get("required"):
         schema["required"] = full["required"]

@@ -26,11 +26,11 @@ from mcp.server.stdio import stdio_server
 from mcp_types import CallToolResult, ImageContent, TextContent, ToolAnnotations
 from pydantic import PlainValidator, ValidationError, WithJsonSchema
 
-from tabpilot import __version__, tool_text
+from tabpilot import __version__, guard, tool_text
 from tabpilot.bridge import Bridge
 from tabpilot.envelope import envelope_of, failure_body, success_body
 from tabpilot.errors import InvalidRequest
-from tabpilot.mcp_schema import OUTPUT_SCHEMA, input_schema
+from tabpilot.mcp_schema import input_schema, output_schema
 from tabpilot.params import Params, invalid_reasons
 from tabpilot.security import new_request_id
 from tabpilot.tool_text import dialogs_note
@@ -51,7 +51,9 @@ with `Error: <what to do next>`. Ask only for what you need: answers fill your c
 class Backend(Protocol):
     """Where the tools send their calls; each method answers one envelope (a plain dict)."""
 
-    async def run_tool(self, tool: Tool, params: Params) -> dict[str, Any]: ...
+    async def run_tool(
+        self, tool: Tool, params: Params | None, ask: guard.Ask = guard.WHOLE
+    ) -> dict[str, Any]: ...
 
     async def status(self) -> dict[str, Any]: ...
 
@@ -63,10 +65,12 @@ class LocalBackend:
         self._bridge = bridge
         self._status = status
 
-    async def run_tool(self, tool: Tool, params: Params) -> dict[str, Any]:
+    async def run_tool(
+        self, tool: Tool, params: Params | None, ask: guard.Ask = guard.WHOLE
+    ) -> dict[str, Any]:
         return await envelope_of(
             new_request_id(),
-            lambda request_id: tool.run(self._bridge, params, request_id),
+            lambda request_id: guard.run(tool, self._bridge, params, ask, request_id),
             "an MCP tool call",
         )
 
@@ -88,10 +92,9 @@ def tool_result(
     base64 image data (its type in ``mime_type``): it follows the text as an image content block,
     and is left out of the structured content for the same reason.
     """
-    structured = envelope
     picture: list[ImageContent] = []
     if envelope.get("success"):
-        body = text(envelope)
+        body = guard.text(envelope, text)
         is_error = False
         result = envelope.get("result")
         if image and isinstance(result, dict) and isinstance(result.get(image), str):
@@ -99,11 +102,13 @@ def tool_result(
             picture = [ImageContent(type="image", data=result[image], mime_type=mime)]
             in_text = (*in_text, image)
         if in_text and isinstance(result, dict):
-            kept = {key: value for key, value in result.items() if key not in in_text}
-            structured = {**envelope, "result": kept}
+            result = {key: value for key, value in result.items() if key not in in_text}
+        cut = {key: envelope[key] for key in guard.FIELDS if key in envelope}
+        structured = {"success": True, "result": result, **cut}
     else:
         body = f"Error: {(envelope.get('error') or {}).get('message') or 'unknown error'}"
         is_error = True
+        structured = {"success": False, "error": envelope.get("error")}
     return CallToolResult(
         content=[TextContent(type="text", text=body), *picture],
         structured_content=structured,
@@ -128,12 +133,15 @@ def table_tool(tool: Tool, backend: Backend) -> Callable[..., Awaitable[CallTool
 
     async def call(**arguments: Any) -> CallToolResult:
         try:
-            params = model.model_validate(arguments)
+            ask = guard.mcp_ask(tool, arguments)
+            params = None if ask.token else model.model_validate(guard.given(arguments, model))
         except ValidationError as exc:
             reasons = invalid_reasons(exc.errors(), model.model_fields)
             error = InvalidRequest(f"Invalid arguments: {reasons}.")
             return tool_result(failure_body(new_request_id(), error), tool.text)
-        envelope = await backend.run_tool(tool, params)
+        except InvalidRequest as error:
+            return tool_result(failure_body(new_request_id(), error), tool.text)
+        envelope = await backend.run_tool(tool, params, ask)
         return tool_result(envelope, tool.text, tool.in_text, tool.image)
 
     parameters = [
@@ -147,10 +155,13 @@ def table_tool(tool: Tool, backend: Backend) -> Callable[..., Awaitable[CallTool
                 PlainValidator(_as_is),
                 WithJsonSchema(properties[name]),
             ],
-            default=inspect.Parameter.empty if field.is_required() else field.default,
+            # None for a required one too: a confirm_token comes alone (the schema still
+            # says it is required, guard.mcp_schema).
+            default=None if field.is_required() else field.default,
         )
         for name, field in model.model_fields.items()
     ]
+    parameters.append(guard.MCP_PARAMETER)
     call.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         parameters, return_annotation=CallToolResult
     )
@@ -191,13 +202,17 @@ def build_server(backend: Backend) -> MCPServer:
             description=tool.description,
             annotations=reads if tool.read_only else None,
         )
-        _publish(server, tool.name, input_schema(tool.params))
+        long = tool.name in guard.LONG
+        answers = output_schema(*guard.FIELDS) if long else output_schema()
+        _publish(server, tool.name, input_schema(tool.params, token=long), answers)
     server.add_tool(pilot_status, description=tool_description(pilot_status), annotations=reads)
-    _publish(server, "pilot_status", {"type": "object", "properties": {}})
+    _publish(server, "pilot_status", {"type": "object", "properties": {}}, output_schema())
     return server
 
 
-def _publish(server: MCPServer, name: str, parameters: dict[str, Any]) -> None:
+def _publish(
+    server: MCPServer, name: str, parameters: dict[str, Any], answers: dict[str, Any]
+) -> None:
     """Give a registered tool its lean schemas (:mod:`tabpilot.mcp_schema`).
 
     The output schema is published without a model, so the SDK does not validate each answer
@@ -207,7 +222,7 @@ def _publish(server: MCPServer, name: str, parameters: dict[str, Any]) -> None:
     assert registered is not None
     registered.parameters = parameters
     registered.fn_metadata.output_model = None
-    registered.fn_metadata.output_schema = OUTPUT_SCHEMA
+    registered.fn_metadata.output_schema = answers
 
 
 async def run_stdio(backend: Backend) -> None:

@@ -12,6 +12,7 @@ from fastapi import FastAPI, Request, WebSocket
 from pydantic import BaseModel
 from starlette.responses import Response
 
+from tabpilot import guard
 from tabpilot.bridge import Bridge
 from tabpilot.envelope import (
     REQUEST_ID_HEADER,
@@ -61,12 +62,17 @@ async def read_params(request: Request, model: type[P], *, empty: str | None = N
     Parsed as JSON whatever its Content-Type, so that a bare ``curl -d '{...}'`` (sent as a form)
     works too. That is safe: browsers are kept out by the Origin check, not by the content type.
     """
+    return model.parse(await read_raw(request, model, empty=empty))
+
+
+async def read_raw(request: Request, model: type[Params], *, empty: str | None = None) -> bytes:
+    """The body of a POST route as read_params reads it, not yet parsed."""
     body = await read_body(request, request.app.state.settings)
     if not body.strip():
         if empty is None:
             raise InvalidRequest(describe_invalid([{"type": "missing", "loc": ()}], model))
         body = empty.encode()
-    return model.parse(body)
+    return body
 
 
 def add_tool_routes(app: FastAPI, bridge: Bridge) -> None:
@@ -97,11 +103,11 @@ def _endpoint(tool: Tool, bridge: Bridge) -> Any:
     async def endpoint(request: Request) -> Response:
         started = time.perf_counter()
         request_id = request_id_of(request)
-        params = await read_params(request, tool.params, empty=tool.empty_body)
+        ask, params = guard.split(tool, await read_raw(request, tool.params, empty=tool.empty_body))
         raw = None
-        if tool.negotiate is not None:
+        if tool.negotiate is not None and params is not None:
             params, raw = tool.negotiate(request.headers.get("accept", ""), params)
-        answer = await tool.run(bridge, params, request_id)
+        answer = await guard.run(tool, bridge, params, ask, request_id)
         if raw is not None:
             return raw_response(answer, request_id, REQUEST_ID_HEADER)
         return render(answer_body(request_id, answer, started))

@@ -223,7 +223,8 @@ _TOOLS = (
             Run JavaScript in the user's real tab, with the page's privileges, and get the result
             as JSON: an expression, or statements with `return`; with `ref`, a function of that
             element, `(el) => el.value`. Return only what you need. E.g. {"script":
-            "document.title"} → "Example Domain"
+            "document.title"} → "Example Domain". A value past 2,000 characters is previewed:
+            `Array(n) [first 3, …]`, `Object(n) {keys}`, `<tag id=#a class=.b> @ (x,y) WxH`.
             """
         ),
         timeout_s=_timeout_ms,

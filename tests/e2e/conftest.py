@@ -113,6 +113,9 @@ PAGES: dict[str, tuple[dict[str, str], str]] = {
         for (const C of [Window, Node, Error, Promise]) {
           Object.defineProperty(C, Symbol.hasInstance, { configurable: true, value: () => true });
         }
+        Element.prototype.getBoundingClientRect = () => ({ x: "FORGED", y: 0 });
+        Object.defineProperty(DOMRectReadOnly.prototype, "x", { get: () => "FORGED" });
+        Math.round = () => "FORGED";
         </script><p id="x">tampered</p>""",
     ),
 }

@@ -153,6 +153,14 @@ def test_a_form_filled_through_each_face(
         )
         assert value == "a new user"
 
+        # A bulky value: a model sees its summary (tests/test_guard.py); programs get it whole.
+        script = "Array.from({length: 100}, (_, i) => ({i, s: 'x'.repeat(30)}))"
+        many = call("execute_javascript", {"script": script, "tab_id": tab})
+        if face == "mcp":
+            assert many == "Array(100) [{i, s}, {i, s}, {i, s}, …]"
+        else:
+            assert len(many) == 100 and many[99] == {"i": 99, "s": "x" * 30}
+
         # The Python client answers the image's bytes; the other faces, the result with base64.
         shot = call("browser_take_screenshot", {"ref": name, "format": "png", "tab_id": tab})
         png = shot if isinstance(shot, bytes) else base64.b64decode(shot["data"])

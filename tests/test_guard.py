@@ -1,0 +1,214 @@
+"""The large-output guard: a model sees a preview of a bulky answer and gets the rest with its
+confirm_token; programs get whole results unless they ask for the guard.
+
+Through the MCP SDK's own client over stdio (`tabpilot mcp`) and at /mcp, one session each; the
+daemon is real, the extension the scripted fake of tests/support.py. An element's line from a
+real page is in tests/e2e/test_guard_dom.py.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tabpilot import AsyncClient, guard
+from tests.mcp_support import TRANSPORTS, call, open_mcp
+from tests.support import Command, Daemon, Reply, connected, ok, run_daemon
+from tests.test_calls import call as socket_call
+from tests.test_calls import calls_socket
+
+ITEMS = [{"id": i, "name": f"item {i}"} for i in range(500)]
+KEYS = {f"key{i}": i for i in range(300)}
+LONG = "".join(f"{i:09d}\n" for i in range(12_000))  # 120,000 characters: three parts
+ELEMENT = "[BUTTON#buy.btn.primary @ (120,340) 88x32]"
+SNAPSHOT = "".join(f'- button "Buy {i}" [ref=e{i}]\n' for i in range(2_000))
+RESULTS: dict[str, tuple[Any, str]] = {
+    "items": (ITEMS, "array"),
+    "keys": (KEYS, "object"),
+    "long": (LONG, "string"),
+    "nodes": ([ELEMENT] * 60, "array"),
+    "small": ({"a": 1}, "object"),
+    # The page's serializer sends 100 items of a longer list, then says how many it left out.
+    "capped": ([{"i": i, "s": "x" * 30} for i in range(100)] + ["... 312 more items"], "array"),
+}
+
+
+async def scripted(command: Command) -> Reply:
+    if command.command == "browser_snapshot":
+        return ok({"snapshot": SNAPSHOT, "refs": 2_000}, "object")
+    result, result_type = RESULTS[command.params["script"]]
+    return ok(result, result_type)
+
+
+@pytest.fixture(scope="module")
+def daemon() -> Iterator[Daemon]:
+    with run_daemon() as d:
+        yield d
+
+
+def scripts_run(commands: list[Command]) -> list[str]:
+    return [c.params["script"] for c in commands if c.command == "execute_javascript"]
+
+
+async def error_code(client: Any, tool: str, **arguments: Any) -> str:
+    result, text = await call(client, tool, **arguments)
+    assert result.is_error and text.startswith("Error: ")
+    assert result.structured_content is not None
+    return str(result.structured_content["error"]["code"])
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_model_sees_a_preview_and_gets_the_rest_with_its_token(
+    daemon: Daemon, transport: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with (
+        connected(daemon, scripted) as fake,
+        open_mcp(transport, daemon.settings.port) as client,
+    ):
+        # An array past 2,000 characters: its summary, the guard's fields, the same in both.
+        result, text = await call(client, "execute_javascript", script="items")
+        preview = "Array(500) [{id, name}, {id, name}, {id, name}, …]"
+        sc = result.structured_content
+        assert sc is not None and not result.is_error
+        assert text.splitlines()[0] == preview
+        assert sc["result"] == preview
+        whole = json.dumps(ITEMS, ensure_ascii=False)
+        assert (sc["truncated"], sc["total_length"], sc["shown_length"]) == (
+            True,
+            len(whole),
+            len(preview),
+        )
+        token = sc["confirm_token"]
+        assert f'confirm_token="{token}"' in text and ".slice(0, 20)" in sc["advice"]
+        assert sc["advice"] in text
+
+        # The token answers the whole without running the script again, once.
+        result, text = await call(client, "execute_javascript", confirm_token=token)
+        assert (text, result.is_error) == (whole, False)
+        assert result.structured_content and result.structured_content["result"] == ITEMS
+        assert "truncated" not in result.structured_content
+        assert scripts_run(fake.commands) == ["items"]
+        assert await error_code(client, "execute_javascript", confirm_token=token) == (
+            "confirm_token_used"
+        )
+        assert await error_code(client, "execute_javascript", confirm_token="ct_never") == (
+            "confirm_token_unknown"
+        )
+        assert await error_code(
+            client, "execute_javascript", script="items", confirm_token="ct_x"
+        ) == ("invalid_request")
+
+        # An object: its top-level keys. Its token belongs to execute_javascript only.
+        result, text = await call(client, "execute_javascript", script="keys")
+        assert text.startswith("Object(300) {key0, key1, key2, ")
+        assert result.structured_content and len(text.split("\n[Shown")[0]) <= 2_000
+        token = result.structured_content["confirm_token"]
+        assert await error_code(client, "browser_snapshot", confirm_token=token) == (
+            "confirm_token_mismatch"
+        )
+        result, text = await call(client, "execute_javascript", confirm_token=token)
+        assert json.loads(text) == KEYS
+
+        # Elements: one line each, with their box.
+        result, text = await call(client, "execute_javascript", script="nodes")
+        assert text.startswith(
+            "Array(60) [<button id=#buy class=.btn.primary> @ (120,340) 88x32, "
+            "<button id=#buy class=.btn.primary> @ (120,340) 88x32, "
+        )
+
+        # 120,000 characters: the preview, then three parts of 50,000 at most.
+        result, text = await call(client, "execute_javascript", script="long")
+        sc = result.structured_content
+        assert sc is not None and sc["result"] == LONG[: len(sc["result"]) - 1] + "…"
+        assert sc["shown_length"] <= 2_000 and "browser_read" in sc["advice"]
+        parts = []
+        while sc.get("confirm_token"):
+            result, text = await call(
+                client, "execute_javascript", confirm_token=sc["confirm_token"]
+            )
+            sc = result.structured_content
+            assert sc is not None and isinstance(sc["result"], str)
+            parts.append(sc["result"])
+            assert text.startswith(sc["result"])
+            assert sc["shown_length"] == len("".join(parts)) and sc["total_length"] == len(LONG)
+        assert "".join(parts) == LONG and len(parts) == 3 and sc["truncated"] is False
+        assert scripts_run(fake.commands) == ["items", "keys", "nodes", "long"]
+
+        # A page tool past its own limit: its text cut, the structured content without it.
+        result, text = await call(client, "browser_snapshot")
+        sc = result.structured_content
+        assert sc is not None and sc["truncated"] is True
+        assert sc["shown_length"] <= guard.LIMITS["browser_snapshot"] < sc["total_length"]
+        assert "snapshot" not in sc["result"] and "`ref`" in sc["advice"]
+        assert text.startswith('Page "') and "…\n[Shown " in text
+
+        # Small answers are not touched; an expired token says so.
+        result, text = await call(client, "execute_javascript", script="small")
+        assert text == '{"a": 1}' and "truncated" not in (result.structured_content or {})
+        monkeypatch.setattr(guard.STORE, "keep_s", 0.0)
+        result, _ = await call(client, "execute_javascript", script="keys")
+        token = (result.structured_content or {})["confirm_token"]
+        assert await error_code(client, "execute_javascript", confirm_token=token) == (
+            "confirm_token_expired"
+        )
+
+
+async def test_programs_get_whole_results_unless_they_ask(daemon: Daemon) -> None:
+    async with connected(daemon, scripted) as fake, daemon.client() as http:
+        body = (await http.post("/execute_javascript", json={"script": "items"})).json()
+        assert body["result"] == ITEMS and "truncated" not in body
+        body = (
+            await http.post("/execute_javascript", json={"script": "items", "guard": True})
+        ).json()
+        assert body["result"] == "Array(500) [{id, name}, {id, name}, {id, name}, …]"
+        assert body["truncated"] is True
+        response = await http.post(
+            "/execute_javascript", json={"confirm_token": body["confirm_token"]}
+        )
+        assert response.json()["result"] == ITEMS
+        response = await http.post(
+            "/execute_javascript", json={"confirm_token": body["confirm_token"]}
+        )
+        assert (response.status_code, response.json()["error"]["code"]) == (
+            410,
+            "confirm_token_used",
+        )
+        body = (
+            await http.post("/execute_javascript", json={"script": "capped", "guard": 300})
+        ).json()
+        assert body["result"] == "Array(412) [{i, s}, {i, s}, {i, s}, …]"
+        response = await http.post("/execute_javascript", json={"script": "items", "guard": "yes"})
+        assert response.status_code == 400 and "`guard`" in response.json()["error"]["message"]
+
+        async with calls_socket(daemon) as ws:
+            frame = await socket_call(ws, "execute_javascript", {"script": "items"})
+            assert frame["envelope"]["result"] == ITEMS
+            frame = await socket_call(ws, "execute_javascript", {"script": "keys", "guard": 500})
+            envelope = frame["envelope"]
+            assert envelope["truncated"] is True and envelope["shown_length"] <= 500
+            token = envelope["confirm_token"]
+            frame = await socket_call(ws, "browser_read", {"confirm_token": token})
+            assert frame["envelope"]["error"]["code"] == "confirm_token_mismatch"
+            frame = await socket_call(ws, "execute_javascript", {"confirm_token": token})
+            assert frame["envelope"]["result"] == KEYS
+
+        async with AsyncClient(daemon.settings.port) as program:
+            assert await program.execute("items") == ITEMS
+    assert scripts_run(fake.commands) == ["items", "items", "capped", "items", "keys", "items"]
+
+
+def test_the_store_keeps_within_its_bounds() -> None:
+    from tabpilot.protocol import ResultFrame
+
+    store = guard.Store(keep_bytes=1_000)
+    answer = ResultFrame(id="r", ok=True, result="x", result_type="string")
+    first = store.keep("execute_javascript", answer, "a" * 300)
+    second = store.keep("execute_javascript", answer, "b" * 300)  # 1,200 bytes: the first goes
+    assert first and second
+    assert store.keep("execute_javascript", answer, "c" * 600) is None  # larger than it all
+    with pytest.raises(guard.ConfirmTokenExpired):
+        store.take("execute_javascript", first, "r2")
+    assert store.take("execute_javascript", second, "r3").result == "x"
