@@ -21,7 +21,7 @@ import os
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Protocol
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.stdio import stdio_server
 from mcp_types import CallToolResult, ImageContent, TextContent, ToolAnnotations
 from pydantic import PlainValidator, ValidationError, WithJsonSchema
@@ -30,6 +30,7 @@ from tabpilot import __version__, tool_text
 from tabpilot.bridge import Bridge
 from tabpilot.envelope import Envelope, envelope_of, failure_body, success_body
 from tabpilot.errors import InvalidRequest
+from tabpilot.nudges import Nudges
 from tabpilot.params import Params, invalid_reasons
 from tabpilot.security import new_request_id
 from tabpilot.tool_text import dialogs_note
@@ -123,7 +124,9 @@ def tool_description(fn: Callable[..., Any]) -> str:
     return describe(fn.__doc__ or "")
 
 
-def table_tool(tool: Tool, backend: Backend) -> Callable[..., Awaitable[CallToolResult]]:
+def table_tool(
+    tool: Tool, backend: Backend, nudges: Nudges | None = None
+) -> Callable[..., Awaitable[CallToolResult]]:
     """The MCP tool function of a table tool, its parameters the params model's fields.
 
     The SDK is handed each field's own JSON schema and takes any value, so that the params model,
@@ -133,15 +136,18 @@ def table_tool(tool: Tool, backend: Backend) -> Callable[..., Awaitable[CallTool
     model = tool.params
     properties = model.model_json_schema().get("properties", {})
 
-    async def call(**arguments: Any) -> CallToolResult:
+    async def call(mcp_context: Context, **arguments: Any) -> CallToolResult:
         try:
             params = model.model_validate(arguments)
         except ValidationError as exc:
             reasons = invalid_reasons(exc.errors(), model.model_fields)
             error = InvalidRequest(f"Invalid arguments: {reasons}.")
             return tool_result(failure_body(new_request_id(), error), tool.text)
+        # Hints toward the tool made for the job (nudges.py), in this MCP session only.
+        pending = nudges.prepare(mcp_context, tool.name, params) if nudges else None
         envelope = await backend.run_tool(tool, params)
-        return tool_result(envelope, tool.text, tool.in_text, tool.image)
+        answer = tool_result(envelope, tool.text, tool.in_text, tool.image)
+        return pending.answer(answer) if pending else answer
 
     parameters = [
         inspect.Parameter(
@@ -158,6 +164,10 @@ def table_tool(tool: Tool, backend: Backend) -> Callable[..., Awaitable[CallTool
         )
         for name, field in model.model_fields.items()
     ]
+    # The SDK hands the request's context (its session) to the parameter typed Context.
+    parameters.append(
+        inspect.Parameter("mcp_context", inspect.Parameter.KEYWORD_ONLY, annotation=Context)
+    )
     call.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         parameters, return_annotation=Annotated[CallToolResult, Envelope]
     )
@@ -201,9 +211,10 @@ def build_server(backend: Backend) -> MCPServer:
     acts = ToolAnnotations(
         read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=True
     )
+    nudges = Nudges()
     for tool in TOOLS.values():
         server.add_tool(
-            table_tool(tool, backend),
+            table_tool(tool, backend, nudges),
             name=tool.name,
             title=tool.title,
             description=tool.description,
