@@ -160,6 +160,7 @@ NOT_REDONE = [
     "document.body.innerHTML = '<p>fixture</p>'",  # writes the page
     "location.href === 'https://example.com/'",  # compares
     "input.value === ''",
+    "const allocation = 5; myconsole = null; return allocation",
     "window.__NEXT_DATA__.props.pageProps",
 ]
 

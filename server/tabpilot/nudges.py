@@ -61,14 +61,14 @@ REPEATS_FOR_HINT = 3
 MIN_REPEAT_CHARS = 60
 #: Scripts are compared on their first this many characters, which keeps a comparison cheap
 #: whatever the script's size.
-COMPARED_CHARS = 1000
+COMPARED_CHARS = 300
 #: Similar: the Jaccard index of the two scripts' shingles is above this.
 SIMILAR = 0.8
 #: Sessions remembered, the least recently used forgotten first: as many as /mcp keeps open
 #: (mcp_http.MCP_MAX_SESSIONS).
 MAX_SESSIONS = 64
 #: The redo patterns look at the first this many characters of a script.
-SCANNED_CHARS = 10_000
+SCANNED_CHARS = 2000
 
 # String literals and numbers become `0`: scripts that differ only in them are one script with
 # other arguments. A string ends at its line's end, so that an apostrophe in a comment cannot
@@ -130,8 +130,11 @@ class Redo:
 
 
 def _pattern(regex: str, *needles: str) -> Callable[[str], bool]:
-    """Whether a script matches ``regex``, which runs only on a script holding one of ``needles``:
-    a substring search takes a fraction of the time of a regex that starts at a word boundary."""
+    """Whether a script matches ``regex``, which runs only on a script holding one of ``needles``.
+
+    Each alternative of ``regex`` starts with a literal character, never with `\\b`: the regex
+    engine then skips to where one may begin, some thirty times faster on a long script.
+    """
     search = re.compile(regex).search
 
     def matches(script: str) -> bool:
@@ -163,7 +166,7 @@ REDOS = (
     Redo(
         "browser_read",
         _pattern(
-            r"\bdocument\.(?:body|documentElement)\.(?:innerText|textContent)\b" + _NOT_ASSIGNED,
+            r"document\.(?:body|documentElement)\.(?:innerText|textContent)\b" + _NOT_ASSIGNED,
             "innerText",
             "textContent",
         ),
@@ -174,7 +177,7 @@ REDOS = (
     Redo(
         "browser_snapshot",
         _pattern(
-            r"\bdocument\.(?:body|documentElement)\.(?:outerHTML|innerHTML)\b" + _NOT_ASSIGNED,
+            r"document\.(?:body|documentElement)\.(?:outerHTML|innerHTML)\b" + _NOT_ASSIGNED,
             "HTML",
         ),
         "Tip: browser_snapshot {} shows the page's structure with a ref per element, far shorter "
@@ -184,7 +187,7 @@ REDOS = (
     Redo(
         "browser_act",
         _pattern(
-            r"\.click\(\s*\)|\bdispatchEvent\(\s*new\s+(?:Mouse|Pointer|Keyboard|Input)Event\b"
+            r"\.click\(\s*\)|dispatchEvent\(\s*new\s+(?:Mouse|Pointer|Keyboard|Input)Event\b"
             r"|\.value" + _ASSIGNED,
             "click",
             "Event",
@@ -198,8 +201,11 @@ REDOS = (
     Redo(
         "browser_navigate",
         _pattern(
-            r"\blocation(?:\.href)?" + _ASSIGNED + r"|\blocation\.(?:assign|replace|reload)\("
-            r"|\bhistory\.(?:back|forward|go)\(",
+            # `location` itself, not `allocation`: the look-behind follows the literal start.
+            r"location(?<![\w$]location)(?:\.href)?"
+            + _ASSIGNED
+            + r"|location(?<![\w$]location)\.(?:assign|replace|reload)\("
+            r"|history\.(?:back|forward|go)\(",
             "location",
             "history",
         ),
@@ -217,11 +223,11 @@ REDOS = (
     Redo(
         "browser_console_messages",
         _pattern(
-            r"\bconsole\.(?:log|info|warn|error|debug)"
+            r"console(?<![\w$]console)\.(?:log|info|warn|error|debug)"
             + _ASSIGNED
-            + r"|\bconsole"
+            + r"|console(?<![\w$]console)"
             + _ASSIGNED
-            + r"|addEventListener\(\s*['\"](?:error|unhandledrejection)['\"]|\bonerror"
+            + r"|addEventListener\(\s*['\"](?:error|unhandledrejection)['\"]|onerror"
             + _ASSIGNED,
             "console",
             "error",
@@ -234,8 +240,8 @@ REDOS = (
     Redo(
         "browser_network_requests",
         _pattern(
-            r"\bperformance\.getEntries(?:ByType|ByName)?\(|\bPerformanceObserver\b"
-            r"|\bXMLHttpRequest\.prototype\b|\bwindow\.fetch" + _ASSIGNED,
+            r"performance\.getEntries(?:ByType|ByName)?\(|PerformanceObserver\b"
+            r"|XMLHttpRequest\.prototype\b|window\.fetch" + _ASSIGNED,
             "performance",
             "Performance",
             "XMLHttpRequest",
@@ -249,7 +255,7 @@ REDOS = (
     Redo(
         "browser_take_screenshot",
         _pattern(
-            r"\bhtml2canvas\b|\bdomtoimage\b|\bhtmlToImage\b|\.toDataURL\(|\bgetDisplayMedia\(",
+            r"html2canvas\b|domtoimage\b|htmlToImage\b|\.toDataURL\(|getDisplayMedia\(",
             "html2canvas",
             "domtoimage",
             "htmlToImage",
