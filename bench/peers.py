@@ -33,6 +33,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp_types import CallToolResult
 
 from bench.systems import Unavailable
+from tabpilot.nudges import PREFIX as HINT_PREFIX
 
 BENCH = Path(__file__).resolve().parent
 NODE_BIN = BENCH / "node_modules" / ".bin"
@@ -72,7 +73,11 @@ class Server:
 
 
 def _tabpilot_value(text: str) -> str:
-    return text.strip()
+    # The result, without the hints that may follow it a line each (tabpilot.nudges).
+    lines = text.strip().split("\n")
+    while len(lines) > 1 and lines[-1].startswith(HINT_PREFIX):
+        lines.pop()
+    return "\n".join(lines)
 
 
 def _playwright_value(text: str) -> str:

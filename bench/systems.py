@@ -158,7 +158,8 @@ def _tools_call(*, envelope: bool) -> dict[str, Any]:
 
 def _mcp_answer(data: bytes) -> float:
     answer = json.loads(data)["result"]
-    text = answer["content"][0]["text"]
+    # The result's line; hints (tabpilot.nudges) may follow it in a session.
+    text = answer["content"][0]["text"].split("\n")[0]
     if answer.get("isError") or text != "2":
         raise RuntimeError(f"tools/call gave {answer!r}")
     return float(answer["structuredContent"]["duration_ms"])

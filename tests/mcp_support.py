@@ -50,31 +50,41 @@ def stdio_parameters(port: int, token: str | None = None) -> StdioServerParamete
 
 
 @contextlib.asynccontextmanager
-async def open_mcp(transport: str, port: int, token: str | None = None) -> AsyncIterator[Client]:
+async def open_mcp(
+    transport: str, port: int, token: str | None = None, mode: str = "auto"
+) -> AsyncIterator[Client]:
     """An initialized MCP client session to tabpilot over ``transport``.
 
     With ``token``, `tabpilot mcp` gets it in TABPILOT_TOKEN, and the HTTP client sends it in an
-    Authorization header, as an agent's HTTP configuration would.
+    Authorization header, as an agent's HTTP configuration would. ``mode`` is the SDK client's:
+    "auto" speaks the 2026-07-28 revision (over HTTP each request on its own, no session),
+    "legacy" the initialize handshake, which opens a session (Mcp-Session-Id over HTTP).
     """
     if transport == "stdio":
         async with Client(
-            stdio_parameters(port, token), read_timeout_seconds=CALL_TIMEOUT_S
+            stdio_parameters(port, token), read_timeout_seconds=CALL_TIMEOUT_S, mode=mode
         ) as client:
             yield client
         return
     headers = {"Authorization": f"Bearer {token}"} if token else None
     async with httpx2.AsyncClient(headers=headers, trust_env=False) as http:
         streams = streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http)
-        async with Client(streams, read_timeout_seconds=CALL_TIMEOUT_S) as client:
+        async with Client(streams, read_timeout_seconds=CALL_TIMEOUT_S, mode=mode) as client:
             yield client
 
 
 def text_of(result: CallToolResult) -> str:
-    """The single text block of a tool result (a screenshot's image block follows it)."""
+    """The single text block of a tool result (a screenshot's image block follows it), without
+    the hints that may end it (tabpilot.nudges): they must be the structured content's `hints`."""
     assert len(result.content) == 1 or all(isinstance(b, ImageContent) for b in result.content[1:])
     block = result.content[0]
     assert isinstance(block, TextContent)
-    return block.text
+    hints = (result.structured_content or {}).get("hints")
+    if not hints:
+        return block.text
+    text, *lines = block.text.rsplit("\n", len(hints))
+    assert lines == hints, (block.text, hints)
+    return text
 
 
 async def call(client: Client, tool: str, **arguments: Any) -> tuple[CallToolResult, str]:

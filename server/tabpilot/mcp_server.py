@@ -21,7 +21,7 @@ import os
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Protocol
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.stdio import stdio_server
 from mcp_types import CallToolResult, ImageContent, TextContent, ToolAnnotations
 from pydantic import PlainValidator, ValidationError, WithJsonSchema
@@ -31,6 +31,7 @@ from tabpilot.bridge import Bridge
 from tabpilot.envelope import envelope_of, failure_body, success_body
 from tabpilot.errors import InvalidRequest
 from tabpilot.mcp_schema import input_schema, output_schema
+from tabpilot.nudges import SCRIPT_TOOL, Nudges
 from tabpilot.params import Params, invalid_reasons
 from tabpilot.security import new_request_id
 from tabpilot.tool_text import dialogs_note
@@ -121,7 +122,9 @@ def tool_description(fn: Callable[..., Any]) -> str:
     return describe(fn.__doc__ or "")
 
 
-def table_tool(tool: Tool, backend: Backend) -> Callable[..., Awaitable[CallToolResult]]:
+def table_tool(
+    tool: Tool, backend: Backend, nudges: Nudges | None = None
+) -> Callable[..., Awaitable[CallToolResult]]:
     """The MCP tool function of a table tool, its parameters the params model's fields.
 
     The SDK is handed each field's own JSON schema and takes any value, so that the params model,
@@ -131,7 +134,7 @@ def table_tool(tool: Tool, backend: Backend) -> Callable[..., Awaitable[CallTool
     model = tool.params
     properties = model.model_json_schema().get("properties", {})
 
-    async def call(**arguments: Any) -> CallToolResult:
+    async def call(mcp_context: Context, **arguments: Any) -> CallToolResult:
         try:
             ask = guard.mcp_ask(tool, arguments)
             params = None if ask.token else model.model_validate(guard.given(arguments, model))
@@ -141,8 +144,12 @@ def table_tool(tool: Tool, backend: Backend) -> Callable[..., Awaitable[CallTool
             return tool_result(failure_body(new_request_id(), error), tool.text)
         except InvalidRequest as error:
             return tool_result(failure_body(new_request_id(), error), tool.text)
+        # Hints toward the tool made for the job (nudges.py), in this MCP session only; none for
+        # a cut answer's rest (nothing ran).
+        pending = nudges.prepare(mcp_context, tool.name, params) if nudges and params else None
         envelope = await backend.run_tool(tool, params, ask)
-        return tool_result(envelope, tool.text, tool.in_text, tool.image)
+        answer = tool_result(envelope, tool.text, tool.in_text, tool.image)
+        return pending.answer(answer) if pending else answer
 
     parameters = [
         inspect.Parameter(
@@ -162,6 +169,10 @@ def table_tool(tool: Tool, backend: Backend) -> Callable[..., Awaitable[CallTool
         for name, field in model.model_fields.items()
     ]
     parameters.append(guard.MCP_PARAMETER)
+    # The SDK hands the request's context (its session) to the parameter typed Context.
+    parameters.append(
+        inspect.Parameter("mcp_context", inspect.Parameter.KEYWORD_ONLY, annotation=Context)
+    )
     call.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         parameters, return_annotation=CallToolResult
     )
@@ -195,15 +206,17 @@ def build_server(backend: Backend) -> MCPServer:
 
     # The other hints' defaults (destructive, open world, not idempotent) suit the tools that act.
     reads = ToolAnnotations(read_only_hint=True)
+    nudges = Nudges()
     for tool in TOOLS.values():
         server.add_tool(
-            table_tool(tool, backend),
+            table_tool(tool, backend, nudges),
             name=tool.name,
             description=tool.description,
             annotations=reads if tool.read_only else None,
         )
         long = tool.name in guard.LONG
-        answers = output_schema(*guard.FIELDS) if long else output_schema()
+        hints = ("hints",) if tool.name == SCRIPT_TOOL else ()
+        answers = output_schema(*guard.FIELDS, *hints) if long else output_schema(*hints)
         _publish(server, tool.name, input_schema(tool.params, token=long), answers)
     server.add_tool(pilot_status, description=tool_description(pilot_status), annotations=reads)
     _publish(server, "pilot_status", {"type": "object", "properties": {}}, output_schema())

@@ -55,7 +55,8 @@ async def test_browser_tabs_then_run_in_a_chosen_tab(
             client, "execute_javascript", script="location.href", tab_id=page["id"]
         )
     assert shown == page["url"]
-    assert result.structured_content == {"success": True, "result": page["url"]}
+    assert result.structured_content is not None
+    assert result.structured_content["result"] == page["url"]
 
 
 @both
