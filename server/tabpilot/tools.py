@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from tabpilot import log_text, screenshot, tool_text
+from tabpilot import functions, log_text, screenshot, tool_text
 from tabpilot.errors import PilotDisabled, TabpilotError
 from tabpilot.log_params import ConsoleParams, NetworkParams
 from tabpilot.page_params import ActParams, CloseParams, NavigateParams, ReadParams, SnapshotParams
@@ -359,6 +359,80 @@ _TOOLS = (
         cli="network",
         method="network_requests",
         in_text=("requests", "body"),
+    ),
+    Tool(
+        name="eval_define_function",
+        params=functions.DefineFunctionParams,
+        title="Define a reusable page function",
+        description=describe(
+            """
+            Define a named JavaScript function once: it is syntax-checked, not run. Call it in any
+            tab, after any navigation, with eval_call_function, until removed or the daemon
+            restarts. Nothing is stored in the page.
+            """
+        ),
+        timeout_s=lambda params: functions.DEFINE_TIMEOUT_S,
+        text=functions.define_text,
+        read_only=False,
+        cli="define",
+        method="define_function",
+        positional=("name", "source"),
+        empty_body=None,
+        send=functions.define,
+    ),
+    Tool(
+        name="eval_call_function",
+        params=functions.CallFunctionParams,
+        title="Call a defined page function",
+        description=describe(
+            """
+            Call a function defined with eval_define_function in a tab, with `args_json` (a JSON
+            array) as its arguments; with `ref`, that element comes first. Answers like
+            execute_javascript.
+            """
+        ),
+        timeout_s=_timeout_ms,
+        text=tool_text.script_text,
+        read_only=False,
+        cli="call",
+        method="call_function",
+        positional=("name", "args_json"),
+        empty_body=None,
+        send=functions.call,
+    ),
+    Tool(
+        name="eval_list_functions",
+        params=functions.ListFunctionsParams,
+        title="List the defined page functions",
+        description=describe(
+            """
+            List the functions defined with eval_define_function: each name and its first line.
+            """
+        ),
+        timeout_s=lambda params: 0.0,
+        text=functions.list_text,
+        read_only=True,
+        cli="functions",
+        method="list_functions",
+        send=functions.list_functions,
+    ),
+    Tool(
+        name="eval_remove_function",
+        params=functions.RemoveFunctionParams,
+        title="Remove a defined page function",
+        description=describe(
+            """
+            Remove a function defined with eval_define_function.
+            """
+        ),
+        timeout_s=lambda params: 0.0,
+        text=functions.remove_text,
+        read_only=False,
+        cli="undefine",
+        method="remove_function",
+        positional=("name",),
+        empty_body=None,
+        send=functions.remove,
     ),
 )
 
