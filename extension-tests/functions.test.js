@@ -3,8 +3,9 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { checkFunction } from "../extension/background/functions.js";
+import { createActivity } from "../extension/background/activity.js";
 import { createCommands } from "../extension/background/commands.js";
-import { fakeChrome, realTimers } from "./support/fake-chrome.js";
+import { fakeChrome, manualTimers, realTimers } from "./support/fake-chrome.js";
 
 const FUNCTIONS = [
   // [source, the function's own text as stored]
@@ -105,4 +106,15 @@ test("the command answers invalid_function with the position in data", async () 
 test("the command passes the pilot switch like every other", async () => {
   const result = await setup(false).run(define("(a) => a"));
   assert.equal(result.error.code, "pilot_disabled");
+});
+
+test("the popup's activity says a function was defined, without its source", async () => {
+  const { chrome } = fakeChrome();
+  const activity = createActivity({ chrome, timers: manualTimers() });
+  await activity.ready;
+  const frame = { type: "command", id: "c1", command: "eval_define_function", params: { name: "total", source: "(a) => a" } };
+  activity.begin(frame)({ type: "result", id: "c1", ok: true, result: { source: "(a) => a" }, tab: null });
+  const [entry] = await activity.list();
+  assert.equal(entry.summary, "defined the function total");
+  assert.equal(entry.script, null);
 });
