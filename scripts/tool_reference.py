@@ -37,7 +37,7 @@ def listed() -> list[dict[str, Any]]:
 
 def reference() -> str:
     tools = listed()
-    size = len(json.dumps(tools, separators=(",", ":")))
+    size = len(json.dumps(tools, separators=(",", ":"), ensure_ascii=False))
     parts = [
         f"`tools/list` is {size:,} characters of compact JSON for its {len(tools)} tools (the "
         f"budget, checked by a test: {TOOLS_LIST_BUDGET:,}); the server's instructions, which a "

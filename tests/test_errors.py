@@ -60,6 +60,9 @@ TABLE = {
     "execution_error": 200,
     "syntax_error": 200,
     "promise_rejected": 200,
+    "invalid_function": 400,
+    "function_not_found": 404,
+    "too_many_functions": 409,
 }
 
 

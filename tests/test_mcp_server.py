@@ -73,7 +73,7 @@ async def test_tools_are_listed_with_lean_schemas(transport: str) -> None:
     assert set(tools) == {*TOOLS, "pilot_status"}
     # A model reads the whole list on every turn: it stays within its documented budget.
     wire = [tool.model_dump(exclude_none=True, by_alias=True) for tool in listed]
-    assert len(json.dumps(wire, separators=(",", ":"))) <= TOOLS_LIST_BUDGET
+    assert len(json.dumps(wire, separators=(",", ":"), ensure_ascii=False)) <= TOOLS_LIST_BUDGET
 
     execute = tools["execute_javascript"]
     schema = execute.input_schema

@@ -207,3 +207,27 @@ async def test_a_large_result_arrives_whole() -> None:
                 first = await asyncio.to_thread(client.execute, "big")
                 second = await asyncio.to_thread(client.read)
     assert first == second == big
+
+
+async def test_the_function_registry_methods_and_a_list_of_arguments() -> None:
+    from tests.test_functions import checker
+
+    with run_daemon() as daemon:
+        async with connected(daemon, checker) as fake:
+
+            def calls() -> list[Any]:
+                with Client(daemon.settings.port) as client:
+                    return [
+                        client.define_function("add", "(a, b) => a + b"),
+                        client.call_function("add", [{"a": [1]}, "é"], ref="e3", tab_id=4),
+                        client.list_functions(),
+                        client.remove_function("add"),
+                    ]
+
+            defined, called, listed, removed = await asyncio.to_thread(calls)
+    assert defined == {"name": "add", "replaced": False}
+    # A list is sent as JSON text; each argument reaches the page as a literal of its value.
+    assert called == '(__tabpilot_el) => ((a, b) => a + b\n)(__tabpilot_el, {"a":[1]}, "\\u00e9")'
+    assert fake.commands[1].params["ref"] == "e3" and fake.commands[1].params["tab_id"] == 4
+    assert listed == {"functions": [{"name": "add", "first_line": "(a, b) => a + b"}], "limit": 100}
+    assert removed == {"name": "add", "removed": True}

@@ -12,7 +12,7 @@ export const ACTIVITY_KEY = "activity";
 export const MAX_ENTRIES = 20;
 export const SCRIPT_CHARS = 300;
 export const SAVE_DELAY_MS = 100;
-const RECORDED = new Set(["execute_javascript", "list_tabs", "browser_tabs", "browser_navigate", "browser_act", "browser_snapshot", "browser_read", "browser_close", "browser_take_screenshot", "browser_console_messages", "browser_network_requests"]);
+const RECORDED = new Set(["execute_javascript", "list_tabs", "browser_tabs", "browser_navigate", "browser_act", "browser_snapshot", "browser_read", "browser_close", "browser_take_screenshot", "browser_console_messages", "browser_network_requests", "eval_define_function"]);
 
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
@@ -62,6 +62,8 @@ const SUMMARIES = {
   browser_console_messages: () => "read the console",
   browser_network_requests: () => "listed the network requests",
   browser_close: (_params, result) => `closed ${plural(result?.result?.closed_tabs?.length ?? 0, "tab")}`,
+  // Its calls are scripts, shown as such; the definition itself touches no page.
+  eval_define_function: (params) => `defined the function ${params?.name}`,
 };
 
 export function createActivity({ chrome, now = Date.now, timers = globalThis, saveDelayMs = SAVE_DELAY_MS }) {

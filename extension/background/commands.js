@@ -15,6 +15,7 @@ import { createTabCache } from "./tab-cache.js";
 import { createCapture } from "./capture.js";
 import { createConsoleLog } from "./console-log.js";
 import { createNetworkLog } from "./network-log.js";
+import { createFunctions } from "./functions.js";
 
 const DEFAULT_TIMEOUT_MS = 5000;
 // A ping runs nothing, so it answers in milliseconds unless the page is stuck.
@@ -57,6 +58,7 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
     browser_take_screenshot: capture.browser_take_screenshot,
     browser_console_messages: (params) => consoleLog.browser_console_messages(params),
     browser_network_requests: (params) => networkLog.browser_network_requests(params),
+    ...createFunctions(),
     ping,
   };
 

@@ -30,6 +30,7 @@ from tabpilot.errors import (
     ScriptTooLarge,
     from_extension,
 )
+from tabpilot.function_registry import FunctionRegistry
 from tabpilot.params import ExecuteParams, Params, PingParams
 from tabpilot.protocol import (
     CLOSE_BUSY,
@@ -95,6 +96,8 @@ class Bridge:
         #: The managed Chromium of `serve --browser`, started again by a call that finds it
         #: stopped (set by the app once it started it).
         self.browser: ManagedBrowser | None = None
+        #: The functions of eval_define_function: daemon-wide, in memory (tabpilot.functions).
+        self.functions = FunctionRegistry()
 
     # -- state --------------------------------------------------------------------------------
 

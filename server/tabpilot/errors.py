@@ -5,6 +5,7 @@ The hierarchy::
     TabpilotError                      code, message, status, stack
      ├── RequestRefused                the caller must change something (4xx)
      │    ├── InvalidRequest           400 invalid_request
+     │    ├── InvalidFunction          400 invalid_function
      │    ├── Unauthorized             401 unauthorized
      │    ├── ForbiddenHost            403 forbidden_host
      │    ├── ForbiddenOrigin          403 forbidden_origin
@@ -14,6 +15,7 @@ The hierarchy::
      │    ├── NoTargetTab              404 no_target_tab
      │    ├── RefNotFound              404 ref_not_found
      │    ├── RequestNotFound          404 request_not_found
+     │    ├── FunctionNotFound         404 function_not_found
      │    ├── NotFound                 404 not_found
      │    ├── MethodNotAllowed         405 method_not_allowed
      │    ├── TabNotScriptable         409 tab_not_scriptable
@@ -22,6 +24,7 @@ The hierarchy::
      │    ├── TabDiscarded             409 tab_discarded
      │    ├── TabNavigated             409 tab_navigated
      │    ├── ElementNotInteractable   409 element_not_interactable
+     │    ├── TooManyFunctions         409 too_many_functions
      │    ├── TabClosed                410 tab_closed
      │    ├── StaleRef                 410 stale_ref
      │    ├── ScriptTooLarge           413 script_too_large

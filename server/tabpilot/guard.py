@@ -51,6 +51,7 @@ LIMITS: dict[str, int] = {
     "browser_console_messages": 8_000,
     "browser_network_requests": 8_000,
     "browser_tabs": 8_000,
+    "eval_call_function": 2_000,
 }
 DEFAULT_LIMIT = 4_000
 #: The tools whose answers are long often enough to be cut: their MCP input schema names

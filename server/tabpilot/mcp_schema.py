@@ -6,7 +6,8 @@ schema a model reads keeps only what it needs to write a call: each field's type
 values and its description. Titles, defaults (a description says the ones that matter), length
 and range bounds (the error names them when crossed), ``null`` alternatives (leaving a field out
 is how one says "none") and the descriptions of the fields every tool shares (``tab_id``,
-``timeout_ms``: the server's instructions say them once) are left out.
+``timeout_ms``: the server's instructions say them once) or whose name says it all (``limit``,
+``clear``…) are left out.
 
 Every tool answers the same shape of structured content (:func:`output_schema`).
 """
@@ -35,11 +36,16 @@ def output_schema(*extra: str) -> dict[str, Any]:
     }
 
 
-#: The guard's parameter (tabpilot.guard): a cut answer's token, sent alone for the rest.
-TOKEN_SCHEMA: dict[str, Any] = {"type": "string", "description": "Alone: the rest of a cut answer."}
+#: The guard's parameter (tabpilot.guard): a cut answer's token, sent alone for the rest. The
+#: instructions and the cut answer's last line say how to use it.
+TOKEN_SCHEMA: dict[str, Any] = {"type": "string"}
 
-#: Fields every tool that has them means the same way; described once, in the instructions.
+#: Fields every tool that has them means the same way; described once, in the instructions. And
+#: fields whose name and type say what they do: the other faces (OpenAPI, --help) describe them.
 SHARED_FIELDS = frozenset({"tab_id", "timeout_ms"})
+SELF_EVIDENT = frozenset(
+    {"limit", "offset", "all_pages", "clear", "full_page", "interactive_only", "await_promise"}
+)
 
 #: Keys of a field's JSON schema that a model writing a call does not need.
 _DROPPED = frozenset(
@@ -62,7 +68,7 @@ def input_schema(model: type[BaseModel], *, token: bool = False) -> dict[str, An
     large-output guard's ``confirm_token`` too."""
     full = model.model_json_schema()
     properties = {
-        name: _lean(field, shared=name in SHARED_FIELDS)
+        name: _lean(field, shared=name in SHARED_FIELDS | SELF_EVIDENT)
         for name, field in full.get("properties", {}).items()
     }
     if token:

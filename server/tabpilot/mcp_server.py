@@ -46,7 +46,9 @@ tabpilot drives the user's real Chrome through its extension, only while the use
 switch is on. See a page with browser_snapshot (refs such as e12), act by ref with browser_act,
 read it with browser_read; execute_javascript does anything else. The tools act in the active tab
 unless given `tab_id` (browser_tabs lists them); `timeout_ms` bounds a call. A failure is isError
-with `Error: <what to do next>`. Ask only for what you need: answers fill your context."""
+with `Error: <what to do next>`. A long answer is cut to a preview (`truncated`, `total_length`,
+`shown_length`, `advice`): the same tool with only its `confirm_token` answers the rest. Lines
+starting `Tip:` point to a better tool. Ask only for what you need: answers fill your context."""
 
 
 class Backend(Protocol):

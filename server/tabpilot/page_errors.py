@@ -1,4 +1,5 @@
-"""The page tools' own errors: a ref, an element, a page load, and the debugger switch.
+"""The page tools' own errors: a ref, an element, a page load, the debugger switch, and the
+function registry.
 
 They are leaves of the tree drawn in :mod:`tabpilot.errors`, which imports this module so that
 ``from_extension`` and the API table know their codes.
@@ -112,4 +113,34 @@ class ConfirmTokenUsed(RequestRefused):
     default_message = (
         "That confirm_token was used already: each answers once. Use the confirm_token of the "
         "last answer, or run the tool again."
+    )
+
+
+class InvalidFunction(RequestRefused):
+    code, status = "invalid_function", 400
+    meaning = (
+        "eval_define_function's source is not one function, or not valid JavaScript; the message "
+        "gives the position (`error.data`: line, column)."
+    )
+    default_message = (
+        "The source is not one valid function. Send one function, such as (a, b) => a + b, and "
+        "define it again."
+    )
+
+
+class FunctionNotFound(RequestRefused):
+    code, status = "function_not_found", 404
+    meaning = "No function of that name is defined in this daemon (it forgets them on restart)."
+    default_message = (
+        "No function of that name is defined. eval_list_functions lists them; define it with "
+        "eval_define_function."
+    )
+
+
+class TooManyFunctions(RequestRefused):
+    code, status = "too_many_functions", 409
+    meaning = "The daemon holds 100 functions, its limit; remove one first."
+    default_message = (
+        "The daemon holds as many functions as it may (100). Remove one with "
+        "eval_remove_function, then define this one again."
     )

@@ -77,11 +77,11 @@ class ActParams(Params):
     example: ClassVar[str] = '{"kind": "click", "ref": "e12"}'
 
     kind: Literal["click", "type", "press", "scroll", "hover", "select", "check", "uncheck"] = (
-        Field(description="What to do.")
+        Field()
     )
     ref: Ref | None = Field(
         default=None,
-        description="Snapshot ref; type, press: the focused element by default.",
+        description="type, press: the focused element if none.",
     )
     text: str | None = Field(
         default=None,

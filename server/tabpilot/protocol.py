@@ -54,6 +54,10 @@ ToolName = Literal[
     "browser_take_screenshot",
     "browser_console_messages",
     "browser_network_requests",
+    "eval_define_function",
+    "eval_call_function",
+    "eval_list_functions",
+    "eval_remove_function",
 ]
 
 CommandName = Literal[ToolName, "list_tabs", "ping"]

@@ -315,6 +315,38 @@ class _Methods(Generic[R]):
         )
         return self._image(self._call("browser_take_screenshot", fields))
 
+    def define_function(self, name: str, source: str) -> R:
+        """Define (or replace) the function ``name`` for eval_call_function, daemon-wide; the
+        extension checks its syntax without running it: ``{name, replaced}``."""
+        return self._call("eval_define_function", {"name": name, "source": source})
+
+    def call_function(
+        self,
+        name: str,
+        args_json: str | list[Any] | None = None,
+        *,
+        ref: str | None = None,
+        tab_id: int | None = None,
+        timeout_ms: int | None = None,
+    ) -> R:
+        """Call the defined function ``name`` in a tab with ``args_json`` (JSON text of the
+        arguments' array, or a list, encoded here); with ``ref``, the element comes first. Its
+        result, as :meth:`execute` answers."""
+        if args_json is not None and not isinstance(args_json, str):
+            args_json = json.dumps(args_json)
+        fields = _given(
+            name=name, args_json=args_json, ref=ref, tab_id=tab_id, timeout_ms=timeout_ms
+        )
+        return self._call("eval_call_function", fields)
+
+    def list_functions(self) -> R:
+        """The defined functions: ``{functions: [{name, first_line}], limit}``."""
+        return self._call("eval_list_functions", {})
+
+    def remove_function(self, name: str) -> R:
+        """Remove the defined function ``name``: ``{name, removed}``."""
+        return self._call("eval_remove_function", {"name": name})
+
     def _image(self, result: R) -> Any:
         raise NotImplementedError
 

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from tabpilot import log_text, screenshot, tool_text
+from tabpilot import functions, log_text, screenshot, tool_text
 from tabpilot.errors import PilotDisabled, TabpilotError
 from tabpilot.log_params import ConsoleParams, NetworkParams
 from tabpilot.page_params import ActParams, CloseParams, NavigateParams, ReadParams, SnapshotParams
@@ -132,9 +132,8 @@ _TOOLS = (
         title="Open a url in the browser tab",
         description=describe(
             """
-            Open an http(s) url in a tab (or `action` back, forward, reload) and wait for the
-            load; answers the url, HTTP status and title, or why it failed. E.g. {"url":
-            "https://a.test"} → Navigated to https://a.test/ (HTTP 200): "A"
+            Open an http(s) url (or go back, forward, reload) and wait for the load. E.g. {"url":
+            "https://a.test"} → Navigated to https://a.test/ (HTTP 200): "A"; or why it failed.
             """
         ),
         timeout_s=_timeout_ms,
@@ -150,9 +149,8 @@ _TOOLS = (
         title="See the page's structure",
         description=describe(
             """
-            The page as an accessibility tree, with refs to act on: `- button "Buy" [ref=e12]`.
-            Smaller than the DOM; gives browser_act its refs. `interactive_only`: controls only;
-            `ref`: one subtree.
+            The page as an accessibility tree with refs to act on: `- button "Buy" [ref=e12]`,
+            far smaller than the DOM. `interactive_only`: controls only.
             """
         ),
         timeout_s=lambda params: PAGE_WALK_TIMEOUT_S,
@@ -168,9 +166,9 @@ _TOOLS = (
         title="Click, type, press, scroll or select in the page",
         description=describe(
             """
-            Click, type, press, scroll, hover, select, check or uncheck by snapshot ref, as a
-            person would, or say why not. E.g. {"kind": "click", "ref": "e12"} → Clicked button
-            "Buy" (e12). Refs may go stale after.
+            Act on an element by its snapshot ref as a person would, or say why not. E.g.
+            {"kind": "click", "ref": "e12"} → Clicked button "Buy" (e12). Snapshot again after:
+            refs go stale.
             """
         ),
         timeout_s=_timeout_ms,
@@ -186,8 +184,8 @@ _TOOLS = (
         title="Read the page's text",
         description=describe(
             """
-            The page's visible text, or a ref's, in slices (`offset`, `limit`); the last line
-            says where the next starts. Better than innerText with execute_javascript.
+            The page's visible text, or a ref's, in slices; the last line says where the next
+            starts. Better than innerText with execute_javascript.
             """
         ),
         timeout_s=lambda params: PAGE_WALK_TIMEOUT_S,
@@ -223,8 +221,8 @@ _TOOLS = (
             Run JavaScript in the user's real tab, with the page's privileges, and get the result
             as JSON: an expression, or statements with `return`; with `ref`, a function of that
             element, `(el) => el.value`. Return only what you need. E.g. {"script":
-            "document.title"} → "Example Domain". A value past 2,000 characters is previewed:
-            `Array(n) [first 3, …]`, `Object(n) {keys}`, `<tag id=#a class=.b> @ (x,y) WxH`.
+            "document.title"} → "Example Domain". Past 2,000 characters, a preview: `Array(n)
+            [first 3, …]`, `Object(n) {keys}`, `<tag id=#a class=.b> @ (x,y) WxH`.
             """
         ),
         timeout_s=_timeout_ms,
@@ -257,9 +255,8 @@ _TOOLS = (
         title="See the page as an image",
         description=describe(
             """
-            An image of the viewport, an element (`ref`) or the whole page (`full_page`), JPEG
-            by default. For layout, images and colours; to find elements, browser_snapshot costs
-            less.
+            An image of the viewport, an element (`ref`) or the whole page. For layout and looks;
+            browser_snapshot costs less for finding elements.
             """
         ),
         timeout_s=_timeout_ms,
@@ -276,9 +273,9 @@ _TOOLS = (
         title="Read the page's console",
         description=describe(
             """
-            The page's console since it loaded: logs, uncaught errors with their stack, CSP
-            violations; the newest 50 at level info and above by default. Pass the answer's
-            `since` next time for new ones only.
+            The page's console since it loaded: logs, uncaught errors with stacks, CSP
+            violations; the newest 50 at level info and above by default. An answer's `since`
+            gives only newer ones next time.
             """
         ),
         timeout_s=lambda params: LOG_TIMEOUT_S,
@@ -295,8 +292,8 @@ _TOOLS = (
         description=describe(
             """
             The page's requests since it loaded: method, url, type, status, time, size, why it
-            failed; static files hidden unless `include_static`. Filter by `url`, `type`,
-            `status`.
+            failed; static files hidden unless `include_static`. An answer's `since` gives only
+            newer ones next time.
             """
         ),
         timeout_s=lambda params: LOG_TIMEOUT_S,
@@ -305,6 +302,78 @@ _TOOLS = (
         cli="network",
         method="network_requests",
         in_text=("requests", "body"),
+    ),
+    Tool(
+        name="eval_define_function",
+        params=functions.DefineFunctionParams,
+        title="Define a reusable page function",
+        description=describe(
+            """
+            Define a named function once, syntax-checked, not run; eval_call_function calls it in
+            any tab, after any navigation. Nothing is kept in the page.
+            """
+        ),
+        timeout_s=lambda params: functions.DEFINE_TIMEOUT_S,
+        text=functions.define_text,
+        read_only=False,
+        cli="define",
+        method="define_function",
+        positional=("name", "source"),
+        empty_body=None,
+        send=functions.define,
+    ),
+    Tool(
+        name="eval_call_function",
+        params=functions.CallFunctionParams,
+        title="Call a defined page function",
+        description=describe(
+            """
+            Call a function from eval_define_function with `args_json` (a JSON array); with
+            `ref`, that element comes first. Answers like execute_javascript.
+            """
+        ),
+        timeout_s=_timeout_ms,
+        text=tool_text.script_text,
+        read_only=False,
+        cli="call",
+        method="call_function",
+        positional=("name", "args_json"),
+        empty_body=None,
+        send=functions.call,
+    ),
+    Tool(
+        name="eval_list_functions",
+        params=functions.ListFunctionsParams,
+        title="List the defined page functions",
+        description=describe(
+            """
+            The functions eval_define_function defined: each name and first line.
+            """
+        ),
+        timeout_s=lambda params: 0.0,
+        text=functions.list_text,
+        read_only=True,
+        cli="functions",
+        method="list_functions",
+        send=functions.list_functions,
+    ),
+    Tool(
+        name="eval_remove_function",
+        params=functions.RemoveFunctionParams,
+        title="Remove a defined page function",
+        description=describe(
+            """
+            Remove a function eval_define_function defined.
+            """
+        ),
+        timeout_s=lambda params: 0.0,
+        text=functions.remove_text,
+        read_only=False,
+        cli="undefine",
+        method="remove_function",
+        positional=("name",),
+        empty_body=None,
+        send=functions.remove,
     ),
 )
 

@@ -3,7 +3,7 @@ SDK's own client, the CLI and the public Python client run the same session on a
 
 tests/test_tools.py walks the whole table against a scripted extension; this walks what a new user
 does with each face: open a tab, load a page, take a snapshot, type by ref, read the page, run a
-function on the element, close the tab.
+function on the element, define one and call it there by name, close the tab.
 """
 
 from __future__ import annotations
@@ -160,6 +160,20 @@ def test_a_form_filled_through_each_face(
             assert many == "Array(100) [{i, s}, {i, s}, {i, s}, …]"
         else:
             assert len(many) == 100 and many[99] == {"i": 99, "s": "x" * 30}
+
+        # A function defined once, called on the element by its ref, listed, then removed.
+        fn, source = f"value_{face}", "(el, mark) => el.value + mark"
+        assert call("eval_define_function", {"name": fn, "source": source}) == {
+            "name": fn,
+            "replaced": False,
+        }
+        marked = call(
+            "eval_call_function", {"name": fn, "ref": name, "args_json": '["!"]', "tab_id": tab}
+        )
+        assert marked == "a new user!"
+        listed = call("eval_list_functions", {})["functions"]
+        assert {"name": fn, "first_line": source} in listed
+        assert call("eval_remove_function", {"name": fn}) == {"name": fn, "removed": True}
 
         # The Python client answers the image's bytes; the other faces, the result with base64.
         shot = call("browser_take_screenshot", {"ref": name, "format": "png", "tab_id": tab})
