@@ -7,6 +7,7 @@ the envelope.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import socket
@@ -21,6 +22,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
+from tabpilot import first_page
 from tabpilot.bridge import Bridge
 from tabpilot.browser import BrowserError, ManagedBrowser, find_chromium
 from tabpilot.calls import CallsSocket
@@ -134,9 +136,12 @@ def create_app(settings: Settings) -> FastAPI:
                 raise
             app.state.browser = browser
             bridge.browser = browser
+        watching = asyncio.create_task(first_page.watch(bridge, browser)) if browser else None
         try:
             yield
         finally:
+            if watching is not None:
+                watching.cancel()
             await mcp.aclose()
             await bridge.close()
             if browser is not None:

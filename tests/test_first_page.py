@@ -1,0 +1,75 @@
+"""The managed browser's first page must load (tabpilot.first_page): a Chromium whose first page
+never loads is started again, and one whose page loads is left alone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tabpilot import first_page
+from tabpilot.errors import ExtensionNotConnected
+from tabpilot.protocol import ResultFrame
+
+
+class FakeBrowser:
+    def __init__(self) -> None:
+        self.running = True
+        self.starts = 0
+        self.stops = 0
+
+    async def start(self) -> None:
+        self.starts += 1
+        self.running = True
+
+    async def stop(self) -> None:
+        self.stops += 1
+        self.running = False
+
+
+class FakeBridge:
+    """An extension whose tabs show `urls` (one list per answer, the last one kept)."""
+
+    def __init__(self, *urls: list[str], connected: bool = True) -> None:
+        self.answers = list(urls)
+        self.connected = connected
+        self.dropped: list[str] = []
+
+    async def list_tabs(self, request_id: str) -> ResultFrame:
+        urls = self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
+        if urls == ["refused"]:
+            raise ExtensionNotConnected()
+        tabs: list[dict[str, Any]] = [{"id": i, "url": url} for i, url in enumerate(urls)]
+        return ResultFrame(id=request_id, ok=True, result=tabs, result_type="array")
+
+    def drop_link(self, why: str) -> None:
+        self.dropped.append(why)
+
+
+@pytest.fixture(autouse=True)
+def quick(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(first_page, "FIRST_PAGE_WAIT_S", 0.2)
+    monkeypatch.setattr(first_page, "POLL_S", 0.01)
+
+
+async def test_a_first_page_that_loads_leaves_the_browser_alone() -> None:
+    browser = FakeBrowser()
+    # Still loading twice (no url yet; the extension busy once), then the landing page.
+    bridge = FakeBridge([""], ["refused"], ["http://127.0.0.1:7878/"])
+    await first_page.watch(bridge, browser)  # type: ignore[arg-type]
+    assert (browser.starts, browser.stops, bridge.dropped) == (0, 0, [])
+
+
+async def test_a_first_page_that_never_loads_gets_a_fresh_browser_at_most_twice() -> None:
+    browser = FakeBrowser()
+    bridge = FakeBridge(["", "about:blank"])
+    await first_page.watch(bridge, browser)  # type: ignore[arg-type]
+    assert (browser.starts, browser.stops) == (first_page.RESTARTS, first_page.RESTARTS)
+    assert len(bridge.dropped) == first_page.RESTARTS
+
+
+async def test_a_browser_stopped_meanwhile_is_not_started_by_the_watch() -> None:
+    browser = FakeBrowser()
+    browser.running = False  # browser_close, or a crash: the next call starts it
+    await first_page.watch(FakeBridge([""], connected=False), browser)  # type: ignore[arg-type]
+    assert (browser.starts, browser.stops) == (0, 0)
