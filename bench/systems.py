@@ -156,13 +156,14 @@ def _tools_call(*, envelope: bool) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params}
 
 
-def _mcp_answer(data: bytes) -> float:
+def _mcp_answer(data: bytes) -> None:
+    """Checks a tools/call's answer. MCP's structured content is the value alone (what the text
+    shows), so these rows have no time inside the daemon."""
     answer = json.loads(data)["result"]
     # The result's line; hints (tabpilot.nudges) may follow it in a session.
     text = answer["content"][0]["text"].split("\n")[0]
     if answer.get("isError") or text != "2":
         raise RuntimeError(f"tools/call gave {answer!r}")
-    return float(answer["structuredContent"]["duration_ms"])
 
 
 def _mcp_post(
@@ -192,7 +193,7 @@ def tabpilot_mcp_http(rig: Rig) -> System:
     }
     post = _mcp_post(rig, headers)
 
-    def call() -> float:
+    def call() -> None:
         status, data, _ = post(body)
         if status != 200:
             raise RuntimeError(f"/mcp answered {status}: {data[:300]!r}")
@@ -219,7 +220,7 @@ def tabpilot_mcp_http_session(rig: Rig) -> System:
         headers["Mcp-Session-Id"] = session
         post(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode())
 
-    def call() -> float:
+    def call() -> None:
         status, data, _ = post(body)
         if status != 200:
             raise RuntimeError(f"/mcp answered {status}: {data[:300]!r}")
@@ -286,7 +287,7 @@ def tabpilot_mcp_stdio(rig: Rig) -> System:
         if "result" not in json.loads(state["process"].stdout.readline()):
             raise RuntimeError("tabpilot mcp did not answer server/discover")
 
-    def call() -> float:
+    def call() -> None:
         send(tools_call)
         return _mcp_answer(state["process"].stdout.readline())
 

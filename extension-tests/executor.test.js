@@ -70,6 +70,9 @@ const OK_CASES = [
   ["a return with a regexp and template", "await 0; return `${/a}b/.source}-${'x'}`", {}, "a}b-x", "string"],
   ["a return in try/finally", "try { await 0; return 'try' } finally { globalThis.ran = 1 }", {}, "try", "string"],
   ["an object returned after await", "const t = await Promise.resolve('s'); return {token: t}", {}, { token: "s" }, "object"],
+  // An async form whose value is itself a promise: awaited too, as a sync form's is.
+  ["an async IIFE that awaits", "(async () => { await 1; return 5 })()", {}, 5, "number"],
+  ["a promise returned after await", "await 0; return new Promise((r) => setTimeout(() => r('later'), 5))", {}, "later", "string"],
 ];
 
 for (const [name, script, options, result, resultType] of OK_CASES) {
@@ -139,6 +142,13 @@ for (const script of ["await Promise.resolve(1)", "return await (Promise.resolve
     assert.match(error.message, /await_promise/);
   });
 }
+
+test("an async IIFE whose promise rejects is promise_rejected, as a returned promise is", async () => {
+  const answer = await run("(async () => { await 1; throw new Error('late boom') })()");
+  assert.equal(answer.ok, false);
+  assert.equal(answer.error.code, "promise_rejected");
+  assert.match(answer.error.message, /late boom/);
+});
 
 test("a promise that never settles gives execution_timeout after timeoutMs", async () => {
   const started = Date.now();

@@ -368,10 +368,17 @@
       answer(outcome);
     };
     // Only a native promise is awaited, without the page seeing it (serialize.js, `listen`).
+    const rejected = (reason) => settle(failure(rejectionCode, reason));
     const subscribed = listen(
       value,
-      (result) => settle(record({ ok: true, value: isAsync && kept ? keptValue : result })),
-      (reason) => settle(failure(rejectionCode, reason)),
+      (result) => {
+        // What an async form kept is awaited in turn when it is a native promise itself
+        // (`(async () => {…})()`), as a sync form's returned promise is.
+        const innerRejected = (reason) => settle(failure(callWith ? "execution_error" : "promise_rejected", reason));
+        if (isAsync && kept && listen(keptValue, (inner) => settle(record({ ok: true, value: inner })), innerRejected)) return;
+        settle(record({ ok: true, value: isAsync && kept ? keptValue : result }));
+      },
+      rejected,
     );
     if (!subscribed) return answer(record({ ok: true, value }));
     timer = apply(setTimer, undefined, [

@@ -35,6 +35,7 @@ RESULTS = [
     ("(() => 42)()", 42, "number"),
     ("let total = 0; for (let i = 1; i <= 4; i++) total += i; return total", 10, "number"),
     ("const x = await new Promise(r => setTimeout(() => r(21), 10)); return x * 2", 42, "number"),
+    ("(async () => { await 1; return 5 })()", 5, "number"),
     (
         "const a = {name: 'loop'}; a.self = a; return a",
         {"name": "loop", "self": "[Circular]"},
