@@ -134,10 +134,13 @@ def fail(code: str, message: str = "", stack: str | None = None) -> Reply:
 
 
 async def echo(command: Command) -> Reply:
-    """Default handler: answers a script with itself, a list of tabs with one tab."""
+    """Default handler: answers a script with itself, a list of tabs with one tab, and a function
+    to define with its source, as the extension's syntax check answers one it accepts."""
     listing = command.command == "browser_tabs" and command.params.get("action") == "list"
     if command.command == "list_tabs" or listing:
         return ok([{**TAB, "active": True, "window_id": 1}], "array", tab=None)
+    if command.command == "eval_define_function":
+        return ok({"source": command.params.get("source")}, "object", tab=None)
     return ok(command.params.get("script"), "string")
 
 
