@@ -148,7 +148,9 @@ def table_tool(
             return tool_result(failure_body(new_request_id(), error), tool.text)
         # Hints toward the tool made for the job (nudges.py), in this MCP session only; none for
         # a cut answer's rest (nothing ran).
-        pending = nudges.prepare(mcp_context, tool.name, params) if nudges and params else None
+        pending = None
+        if nudges is not None and params is not None:
+            pending = nudges.prepare(mcp_context, tool.name, params)
         envelope = await backend.run_tool(tool, params, ask)
         answer = tool_result(envelope, tool.text, tool.in_text, tool.image)
         return pending.answer(answer) if pending else answer
@@ -164,8 +166,8 @@ def table_tool(
                 PlainValidator(_as_is),
                 WithJsonSchema(properties[name]),
             ],
-            # None for a required one too: a confirm_token comes alone (the schema still
-            # says it is required, guard.mcp_schema).
+            # None for a required one too: a confirm_token comes alone (the published schema
+            # still says it is required, mcp_schema.input_schema).
             default=None if field.is_required() else field.default,
         )
         for name, field in model.model_fields.items()
