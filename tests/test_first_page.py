@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tabpilot import first_page
-from tabpilot.errors import ExtensionNotConnected
+from tabpilot.errors import ExtensionNotConnected, PilotDisabled
 from tabpilot.protocol import ResultFrame
 
 
@@ -39,6 +39,8 @@ class FakeBridge:
         urls = self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
         if urls == ["refused"]:
             raise ExtensionNotConnected()
+        if urls == ["pilot off"]:
+            raise PilotDisabled()
         tabs: list[dict[str, Any]] = [{"id": i, "url": url} for i, url in enumerate(urls)]
         return ResultFrame(id=request_id, ok=True, result=tabs, result_type="array")
 
@@ -72,4 +74,10 @@ async def test_a_browser_stopped_meanwhile_is_not_started_by_the_watch() -> None
     browser = FakeBrowser()
     browser.running = False  # browser_close, or a crash: the next call starts it
     await first_page.watch(FakeBridge([""], connected=False), browser)  # type: ignore[arg-type]
+    assert (browser.starts, browser.stops) == (0, 0)
+
+
+async def test_with_the_pilot_off_the_tabs_cannot_be_seen_and_the_browser_is_kept() -> None:
+    browser = FakeBrowser()
+    await first_page.watch(FakeBridge(["pilot off"]), browser)  # type: ignore[arg-type]
     assert (browser.starts, browser.stops) == (0, 0)

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from starlette.websockets import WebSocket
 
+from tabpilot import first_page
 from tabpilot.browser import ManagedBrowser
 from tabpilot.config import Settings
 from tabpilot.envelope import dialog_dicts
@@ -261,6 +262,12 @@ class Bridge:
                     waiting.cancel()
             if not done:
                 raise ExtensionNotConnected()
+        if started_browser and self.browser is not None:
+            # Its extension connects before its first page has loaded: the call waits for that
+            # page, and a browser whose first page never loads is replaced (first_page).
+            await first_page.watch(self, self.browser)
+            if self._link is None:
+                return await self._wait_for_link()
         return self._link
 
     def drop_link(self, why: str) -> None:

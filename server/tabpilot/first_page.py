@@ -4,7 +4,8 @@ A fresh Chromium profile whose extension observes requests (``chrome.webRequest`
 browser_network_requests) has been seen, on a loaded 2-core machine, never to load its first
 page: the request never leaves the browser, and a new tab stalls the same way. It happened in
 about 1 start in 20 under heavy load, and never without the extension's request listeners. So
-after each start of the managed browser, the daemon looks for a tab showing a web page; if none
+after each start of the managed browser (the daemon's, and one a call makes after a crash or
+browser_close, which then waits for it), the daemon looks for a tab showing a web page; if none
 does in time, it starts Chromium again with a fresh profile (at most :data:`RESTARTS` times).
 """
 
@@ -14,7 +15,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from tabpilot.errors import TabpilotError
+from tabpilot.errors import PilotDisabled, TabpilotError
 from tabpilot.security import new_request_id
 
 if TYPE_CHECKING:
@@ -59,6 +60,8 @@ async def _loaded(bridge: Bridge, browser: ManagedBrowser) -> bool:
         if bridge.connected:
             try:
                 answer = await bridge.list_tabs(new_request_id())
+            except PilotDisabled:
+                return True  # the tabs cannot be looked at: nothing to judge the browser by
             except TabpilotError:
                 pass
             else:
