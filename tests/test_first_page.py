@@ -28,7 +28,8 @@ class FakeBrowser:
 
 
 class FakeBridge:
-    """An extension whose tabs show `urls` (one list per answer, the last one kept)."""
+    """An extension whose tabs show `urls` (one list per answer, the last one kept). A tab's id is
+    its place in the list, or given as ``"id=url"``."""
 
     def __init__(self, *urls: list[str], connected: bool = True) -> None:
         self.answers = list(urls)
@@ -41,7 +42,10 @@ class FakeBridge:
             raise ExtensionNotConnected()
         if urls == ["pilot off"]:
             raise PilotDisabled()
-        tabs: list[dict[str, Any]] = [{"id": i, "url": url} for i, url in enumerate(urls)]
+        tabs: list[dict[str, Any]] = []
+        for i, url in enumerate(urls):
+            given, named, rest = url.partition("=")
+            tabs.append({"id": int(given), "url": rest} if named else {"id": i, "url": url})
         return ResultFrame(id=request_id, ok=True, result=tabs, result_type="array")
 
     def drop_link(self, why: str) -> None:
@@ -68,6 +72,22 @@ async def test_a_first_page_that_never_loads_gets_a_fresh_browser_at_most_twice(
     await first_page.watch(bridge, browser)  # type: ignore[arg-type]
     assert (browser.starts, browser.stops) == (first_page.RESTARTS, first_page.RESTARTS)
     assert len(bridge.dropped) == first_page.RESTARTS
+
+
+async def test_a_stuck_start_tab_is_not_excused_by_a_tab_a_caller_opened_that_loads() -> None:
+    browser = FakeBrowser()
+    bridge = FakeBridge(["1="], ["1=", "2=http://127.0.0.1:9000/"])
+    await first_page.watch(bridge, browser)  # type: ignore[arg-type]
+    # Replaced once: tab 2 loading never excused tab 1. (The fake's restarted browser lists
+    # both tabs first, so both are its start tabs, and tab 2 shows a page.)
+    assert (browser.starts, browser.stops) == (1, 1)
+
+
+async def test_once_the_start_tab_is_closed_the_other_tabs_are_judged() -> None:
+    browser = FakeBrowser()
+    bridge = FakeBridge(["1="], ["2=http://127.0.0.1:9000/"])
+    await first_page.watch(bridge, browser)  # type: ignore[arg-type]
+    assert (browser.starts, browser.stops) == (0, 0)
 
 
 async def test_a_browser_stopped_meanwhile_is_not_started_by_the_watch() -> None:

@@ -7,7 +7,6 @@ the envelope.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import socket
@@ -22,7 +21,6 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from tabpilot import first_page
 from tabpilot.bridge import Bridge
 from tabpilot.browser import BrowserError, ManagedBrowser, find_chromium
 from tabpilot.calls import CallsSocket
@@ -136,7 +134,7 @@ def create_app(settings: Settings) -> FastAPI:
                 raise
             app.state.browser = browser
             bridge.browser = browser
-        watching = asyncio.create_task(first_page.watch(bridge, browser)) if browser else None
+        watching = bridge.watch_first_page(browser) if browser else None
         try:
             yield
         finally:

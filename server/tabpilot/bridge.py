@@ -97,6 +97,9 @@ class Bridge:
         #: The managed Chromium of `serve --browser`, started again by a call that finds it
         #: stopped (set by the app once it started it).
         self.browser: ManagedBrowser | None = None
+        # The watch over a start of that browser (tabpilot.first_page): calls wait for its
+        # verdict, so none runs in a browser it is about to replace.
+        self._first_page: asyncio.Task[None] | None = None
         #: The functions of eval_define_function: daemon-wide, in memory (tabpilot.functions).
         self.functions = FunctionRegistry()
 
@@ -265,10 +268,20 @@ class Bridge:
         if started_browser and self.browser is not None:
             # Its extension connects before its first page has loaded: the call waits for that
             # page, and a browser whose first page never loads is replaced (first_page).
-            await first_page.watch(self, self.browser)
+            self.watch_first_page(self.browser)
+        watching = self._first_page
+        if watching is not None and not watching.done() and asyncio.current_task() is not watching:
+            await asyncio.shield(watching)
             if self._link is None:
                 return await self._wait_for_link()
         return self._link
+
+    def watch_first_page(self, browser: ManagedBrowser) -> asyncio.Task[None]:
+        """Watch a start of ``browser`` until its first page loads (tabpilot.first_page), once
+        however many callers ask; calls meanwhile wait for the verdict."""
+        if self._first_page is None or self._first_page.done():
+            self._first_page = asyncio.create_task(first_page.watch(self, browser))
+        return self._first_page
 
     def drop_link(self, why: str) -> None:
         """Forget the extension's link at once (its browser was stopped), rather than when its

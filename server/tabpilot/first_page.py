@@ -50,10 +50,16 @@ async def watch(bridge: Bridge, browser: ManagedBrowser) -> None:
 
 
 async def _loaded(bridge: Bridge, browser: ManagedBrowser) -> bool:
-    """Whether a tab shows a web page within FIRST_PAGE_WAIT_S (true too if the browser stopped
-    meanwhile: browser_close, or a crash, is someone else's to handle)."""
+    """Whether the tab Chromium started with shows a web page within FIRST_PAGE_WAIT_S (true too
+    if the browser stopped meanwhile: browser_close, or a crash, is someone else's to handle).
+
+    The tabs of the first list are the start tabs, and they are the ones judged: a tab a caller
+    opened later may load while the start tab stays stuck with no url, and a browser in that
+    state must still be replaced. Only when every start tab is gone are the others judged.
+    """
     loop = asyncio.get_running_loop()
     deadline = loop.time() + FIRST_PAGE_WAIT_S
+    start_ids: set[object] | None = None
     while loop.time() < deadline:
         if not browser.running:
             return True
@@ -65,8 +71,12 @@ async def _loaded(bridge: Bridge, browser: ManagedBrowser) -> bool:
             except TabpilotError:
                 pass
             else:
-                tabs = answer.result if isinstance(answer.result, list) else []
-                urls = (str(tab.get("url") or "") for tab in tabs if isinstance(tab, dict))
+                listed = answer.result if isinstance(answer.result, list) else []
+                tabs = [tab for tab in listed if isinstance(tab, dict)]
+                if start_ids is None and tabs:
+                    start_ids = {tab.get("id") for tab in tabs}
+                judged = [tab for tab in tabs if tab.get("id") in (start_ids or ())] or tabs
+                urls = (str(tab.get("url") or "") for tab in judged)
                 if any(url.startswith(("http:", "https:")) for url in urls):
                     return True
         await asyncio.sleep(POLL_S)
