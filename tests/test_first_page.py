@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from tabpilot import first_page
-from tabpilot.errors import ExtensionNotConnected, PilotDisabled
+from tabpilot.errors import ExtensionNotConnected, PilotDisabled, TabNotScriptable
+from tabpilot.params import PingParams
 from tabpilot.protocol import ResultFrame
 
 
@@ -29,7 +30,8 @@ class FakeBrowser:
 
 class FakeBridge:
     """An extension whose tabs show `urls` (one list per answer, the last one kept). A tab's id is
-    its place in the list, or given as ``"id=url"``."""
+    its place in the list, or given as ``"id=url"``. A url ending in ``#stuck`` is listed, but
+    the tab's content script never answers: a first navigation that never committed."""
 
     def __init__(self, *urls: list[str], connected: bool = True) -> None:
         self.answers = list(urls)
@@ -46,7 +48,14 @@ class FakeBridge:
         for i, url in enumerate(urls):
             given, named, rest = url.partition("=")
             tabs.append({"id": int(given), "url": rest} if named else {"id": i, "url": url})
+        self.listed = tabs
         return ResultFrame(id=request_id, ok=True, result=tabs, result_type="array")
+
+    async def ping(self, params: PingParams, request_id: str) -> ResultFrame:
+        url = next(tab["url"] for tab in self.listed if tab["id"] == params.tab_id)
+        if url.endswith("#stuck"):
+            raise TabNotScriptable(f"Cannot run scripts in tab {params.tab_id} (no url).")
+        return ResultFrame(id=request_id, ok=True, result="pong", result_type="string")
 
     def drop_link(self, why: str) -> None:
         self.dropped.append(why)
@@ -81,6 +90,12 @@ async def test_a_stuck_start_tab_is_not_excused_by_a_tab_a_caller_opened_that_lo
     # Replaced once: tab 2 loading never excused tab 1. (The fake's restarted browser lists
     # both tabs first, so both are its start tabs, and tab 2 shows a page.)
     assert (browser.starts, browser.stops) == (1, 1)
+
+
+async def test_a_start_tab_listing_the_url_it_never_reached_is_stuck() -> None:
+    browser = FakeBrowser()
+    await first_page.watch(FakeBridge(["http://127.0.0.1:7878/#stuck"]), browser)  # type: ignore[arg-type]
+    assert (browser.starts, browser.stops) == (first_page.RESTARTS, first_page.RESTARTS)
 
 
 async def test_once_the_start_tab_is_closed_the_other_tabs_are_judged() -> None:

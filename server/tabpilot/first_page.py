@@ -5,8 +5,9 @@ browser_network_requests) has been seen, on a loaded 2-core machine, never to lo
 page: the request never leaves the browser, and a new tab stalls the same way. It happened in
 about 1 start in 20 under heavy load, and never without the extension's request listeners. So
 after each start of the managed browser (the daemon's, and one a call makes after a crash or
-browser_close, which then waits for it), the daemon looks for a tab showing a web page; if none
-does in time, it starts Chromium again with a fresh profile (at most :data:`RESTARTS` times).
+browser_close, which then waits for it), the daemon looks for a start tab whose web page
+answers; if none does in time, it starts Chromium again with a fresh profile (at most
+:data:`RESTARTS` times).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from tabpilot.errors import PilotDisabled, TabpilotError
+from tabpilot.params import PingParams
 from tabpilot.security import new_request_id
 
 if TYPE_CHECKING:
@@ -30,6 +32,8 @@ FIRST_PAGE_WAIT_S = 15.0
 POLL_S = 0.5
 #: How many times a browser whose first page never loads is started again.
 RESTARTS = 2
+#: The schemes of a web page, where the content script answers.
+WEB = ("http:", "https:")
 
 
 async def watch(bridge: Bridge, browser: ManagedBrowser) -> None:
@@ -50,34 +54,50 @@ async def watch(bridge: Bridge, browser: ManagedBrowser) -> None:
 
 
 async def _loaded(bridge: Bridge, browser: ManagedBrowser) -> bool:
-    """Whether the tab Chromium started with shows a web page within FIRST_PAGE_WAIT_S (true too
-    if the browser stopped meanwhile: browser_close, or a crash, is someone else's to handle).
-
-    The tabs of the first list are the start tabs, and they are the ones judged: a tab a caller
-    opened later may load while the start tab stays stuck with no url, and a browser in that
-    state must still be replaced. Only when every start tab is gone are the others judged.
-    """
+    """Whether a tab Chromium started with shows a web page within FIRST_PAGE_WAIT_S (true too if
+    the browser stopped meanwhile: browser_close, or a crash, is someone else's to handle)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + FIRST_PAGE_WAIT_S
-    start_ids: set[object] | None = None
+    start: set[object] = set()
     while loop.time() < deadline:
         if not browser.running:
             return True
         if bridge.connected:
             try:
-                answer = await bridge.list_tabs(new_request_id())
+                async with asyncio.timeout(max(POLL_S, deadline - loop.time())):
+                    if await _shows_a_page(bridge, start):
+                        return True
             except PilotDisabled:
                 return True  # the tabs cannot be looked at: nothing to judge the browser by
-            except TabpilotError:
+            except (TabpilotError, TimeoutError):
                 pass
-            else:
-                listed = answer.result if isinstance(answer.result, list) else []
-                tabs = [tab for tab in listed if isinstance(tab, dict)]
-                if start_ids is None and tabs:
-                    start_ids = {tab.get("id") for tab in tabs}
-                judged = [tab for tab in tabs if tab.get("id") in (start_ids or ())] or tabs
-                urls = (str(tab.get("url") or "") for tab in judged)
-                if any(url.startswith(("http:", "https:")) for url in urls):
-                    return True
         await asyncio.sleep(POLL_S)
+    return False
+
+
+async def _shows_a_page(bridge: Bridge, start: set[object]) -> bool:
+    """Whether a start tab has a web page whose content script answers.
+
+    The tabs of the first list are the start tabs, and they are the ones judged: a tab a caller
+    opened may load while the start tab stays stuck, and such a browser must still be replaced.
+    Only once every start tab is gone are the others judged. A listed url is not enough: a tab
+    still on its way to its first page lists the url it is going to, and a stuck one may drop it.
+    """
+    answer = await bridge.list_tabs(new_request_id())
+    listed = answer.result if isinstance(answer.result, list) else []
+    tabs = [tab for tab in listed if isinstance(tab, dict)]
+    if not start:
+        start.update(tab.get("id") for tab in tabs)
+    judged = [tab for tab in tabs if tab.get("id") in start] or tabs
+    for tab in judged:
+        tab_id = tab.get("id")
+        if not isinstance(tab_id, int) or not str(tab.get("url") or "").startswith(WEB):
+            continue
+        try:
+            await bridge.ping(PingParams(to="content", tab_id=tab_id), new_request_id())
+        except PilotDisabled:
+            raise
+        except TabpilotError:
+            continue  # not there yet
+        return True
     return False

@@ -40,7 +40,10 @@ def test_commands_that_timed_out_behind_a_busy_page_never_start_later(
         wait_for(lambda: daemon.status()["in_flight"] >= 1, 5, "the busy script to be sent")
         queued = list(pool.map(lambda _: run(daemon, "window.ran += 1", timeout_ms=500), range(10)))
     assert busy.result()[1]["error"]["code"] == "execution_timeout"
-    assert [(s, b["error"]["code"]) for s, b in queued] == [(504, "execution_timeout")] * 10
+    # Each timed out behind it; on a loaded machine one may only arrive once the busy script has
+    # timed out, and is then refused at once as the tab is still busy. Either way it never ran.
+    refused = {(504, "execution_timeout"), (503, "tab_unresponsive")}
+    assert {(s, b["error"]["code"]) for s, b in queued} <= refused, queued
     # Once the page is free, none of the ten has run, nor runs: a retry cannot double them.
     wait_for(lambda: run(daemon, "window.ran")[0] == 200, 10, "the page to be free")
     assert run(daemon, "window.ran")[1]["result"] == 0
@@ -48,8 +51,9 @@ def test_commands_that_timed_out_behind_a_busy_page_never_start_later(
     figures.record(
         "Faults",
         "10 commands queued behind a busy page past their deadline",
-        f"{len(queued)} of {len(queued)} answered 504 execution_timeout; 0 ran once the page "
-        "was free",
+        f"{sum(b['error']['code'] == 'execution_timeout' for _, b in queued)} of {len(queued)} "
+        "answered 504 execution_timeout, the rest 503 tab_unresponsive; 0 ran once the page was "
+        "free",
         figures.REAL_BROWSER,
     )
 
