@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tabpilot import AsyncClient, guard
+from tabpilot import AsyncClient, guard, guard_store
 from tests.mcp_support import TRANSPORTS, call, open_mcp
 from tests.support import Command, Daemon, Reply, connected, ok, run_daemon
 from tests.test_calls import call as socket_call
@@ -148,7 +148,7 @@ async def test_a_model_sees_a_preview_and_gets_the_rest_with_its_token(
         # Small answers are not touched; an expired token says so.
         result, text = await call(client, "execute_javascript", script="small")
         assert text == '{"a": 1}' and "truncated" not in (result.structured_content or {})
-        monkeypatch.setattr(guard.STORE, "keep_s", 0.0)
+        monkeypatch.setattr(guard_store.STORE, "keep_s", 0.0)
         result, _ = await call(client, "execute_javascript", script="keys")
         token = (result.structured_content or {})["confirm_token"]
         assert await error_code(client, "execute_javascript", confirm_token=token) == (
@@ -198,17 +198,3 @@ async def test_programs_get_whole_results_unless_they_ask(daemon: Daemon) -> Non
         async with AsyncClient(daemon.settings.port) as program:
             assert await program.execute("items") == ITEMS
     assert scripts_run(fake.commands) == ["items", "items", "capped", "items", "keys", "items"]
-
-
-def test_the_store_keeps_within_its_bounds() -> None:
-    from tabpilot.protocol import ResultFrame
-
-    store = guard.Store(keep_bytes=1_000)
-    answer = ResultFrame(id="r", ok=True, result="x", result_type="string")
-    first = store.keep("execute_javascript", answer, "a" * 300)
-    second = store.keep("execute_javascript", answer, "b" * 300)  # 1,200 bytes: the first goes
-    assert first and second
-    assert store.keep("execute_javascript", answer, "c" * 600) is None  # larger than it all
-    with pytest.raises(guard.ConfirmTokenExpired):
-        store.take("execute_javascript", first, "r2")
-    assert store.take("execute_javascript", second, "r3").result == "x"
