@@ -34,11 +34,14 @@ async def test_elements_are_one_line_with_their_box(
         daemon: Daemon = request.getfixturevalue("daemon")
     else:
         daemon = request.getfixturevalue("managed")
-    opened = daemon.post_json(
-        "/browser_tabs", {"action": "new", "url": f"{pages}/guard/buttons.html"}
-    )
+    url = f"{pages}/guard/buttons.html"
+    # The first call may start the managed browser: on a busy machine that takes a while.
+    opened = daemon.post_json("/browser_tabs", {"action": "new", "url": url}, timeout=90)
     tab: dict[str, Any] = opened.json()["result"]
     try:
+        # A new tab answers before its page has loaded; navigating waits for the load.
+        loaded = daemon.post_json("/browser_navigate", {"url": url, "tab_id": tab["id"]}).json()
+        assert loaded["success"], loaded
         body = daemon.post_json(
             "/execute_javascript",
             {"script": "document.getElementById('buy')", "tab_id": tab["id"]},
