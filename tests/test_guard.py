@@ -8,13 +8,14 @@ real page is in tests/e2e/test_guard_dom.py.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tabpilot import AsyncClient, guard
+from tabpilot import AsyncClient, Client, ClientError, Preview, guard, guard_store
 from tests.mcp_support import TRANSPORTS, call, open_mcp
 from tests.support import Command, Daemon, Reply, connected, ok, run_daemon
 from tests.test_calls import call as socket_call
@@ -148,7 +149,7 @@ async def test_a_model_sees_a_preview_and_gets_the_rest_with_its_token(
         # Small answers are not touched; an expired token says so.
         result, text = await call(client, "execute_javascript", script="small")
         assert text == '{"a": 1}' and "truncated" not in (result.structured_content or {})
-        monkeypatch.setattr(guard.STORE, "keep_s", 0.0)
+        monkeypatch.setattr(guard_store.STORE, "keep_s", 0.0)
         result, _ = await call(client, "execute_javascript", script="keys")
         token = (result.structured_content or {})["confirm_token"]
         assert await error_code(client, "execute_javascript", confirm_token=token) == (
@@ -200,15 +201,56 @@ async def test_programs_get_whole_results_unless_they_ask(daemon: Daemon) -> Non
     assert scripts_run(fake.commands) == ["items", "items", "capped", "items", "keys", "items"]
 
 
-def test_the_store_keeps_within_its_bounds() -> None:
-    from tabpilot.protocol import ResultFrame
+async def test_the_python_client_opts_in_and_fetches_the_rest(daemon: Daemon) -> None:
+    async with connected(daemon, scripted) as fake:
 
-    store = guard.Store(keep_bytes=1_000)
-    answer = ResultFrame(id="r", ok=True, result="x", result_type="string")
-    first = store.keep("execute_javascript", answer, "a" * 300)
-    second = store.keep("execute_javascript", answer, "b" * 300)  # 1,200 bytes: the first goes
-    assert first and second
-    assert store.keep("execute_javascript", answer, "c" * 600) is None  # larger than it all
-    with pytest.raises(guard.ConfirmTokenExpired):
-        store.take("execute_javascript", first, "r2")
-    assert store.take("execute_javascript", second, "r3").result == "x"
+        def calls() -> list[Any]:
+            with Client(daemon.settings.port, guard=True) as client:
+                cut = client.execute("items")
+                whole = client.rest(cut)
+                with pytest.raises(ClientError) as used:
+                    client.rest(cut)
+                small = client.execute("small")
+                long = client.execute("long")
+                parts = [long]
+                while parts[-1].confirm_token:
+                    parts.append(client.rest(parts[-1]))
+                with pytest.raises(ClientError) as last:
+                    client.rest(parts[-1])
+            with Client(daemon.settings.port, guard=300) as client:
+                capped = client.execute("capped")
+            return [cut, whole, used.value, small, parts, last.value, capped]
+
+        cut, whole, used, small, parts, last, capped = await asyncio.to_thread(calls)
+        async with AsyncClient(daemon.settings.port, guard=500) as program:
+            keys = await program.execute("keys")
+            assert isinstance(keys, Preview)
+            assert await program.rest(keys) == KEYS
+    preview = "Array(500) [{id, name}, {id, name}, {id, name}, …]"
+    assert isinstance(cut, Preview) and cut.confirm_token
+    assert (cut.tool, cut.result, cut.result_type, cut.truncated) == (
+        "execute_javascript",
+        preview,
+        "array",
+        True,
+    )
+    assert (cut.total_length, cut.shown_length) == (len(json.dumps(ITEMS)), len(preview))
+    assert ".slice(0, 20)" in str(cut.advice) and cut.request_id
+    assert whole == ITEMS and used.code == "confirm_token_used" and small == {"a": 1}
+    # 120,000 characters: the preview, then three parts of the text.
+    assert parts[0].shown_length <= 2_000 and parts[0].result.endswith("…")
+    assert [p.result_type for p in parts[1:]] == ["text_part"] * 3
+    assert "".join(p.result for p in parts[1:]) == LONG
+    assert [p.truncated for p in parts[1:]] == [True, True, False]
+    assert last.code == "invalid_request" and "no confirm_token" in last.message
+    assert isinstance(capped, Preview) and capped.result == "Array(412) [{i, s}, {i, s}, {i, s}, …]"
+    assert isinstance(keys, Preview) and keys.shown_length <= 500
+    # The rest never runs the script again.
+    assert scripts_run(fake.commands) == ["items", "small", "long", "capped", "keys"]
+
+
+@pytest.mark.parametrize("limit", ["yes", 5, 2_000_000, 1.5])
+def test_a_client_with_a_bad_guard_is_refused_at_once(limit: Any) -> None:
+    with pytest.raises(ClientError) as refused:
+        Client(1, guard=limit)
+    assert refused.value.code == "invalid_request" and "`guard`" in refused.value.message

@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from typing import Any
+from types import UnionType
+from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
 
 import pytest
 
@@ -62,6 +63,31 @@ def test_each_tool_has_a_method_taking_its_params(name: str) -> None:
         parameters = set(inspect.signature(method).parameters) - {"self"}
         assert parameters == set(tool.params.model_fields), (cls, tool.method)
         assert method.__doc__
+
+
+def _leaves(annotation: Any) -> set[Any]:
+    """The types an annotation accepts, a Literal's values one by one; None left out."""
+    origin = get_origin(annotation)
+    if origin is Literal:
+        return {("literal", value) for value in get_args(annotation)}
+    if origin in (Union, UnionType, Annotated):
+        parts = get_args(annotation)[:1] if origin is Annotated else get_args(annotation)
+        return set().union(*(_leaves(part) for part in parts))
+    return set() if annotation is type(None) else {origin or annotation}
+
+
+@pytest.mark.parametrize("name", TOOLS)
+def test_each_method_takes_what_its_params_model_takes(name: str) -> None:
+    # The method's signature is typed by hand, for a user's IDE: it must take every value the
+    # model takes, require what the model requires, and leave the rest to the model's default.
+    tool = TOOLS[name]
+    method = getattr(Client, tool.method)
+    hints = get_type_hints(method)
+    for field, info in tool.params.model_fields.items():
+        parameter = inspect.signature(method).parameters[field]
+        assert (parameter.default is parameter.empty) == info.is_required(), field
+        assert parameter.default in (parameter.empty, None, info.default), field
+        assert _leaves(info.annotation) <= _leaves(hints[field]), field
 
 
 async def test_every_method_returns_the_result_over_one_socket() -> None:

@@ -10,17 +10,17 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["AsyncClient", "Client", "ClientError", "TabpilotError", "__version__"]
+__all__ = ["AsyncClient", "Client", "ClientError", "Preview", "TabpilotError", "__version__"]
 
 if TYPE_CHECKING:
     from tabpilot.errors import TabpilotError
-    from tabpilot.sdk import AsyncClient, Client, ClientError
+    from tabpilot.sdk import AsyncClient, Client, ClientError, Preview
 
 
 def __getattr__(name: str) -> Any:
     # Imported on first use: the daemon, the CLI and `tabpilot mcp` import this package for
     # __version__ alone, and need not load the client's WebSocket library for it.
-    if name in ("AsyncClient", "Client", "ClientError"):
+    if name in ("AsyncClient", "Client", "ClientError", "Preview"):
         from tabpilot import sdk
 
         return getattr(sdk, name)

@@ -3,39 +3,29 @@
 Every MCP tool answer is guarded; HTTP, ``/ws/calls`` and the clients answer whole results unless
 their body asks with ``"guard": true`` (the tool's default limit) or ``"guard": <characters>``.
 Past the limit (:data:`LIMITS`, in characters of the answer's text as a model reads it), the answer
-carries a preview instead of the result, and the fields ``truncated``, ``total_length``,
-``shown_length``, ``confirm_token`` and ``advice``. The preview of a script's value is a summary
-(:func:`summary`); a page tool's long text or list is cut to what fits.
+carries a preview instead of the result (:mod:`tabpilot.guard_preview`), and the fields
+``truncated``, ``total_length``, ``shown_length``, ``confirm_token`` and ``advice``. The daemon
+keeps the whole answer under the token (:mod:`tabpilot.guard_store`); the same tool called with
+``confirm_token`` alone answers it.
 
-The daemon keeps the whole answer under the token (:class:`Store`: :data:`KEEP_S` seconds, at most
-:data:`KEEP_BYTES` in all, oldest out first). The same tool called with ``confirm_token`` alone
-answers it, without running anything again: whole up to :data:`PAGE_CHARS` characters of text,
-else the next part of its text with a token for the one after.
+This module is what the faces share: how a body (:func:`split`) or an MCP call (:func:`mcp_ask`)
+asks, the call as asked (:func:`run`), and the guard's line in a model's text (:func:`text`).
 """
 
 from __future__ import annotations
 
 import inspect
 import json
-import re
-import secrets
-import time
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import Field, WithJsonSchema
+from pydantic import WithJsonSchema
 
-from tabpilot.envelope import answer_body, result_text
 from tabpilot.errors import InvalidRequest
+from tabpilot.guard_preview import preview
+from tabpilot.guard_store import PART, STORE
 from tabpilot.mcp_schema import TOKEN_SCHEMA
-from tabpilot.page_errors import (
-    ConfirmTokenExpired,
-    ConfirmTokenMismatch,
-    ConfirmTokenUnknown,
-    ConfirmTokenUsed,
-)
 from tabpilot.protocol import ResultFrame
 
 if TYPE_CHECKING:
@@ -57,37 +47,11 @@ DEFAULT_LIMIT = 4_000
 #: The tools whose answers are long often enough to be cut: their MCP input schema names
 #: ``confirm_token`` (every tool takes it: a model is told to send it when an answer was cut).
 LONG = frozenset(LIMITS)
-#: What one confirm_token answers at most: the whole, or a part of this many characters.
-PAGE_CHARS = 50_000
-#: How long the daemon keeps a cut answer, and how much it keeps in all: each kept answer counts
-#: two bytes a character of its text (the text, and the value it was written from).
-KEEP_S = 600.0
-KEEP_BYTES = 32 * 1024 * 1024
 #: The fields a cut answer carries beside its preview.
 FIELDS = ("truncated", "total_length", "shown_length", "confirm_token", "advice")
 #: The body fields the guard reads; "guard" bounds: a caller's own limit in characters.
 KEYS = frozenset({"guard", "confirm_token"})
 MIN_GUARD, MAX_GUARD = 200, 1_000_000
-#: The result_type of a part of a whole answer's text (its result is that text).
-PART = "text_part"
-
-ADVICE: dict[str, str] = {
-    "browser_snapshot": "Scope it: browser_snapshot with `ref` (one element's subtree) or "
-    "`interactive_only`.",
-    "browser_read": "Read less at once: browser_read with `ref` (one element) or a smaller "
-    "`limit`.",
-    "browser_console_messages": 'Narrow it: `level` "error", a smaller `limit`, or `since`.',
-    "browser_network_requests": "Narrow it: `url`, `type` or `status`, or a smaller `limit`.",
-    "browser_tabs": "Pass a tab's id as `tab_id` to the other tools.",
-}
-SCRIPT_ADVICE: dict[str, str] = {
-    "string": "For page text use browser_read (with `ref` for one element); or return a slice.",
-    "array": "Return fewer items (`.slice(0, 20)`) or only the fields you need "
-    "(`.map(x => x.id)`).",
-    "object": "Return only the keys you need (`({a: o.a, b: o.b})`).",
-    "node": "For elements use browser_snapshot; or return the fields you need.",
-}
-GENERIC_ADVICE = "Ask for less: narrow the script or use a specialized tool."
 
 
 @dataclass(frozen=True)
@@ -194,254 +158,6 @@ async def run(
     return preview(tool, answer, ask.limit)
 
 
-class Guarded(ResultFrame):
-    """A previewed answer: ``guard`` holds the fields the envelope adds."""
-
-    guard: dict[str, Any] = Field(default_factory=dict)
-
-
-def preview(tool: Tool, answer: ResultFrame, limit: int) -> ResultFrame:
-    """``answer`` if its text fits in ``limit`` characters, else its preview, the whole kept."""
-    envelope = answer_body(answer.id, answer, time.perf_counter())
-    whole = tool.text(envelope)
-    if len(whole) <= limit:
-        return answer
-    if tool.name == "execute_javascript":
-        result: Any = summary(answer.result, answer.result_type)
-        advice = SCRIPT_ADVICE.get(str(answer.result_type), GENERIC_ADVICE)
-    else:
-        result = answer.result
-        advice = ADVICE.get(tool.name, GENERIC_ADVICE)
-    result = _fit(lambda value: tool.text({**envelope, "result": value}), result, tool, limit)
-    shown = tool.text({**envelope, "result": result})
-    token = STORE.keep(tool.name, answer, whole)
-    fields: dict[str, Any] = {
-        "truncated": True,
-        "total_length": len(whole),
-        "shown_length": len(shown),
-        "confirm_token": token,
-        "advice": advice if token else f"Too large to keep. {advice}",
-    }
-    return guarded(answer, fields, result=result)
-
-
-def _fit(text: Callable[[Any], str], value: Any, tool: Tool, limit: int) -> Any:
-    """``value`` with its bulky part cut (a string's end, a list's tail) until ``text`` fits."""
-    if len(text(value)) <= limit:
-        return value
-    if isinstance(value, (str, list)):
-        return _shorten(text, value, limit)
-    if isinstance(value, dict):
-        for name in (*tool.in_text, *value.keys()):
-            part = value.get(name)
-            if isinstance(part, (str, list)) and len(part) > 0:
-                more = {"more": True} if "more" in value else {}
-                base = {**value, **more}
-                value = {**base, name: _shorten(_with(text, base, name), part, limit)}
-                if len(text(value)) <= limit:
-                    return value
-        return value
-    return _shorten(text, result_text(value, None), limit)
-
-
-def _with(text: Callable[[Any], str], base: dict[str, Any], name: str) -> Callable[[Any], str]:
-    return lambda part: text({**base, name: part})
-
-
-def _shorten(text: Callable[[Any], str], value: Any, limit: int) -> Any:
-    """The longest head of ``value`` (a string or a list) whose text fits; a cut string ends
-    in an ellipsis."""
-
-    def cut(n: int) -> Any:
-        if isinstance(value, str):
-            return value if n >= len(value) else value[:n] + "…"
-        return value[:n]
-
-    low, high = 0, len(value)
-    while low < high:  # the largest n with text(cut(n)) within the limit
-        middle = (low + high + 1) // 2
-        if len(text(cut(middle))) <= limit:
-            low = middle
-        else:
-            high = middle - 1
-    return cut(low)
-
-
-# --- summaries of bulky values -----------------------------------------------------------------
-
-#: Items an array's summary shows, keys an object's, characters a string item's.
-SUMMARY_ITEMS = 3
-BRIEF_KEYS = 6
-BRIEF_CHARS = 60
-
-
-def summary(value: Any, result_type: str | None = None) -> Any:
-    """A bulky value in one line: ``Array(n) [first 3 items…]``, ``Object(n) {key, key…}``.
-
-    A string (a page's text, a DOM node's line) stays a string, cut to fit by the caller."""
-    if isinstance(value, list):
-        items = ", ".join(brief(item) for item in value[:SUMMARY_ITEMS])
-        more = ", …" if len(value) > SUMMARY_ITEMS else ""
-        return f"Array({_length(value)}) [{items}{more}]"
-    if isinstance(value, dict):
-        return f"Object({len(value)}) {{{', '.join(value)}}}"
-    return value
-
-
-#: The serializer's last item of a list past 100 items: `... 312 more items`.
-MORE_ITEMS = re.compile(r"\.\.\. (\d+) more items")
-
-
-def _length(items: list[Any]) -> int:
-    """A list's length in the page, counting the items the serializer left out."""
-    last = items[-1] if items else None
-    found = MORE_ITEMS.fullmatch(last) if isinstance(last, str) else None
-    return len(items) - 1 + int(found[1]) if found else len(items)
-
-
-def brief(value: Any) -> str:
-    """An item of an array's summary: a short scalar as JSON, a container by its shape."""
-    if isinstance(value, list):
-        return f"Array({len(value)})"
-    if isinstance(value, dict):
-        keys = list(value)
-        return "{" + ", ".join(keys[:BRIEF_KEYS]) + (", …" if len(keys) > BRIEF_KEYS else "") + "}"
-    if isinstance(value, str):
-        element = element_line(value)
-        if element is not None:
-            return element
-        return json.dumps(
-            value if len(value) <= BRIEF_CHARS else value[:BRIEF_CHARS] + "…", ensure_ascii=False
-        )
-    return json.dumps(value, ensure_ascii=False)
-
-
-#: An element as the page's serializer writes it: `[BUTTON#buy.btn.primary @ (120,340) 88x32]`.
-ELEMENT = re.compile(
-    r"\[(?P<tag>[A-Za-z][\w:-]*)(?:#(?P<id>[^\s.@\]]+))?(?P<classes>(?:\.[^\s.@\]]+)*)"
-    r"(?P<box> @ \(-?\d+,-?\d+\) \d+x\d+)?\]"
-)
-
-
-def element_line(value: str) -> str | None:
-    """An element in one line, `<button id=#buy class=.btn.primary> @ (120,340) 88x32`, or None
-    for any other string."""
-    found = ELEMENT.fullmatch(value)
-    if found is None:
-        return None
-    attributes = f" id=#{found['id']}" if found["id"] else ""
-    attributes += f" class={found['classes']}" if found["classes"] else ""
-    return f"<{found['tag'].lower()}{attributes}>{found['box'] or ''}"
-
-
-# --- the store of whole answers ----------------------------------------------------------------
-
-
-@dataclass
-class Kept:
-    """A whole answer kept under a token: its frame, its text, and where the next part starts."""
-
-    tool: str
-    answer: ResultFrame
-    text: str
-    start: int
-    until: float
-
-    @property
-    def size(self) -> int:
-        return 2 * len(self.text)
-
-
-class Store:
-    """Whole answers by one-time token, for :data:`KEEP_S` seconds and :data:`KEEP_BYTES` in all."""
-
-    def __init__(self, keep_s: float = KEEP_S, keep_bytes: int = KEEP_BYTES) -> None:
-        self.keep_s = keep_s
-        self.keep_bytes = keep_bytes
-        self._kept: OrderedDict[str, Kept] = OrderedDict()
-        self._size = 0
-        # Tokens that were good once, and why they are no more: "used" or "expired". Bounded.
-        self._gone: OrderedDict[str, str] = OrderedDict()
-
-    def keep(self, tool: str, answer: ResultFrame, text: str, start: int = 0) -> str | None:
-        """Keep ``answer`` (its text ``text``); its token, or None when it is too large to keep."""
-        kept = Kept(tool, answer, text, start, time.monotonic() + self.keep_s)
-        if kept.size > self.keep_bytes:
-            return None
-        self._sweep()
-        while self._kept and self._size + kept.size > self.keep_bytes:
-            self._drop(next(iter(self._kept)), "expired")  # the oldest first
-        token = "ct_" + secrets.token_urlsafe(12)
-        self._kept[token] = kept
-        self._size += kept.size
-        return token
-
-    def take(self, tool: str, token: str, request_id: str) -> ResultFrame:
-        """The answer kept under ``token`` for ``tool``: whole, or its next part; raises."""
-        self._sweep()
-        kept = self._kept.get(token)
-        if kept is not None and kept.until <= time.monotonic():
-            self._drop(token, "expired")
-            kept = None
-        if kept is None:
-            gone = self._gone.get(token)
-            if gone == "used":
-                raise ConfirmTokenUsed()
-            raise ConfirmTokenExpired() if gone else ConfirmTokenUnknown()
-        if kept.tool != tool:
-            raise ConfirmTokenMismatch(
-                f"That confirm_token belongs to {kept.tool}: call {kept.tool} with it (the token "
-                "is still good)."
-            )
-        self._drop(token, "used")
-        end = kept.start + PAGE_CHARS
-        if kept.start == 0 and len(kept.text) <= PAGE_CHARS:
-            return kept.answer.model_copy(update={"id": request_id})
-        part = kept.text[kept.start : end]
-        fields: dict[str, Any] = {
-            "truncated": end < len(kept.text),
-            "total_length": len(kept.text),
-            "shown_length": min(end, len(kept.text)),
-        }
-        if end < len(kept.text):
-            fields["confirm_token"] = self.keep(tool, kept.answer, kept.text, end)
-            fields["advice"] = (
-                f"Characters {kept.start:,} to {end:,} of {len(kept.text):,}; call {tool} with "
-                "the new confirm_token for the next part."
-            )
-        return guarded(kept.answer, fields, id=request_id, result=part, result_type=PART)
-
-    def _drop(self, token: str, why: str) -> None:
-        kept = self._kept.pop(token)
-        self._size -= kept.size
-        self._gone[token] = why
-        while len(self._gone) > GONE_TOKENS:
-            self._gone.popitem(last=False)
-
-    def _sweep(self) -> None:
-        now = time.monotonic()
-        while self._kept:
-            token, kept = next(iter(self._kept.items()))
-            if kept.until > now:
-                return
-            self._drop(token, "expired")
-
-
-#: How many spent tokens the store remembers, to say "used" or "expired" rather than "unknown".
-GONE_TOKENS = 4096
-
-
-def guarded(answer: ResultFrame, fields: dict[str, Any], **changes: Any) -> Guarded:
-    """``answer`` with ``changes`` and the guard's ``fields``; nothing copied or checked again
-    (a large result would cost tens of milliseconds)."""
-    frame = {name: getattr(answer, name) for name in type(answer).model_fields}
-    return Guarded.model_construct(**{**frame, **changes, "guard": fields})
-
-
-#: The daemon's one store.
-STORE = Store()
-
-
 def text(envelope: dict[str, Any], write: Callable[[dict[str, Any]], str]) -> str:
     """A success envelope's text for a model: a part as is, else ``write``; then the guard's
     line."""
@@ -455,23 +171,17 @@ def text(envelope: dict[str, Any], write: Callable[[dict[str, Any]], str]) -> st
 
 
 __all__ = [
-    "ADVICE",
     "DEFAULT_LIMIT",
-    "KEEP_BYTES",
-    "KEEP_S",
+    "FIELDS",
     "LIMITS",
-    "PAGE_CHARS",
-    "STORE",
+    "LONG",
+    "MCP_PARAMETER",
     "WHOLE",
     "Ask",
-    "Guarded",
-    "Store",
     "ask_of",
     "given",
     "mcp_ask",
-    "preview",
     "run",
     "split",
-    "summary",
     "text",
 ]

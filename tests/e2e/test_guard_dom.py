@@ -1,6 +1,7 @@
 """The large-output guard on a real page: an element's line carries its box, read by the page's
-serializer, in the human-like browser and in the managed one; through /mcp, a list of elements
-past the limit is summed up one line each."""
+serializer, in the human-like browser and in the managed one; through /mcp and the Python client
+that opts in, a list of elements past the limit is summed up one line each, and the client fetches
+the whole with its confirm_token."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 import pytest
 
+import tabpilot
 from tests.e2e.conftest import PAGES
 from tests.e2e.harness import Daemon
 from tests.mcp_support import call, open_mcp
@@ -32,11 +34,14 @@ async def test_elements_are_one_line_with_their_box(
         daemon: Daemon = request.getfixturevalue("daemon")
     else:
         daemon = request.getfixturevalue("managed")
-    opened = daemon.post_json(
-        "/browser_tabs", {"action": "new", "url": f"{pages}/guard/buttons.html"}
-    )
+    url = f"{pages}/guard/buttons.html"
+    # The first call may start the managed browser: on a busy machine that takes a while.
+    opened = daemon.post_json("/browser_tabs", {"action": "new", "url": url}, timeout=90)
     tab: dict[str, Any] = opened.json()["result"]
     try:
+        # A new tab answers before its page has loaded; navigating waits for the load.
+        loaded = daemon.post_json("/browser_navigate", {"url": url, "tab_id": tab["id"]}).json()
+        assert loaded["success"], loaded
         body = daemon.post_json(
             "/execute_javascript",
             {"script": "document.getElementById('buy')", "tab_id": tab["id"]},
@@ -50,5 +55,13 @@ async def test_elements_are_one_line_with_their_box(
         assert text.startswith(f"Array(100) [{LINE}, <button> @ (")
         assert sc["result"] == text.split("\n[Shown ")[0]
         assert re.search(r"<button> @ \(\d+,600\) \d+x\d+", text)
+
+        with tabpilot.Client(daemon.port, guard=True) as program:
+            cut = program.execute(script, tab_id=tab["id"])
+            assert isinstance(cut, tabpilot.Preview), cut
+            assert (cut.result, cut.total_length) == (sc["result"], sc["total_length"])
+            assert cut.confirm_token != sc["confirm_token"]
+            whole = program.rest(cut)
+        assert len(whole) == 100 and whole[0] == "[BUTTON#buy.btn.primary @ (120,340) 88x32]"
     finally:
         daemon.post_json("/browser_tabs", {"action": "close", "tab_id": tab["id"]})

@@ -1,0 +1,75 @@
+"""The guard's store (tabpilot/guard_store.py): whole answers kept under one-time tokens, within
+their bounds of time and memory, and the error each spent, old, unknown or other tool's token
+raises."""
+
+from __future__ import annotations
+
+import pytest
+
+from tabpilot.guard_store import PAGE_CHARS, PART, Guarded, Store
+from tabpilot.page_errors import (
+    ConfirmTokenExpired,
+    ConfirmTokenMismatch,
+    ConfirmTokenUnknown,
+    ConfirmTokenUsed,
+)
+from tabpilot.protocol import ResultFrame
+
+ANSWER = ResultFrame(id="r", ok=True, result="x", result_type="string")
+
+
+def test_the_store_keeps_within_its_bounds() -> None:
+    store = Store(keep_bytes=1_000)
+    first = store.keep("execute_javascript", ANSWER, "a" * 300)
+    second = store.keep("execute_javascript", ANSWER, "b" * 300)  # 1,200 bytes: the first goes
+    assert first and second
+    assert store.keep("execute_javascript", ANSWER, "c" * 600) is None  # larger than it all
+    with pytest.raises(ConfirmTokenExpired):
+        store.take("execute_javascript", first, "r2")
+    assert store.take("execute_javascript", second, "r3").result == "x"
+
+
+def test_a_token_answers_once_for_its_own_tool_within_its_time() -> None:
+    store = Store()
+    token = store.keep("execute_javascript", ANSWER, "a" * 10)
+    assert token and token.startswith("ct_")
+    with pytest.raises(ConfirmTokenMismatch, match="belongs to execute_javascript"):
+        store.take("browser_read", token, "r1")
+    whole = store.take("execute_javascript", token, "r2")  # a mismatch leaves it good
+    assert (whole.id, whole.result, whole.result_type) == ("r2", "x", "string")
+    with pytest.raises(ConfirmTokenUsed):
+        store.take("execute_javascript", token, "r3")
+    with pytest.raises(ConfirmTokenUnknown):
+        store.take("execute_javascript", "ct_never", "r4")
+    old = Store(keep_s=0.0).keep("execute_javascript", ANSWER, "a")
+    assert old
+    with pytest.raises(ConfirmTokenUnknown):  # each store knows its own tokens only
+        store.take("execute_javascript", old, "r5")
+
+
+def test_an_expired_token_says_so() -> None:
+    store = Store(keep_s=0.0)
+    token = store.keep("execute_javascript", ANSWER, "a")
+    assert token
+    with pytest.raises(ConfirmTokenExpired):
+        store.take("execute_javascript", token, "r1")
+
+
+def test_a_long_text_comes_in_parts_each_with_the_next_token() -> None:
+    store = Store()
+    text = "".join(f"{i:09d}\n" for i in range(12_000))  # 120,000 characters: three parts
+    token = store.keep("browser_read", ANSWER, text)
+    parts: list[str] = []
+    while token:
+        part = store.take("browser_read", token, "r")
+        assert isinstance(part, Guarded)
+        fields = part.guard
+        assert part.result_type == PART and len(part.result) <= PAGE_CHARS
+        parts.append(part.result)
+        assert (
+            fields["shown_length"] == len("".join(parts)) == min(len(parts) * PAGE_CHARS, 120_000)
+        )
+        assert fields["total_length"] == len(text)
+        assert fields["truncated"] is (len(parts) < 3)
+        token = fields.get("confirm_token")
+    assert "".join(parts) == text and len(parts) == 3
