@@ -3,7 +3,8 @@
 The reference is what ``tools/list`` and the server's instructions say, laid out for a person:
 each tool's description as the model reads it, its parameters with the defaults and bounds the
 params model holds (the lean schema a model reads leaves those out), and the fields of its
-structured content. ``tests/test_tool_reference.py`` keeps the README equal to it.
+structured content (only a script's value has one: every other answer's text is all of it).
+``tests/test_tool_reference.py`` keeps the README equal to it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from readme_block import main
 from tabpilot.mcp_schema import TOOLS_LIST_BUDGET
 from tabpilot.mcp_server import INSTRUCTIONS, build_server
 from tabpilot.tools import TOOLS
+
+#: What a tool without an output schema answers as structured content.
+NONE = "none on success (the text is the whole answer); `error` on a failure"
 
 
 class _NoBackend:
@@ -62,7 +66,8 @@ def _tool(tool: dict[str, Any]) -> str:
             default = "required" if field in required else _default(schema)
             meaning = schema.get("description", "")
             lines.append(f"| `{field}` | {_type(schema)} | {default} | {meaning} |")
-    answers = ", ".join(f"`{key}`" for key in tool.get("outputSchema", {}).get("properties", {}))
+    fields = tool.get("outputSchema", {}).get("properties", {})
+    answers = ", ".join(f"`{key}`" for key in fields) or NONE
     lines += ["", f"Structured content: {answers}."]
     return "\n".join(lines)
 

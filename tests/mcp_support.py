@@ -19,6 +19,8 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult, ImageContent, TextContent
 
+from tabpilot.nudges import PREFIX
+
 TRANSPORTS = ("stdio", "http")
 
 #: A raw streamable-HTTP request to /mcp, for tests that check the route itself, below the SDK:
@@ -75,16 +77,26 @@ async def open_mcp(
 
 def text_of(result: CallToolResult) -> str:
     """The single text block of a tool result (a screenshot's image block follows it), without
-    the hints that may end it (tabpilot.nudges): they must be the structured content's `hints`."""
+    the hints that may end it (:func:`hints_of`)."""
+    return _split(result)[0]
+
+
+def hints_of(result: CallToolResult) -> list[str]:
+    """The hints that end a result's text (tabpilot.nudges): its last lines starting `Tip: `."""
+    return _split(result)[1]
+
+
+def _split(result: CallToolResult) -> tuple[str, list[str]]:
     assert len(result.content) == 1 or all(isinstance(b, ImageContent) for b in result.content[1:])
     block = result.content[0]
     assert isinstance(block, TextContent)
-    hints = (result.structured_content or {}).get("hints")
-    if not hints:
-        return block.text
-    text, *lines = block.text.rsplit("\n", len(hints))
-    assert lines == hints, (block.text, hints)
-    return text
+    lines = block.text.split("\n")
+    hints: list[str] = []
+    while len(lines) > 1 and lines[-1].startswith(PREFIX):
+        hints.insert(0, lines.pop())
+    # Hints live in the text only: a client that forwards the structured content too pays once.
+    assert "hints" not in (result.structured_content or {})
+    return "\n".join(lines), hints
 
 
 async def call(client: Client, tool: str, **arguments: Any) -> tuple[CallToolResult, str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -138,13 +139,23 @@ async def test_a_model_sees_a_preview_and_gets_the_rest_with_its_token(
         assert "".join(parts) == LONG and len(parts) == 3 and sc["truncated"] is False
         assert scripts_run(fake.commands) == ["items", "keys", "nodes", "long"]
 
-        # A page tool past its own limit: its text cut, the structured content without it.
+        # A page tool past its own limit: its text cut, the guard's fields in its last line (its
+        # text is its whole answer: no structured content).
         result, text = await call(client, "browser_snapshot")
-        sc = result.structured_content
-        assert sc is not None and sc["truncated"] is True
-        assert sc["shown_length"] <= guard.LIMITS["browser_snapshot"] < sc["total_length"]
-        assert "snapshot" not in sc["result"] and "`ref`" in sc["advice"]
+        assert result.structured_content is None and not result.is_error
+        found = re.search(
+            r"\n\[Shown ([\d,]+) of ([\d,]+) characters\. The rest: the same tool "
+            r'with only confirm_token="(ct_[\w-]+)"\. (.*)\]$',
+            text,
+        )
+        assert found, text[-300:]
+        shown, total = (int(found[n].replace(",", "")) for n in (1, 2))
+        assert shown <= guard.LIMITS["browser_snapshot"] < total and "`ref`" in found[4]
         assert text.startswith('Page "') and "…\n[Shown " in text
+        rest, whole = await call(client, "browser_snapshot", confirm_token=found[3])
+        # The first part of its whole text, the rest of it past 50,000 characters.
+        assert not rest.is_error and whole.startswith('Page "')
+        assert len(whole.split("\n[Shown ")[0]) == min(total, guard.PAGE_CHARS)
 
         # Small answers are not touched; an expired token says so.
         result, text = await call(client, "execute_javascript", script="small")

@@ -76,15 +76,15 @@ def test_the_header_states_the_counts_and_what_comes_next() -> None:
         )
     )
     assert text == (
-        "1 of 1000 console messages at level info or above on page 1 "
-        "(1000 in all; 500 evicted; log cleared (1000 entries)). Newer: since=1500\n"
+        "the newest 1 of 1000 messages at info+ on page 1 "
+        "(1000 in all; 500 evicted; log cleared (1000 entries)); newer: since=1500\n"
         "#1500 info: last one (app.js:3)"
     )
 
 
 def test_an_empty_log_says_so() -> None:
     assert console_text(envelope([])) == (
-        "0 of 0 console messages at level info or above on page 1 (0 in all). Newer: since=0"
+        "0 messages at info+ on page 1 (0 in all); newer: since=0"
     )
 
 
@@ -93,7 +93,7 @@ def test_a_full_ring_answers_under_4000_characters_leaving_out_the_oldest() -> N
     text = console_text(envelope(messages))
     assert len(text) < 4000
     lines = text.split("\n")
-    assert "the oldest" in lines[0] and "left out here, for length" in lines[0]
+    assert "the oldest" in lines[0] and "left out for length" in lines[0]
     assert lines[-1].startswith("#1000 info: message 1000 ")
     assert len(lines[-1]) <= LINE_CHARS + len("#1000 info: ")
     assert sum(len(line) + 1 for line in lines[1:]) <= TEXT_BUDGET

@@ -18,12 +18,15 @@ from typing import Any
 import httpx
 import pytest
 
+from tabpilot import guard
 from tabpilot.cli import build_parser, cmd_mcp
 from tabpilot.config import DEFAULT_PORT
 from tabpilot.mcp_http import MCP_PATH
 from tabpilot.mcp_schema import TOOLS_LIST_BUDGET
-from tabpilot.mcp_server import tool_result
+from tabpilot.mcp_server import VALUE_TOOLS, tool_result
+from tabpilot.page_params import NavigateParams
 from tabpilot.params import ExecuteParams
+from tabpilot.tool_text import navigate_text
 from tabpilot.tools import TOOLS
 from tests.e2e.harness import free_port, spawn_daemon
 from tests.mcp_support import TRANSPORTS, call, open_mcp
@@ -90,9 +93,18 @@ async def test_tools_are_listed_with_lean_schemas(transport: str) -> None:
     for words in ("user's real tab", "`return`", "(el) => el.value", "E.g."):
         assert words in description
     assert execute.annotations is None  # the defaults: it may change the page
-    for tool in tools.values():
-        assert tool.output_schema is not None
-        assert {"success", "result", "error"} <= set(tool.output_schema["properties"])
+    # Only a script's value comes as structured content; every other answer's text is all of it.
+    for name, tool in tools.items():
+        if name in VALUE_TOOLS:
+            assert tool.output_schema is not None
+            assert set(tool.output_schema["properties"]) == {"result", "error", *guard.FIELDS}
+        else:
+            assert tool.output_schema is None, name
+    # Each description gives an example call and its answer, and says where the guard cuts.
+    for name, tool in tools.items():
+        assert "E.g. {" in (tool.description or ""), name
+        if name in guard.LIMITS:
+            assert f"Past {guard.LIMITS[name]:,} characters" in (tool.description or ""), name
     assert tools["pilot_status"].annotations and tools["pilot_status"].annotations.read_only_hint
 
 
@@ -106,10 +118,9 @@ async def test_results_are_written_for_a_model(transport: str) -> None:
                 assert shown == text, script
                 assert result.is_error is False, script
                 # The model pays once: the structured content is the value the text shows, no
-                # more (programs get the whole envelope over HTTP).
-                structured = dict(result.structured_content or {})
-                structured.pop("hints", None)  # the session's first script gets a tip
-                assert structured == {"success": True, "result": expected}, script
+                # more (programs get the whole envelope over HTTP); undefined has none.
+                given = {} if script == "undefined" else {"result": expected}
+                assert result.structured_content == given, script
 
 
 @both
@@ -148,13 +159,11 @@ async def test_browser_tabs_and_pilot_status(transport: str) -> None:
             tabs, tabs_text = await call(client, "browser_tabs")
             status, status_text = await call(client, "pilot_status")
     assert tabs_text == f"{TAB['id']} (active): {TAB['title']} {TAB['url']}"
-    assert tabs.structured_content and tabs.structured_content["result"][0]["id"] == TAB["id"]
     assert "Extension: connected" in status_text
     assert "AI Web Pilot: ON" in status_text
     assert status.is_error is False
-    assert (
-        status.structured_content and status.structured_content["result"]["extension"]["connected"]
-    )
+    # Their text is the whole answer: nothing more as structured content.
+    assert tabs.structured_content is None and status.structured_content is None
 
 
 @both
@@ -174,10 +183,12 @@ async def _failure(transport: str, port: int, **arguments: Any) -> tuple[str, di
     async with open_mcp(transport, port) as client:
         result, text = await call(client, "execute_javascript", **arguments)
     assert result.is_error is True
-    envelope = result.structured_content
-    assert envelope is not None and envelope["success"] is False
-    assert text == f"Error: {envelope['error']['message']}"
-    return text, envelope["error"]
+    # The message is the text; the structured content has the code and what the text leaves out.
+    assert text.startswith("Error: ") and result.structured_content is not None
+    assert set(result.structured_content) == {"error"}
+    error = result.structured_content["error"]
+    assert "message" not in error and "success" not in result.structured_content
+    return text, error
 
 
 @both
@@ -216,7 +227,7 @@ async def test_script_errors_keep_their_message_and_stack(transport: str) -> Non
         async with connected(daemon, scripted):
             text, error = await _failure(transport, daemon.settings.port, script="throw")
     assert text == "Error: boom"
-    assert (error["code"], error["message"]) == ("execution_error", "boom")
+    assert error["code"] == "execution_error"
     assert "<script>:1:7" in error["stack"]
 
 
@@ -267,9 +278,8 @@ async def test_a_daemon_that_dies_mid_call_still_answers_over_stdio() -> None:
                 result = await pending
     assert result.is_error is True
     assert result.structured_content is not None
-    error = result.structured_content["error"]
-    assert error["code"] == "daemon_unreachable"
-    assert "may have run" in error["message"]
+    assert result.structured_content["error"]["code"] == "daemon_unreachable"
+    assert "may have run" in result.content[0].text  # type: ignore[union-attr]
 
 
 async def test_a_daemon_that_dies_mid_call_fails_the_http_client_at_once() -> None:
@@ -383,7 +393,7 @@ def test_the_daemon_loads_the_mcp_sdk_only_when_mcp_is_first_called() -> None:
 
 
 def test_a_snapshot_reaches_the_model_once() -> None:
-    # The outline is the text; the structured content keeps the rest of the envelope.
+    # The outline is the text, and the text is the whole answer: no structured content.
     tool = TOOLS["browser_snapshot"]
     envelope = {
         "success": True,
@@ -398,8 +408,48 @@ def test_a_snapshot_reaches_the_model_once() -> None:
         "tab": {"id": 1, "url": "https://example.com/", "title": "Example"},
         "duration_ms": 1.0,
     }
-    answer = tool_result(envelope, tool.text, tool.in_text)
-    assert answer.content[0].text.endswith('- button "Go" [ref=e1]')  # type: ignore[union-attr]
-    assert answer.structured_content is not None
-    assert answer.structured_content["result"] == {"refs": 1, "chars": 22, "truncated": 0}
+    answer = tool_result(envelope, tool.text)
+    assert answer.content[0].text == (  # type: ignore[union-attr]
+        'Page "Example" https://example.com/, 1 ref\n- button "Go" [ref=e1]'
+    )
+    assert answer.structured_content is None
     assert envelope["result"]["snapshot"]  # the caller's envelope is left whole
+
+
+def test_a_cut_value_carries_the_guard_fields_in_the_text_and_the_structured_content() -> None:
+    envelope = {
+        "success": True,
+        "result": "Array(500) [1, 2, 3, …]",
+        "result_type": "array",
+        "truncated": True,
+        "total_length": 2_500,
+        "shown_length": 23,
+        "confirm_token": "ct_x",
+        "advice": "Return fewer items.",
+    }
+    answer = tool_result(envelope, TOOLS["execute_javascript"].text, value=True)
+    assert answer.content[0].text == (  # type: ignore[union-attr]
+        "Array(500) [1, 2, 3, …]\n[Shown 23 of 2,500 characters. The rest: the same tool with "
+        'only confirm_token="ct_x". Return fewer items.]'
+    )
+    assert answer.structured_content == {key: envelope[key] for key in ("result", *guard.FIELDS)}
+
+
+@pytest.mark.parametrize(
+    ("asked", "url", "status", "text"),
+    [
+        ("https://a.test", "https://a.test/", 200, 'Loaded "A"'),
+        ("HTTPS://A.test:443/x?q#f", "https://a.test/x?q#f", 200, 'Loaded "A"'),
+        ("https://a.test/", "https://a.test/", 203, 'Loaded "A" (HTTP 203)'),
+        ("https://a.test/", "https://b.test/", 200, 'Navigated to https://b.test/ (HTTP 200): "A"'),
+        (None, "https://a.test/", 200, 'Navigated to https://a.test/ (HTTP 200): "A"'),
+    ],
+)
+def test_navigate_names_the_url_only_when_it_is_not_the_one_asked_for(
+    asked: str | None, url: str, status: int, text: str
+) -> None:
+    envelope = {"success": True, "result": {"url": url, "title": "A", "status": status}}
+    params = NavigateParams(url=asked) if asked else NavigateParams(action="back")
+    assert navigate_text(envelope, params=params) == text
+    # The CLI's answer (no params) always names it.
+    assert navigate_text(envelope).startswith(f"Navigated to {url} (HTTP {status})")

@@ -31,7 +31,7 @@ from tabpilot.nudges import (
 )
 from tabpilot.params import ExecuteParams
 from tabpilot.tools import TOOLS
-from tests.mcp_support import open_mcp, text_of
+from tests.mcp_support import hints_of, open_mcp, text_of
 from tests.support import Command, Reply, connected, echo, fail, run_daemon
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
@@ -192,13 +192,23 @@ def _calls(hint: str) -> list[tuple[str, dict[str, Any]]]:
 
 
 def test_every_call_a_hint_shows_takes_those_arguments() -> None:
-    hints = [*FIRST_USE, *(redo.hint for redo in REDOS)]
+    hints = [FIRST_USE, *(redo.hint for redo in REDOS)]
     shown = [call for hint in hints for call in _calls(hint)]
-    assert len(shown) >= 15
+    assert len(shown) >= 13
     for tool, arguments in shown:
         TOOLS[tool].params.model_validate(arguments)  # a wrong name or field would raise
     assert all(hint.startswith("Tip: ") for hint in [*hints, repeat(3)])
     assert all("\n" not in hint for hint in [*hints, repeat(3)])
+    # Each is one short line: the model pays for it in its context.
+    assert len(FIRST_USE) <= 170
+    assert all(len(hint) <= 100 for hint in [*hints[1:], repeat(3)])
+    assert {
+        "browser_snapshot",
+        "browser_act",
+        "browser_read",
+        "browser_console_messages",
+        "browser_network_requests",
+    } == nudges.FIRST_USE_TOOLS
 
 
 # The rules of a session.
@@ -206,7 +216,7 @@ def test_every_call_a_hint_shows_takes_those_arguments() -> None:
 
 def test_each_hint_comes_as_often_as_the_rules_say() -> None:
     session = Nudges()
-    assert session.hints("s", "1 + 1") == list(FIRST_USE)
+    assert session.hints("s", "1 + 1") == [FIRST_USE]
     assert session.hints("s", "2 + 2") == []
     assert session.hints("s", "document.body.innerText") == [READ]
     assert session.hints("s", "document.body.innerText") == []  # once per tool
@@ -217,7 +227,17 @@ def test_each_hint_comes_as_often_as_the_rules_say() -> None:
     assert session.hints("s", OTHER) == []
     assert session.hints("s", OTHER + " ") == [repeat(3)]  # another family, its own hint
     # Another session starts afresh.
-    assert session.hints("t", FAMILY[0]) == list(FIRST_USE)
+    assert session.hints("t", FAMILY[0]) == [FIRST_USE]
+
+
+def test_the_first_use_tip_does_not_name_a_tool_twice_in_one_answer() -> None:
+    session = Nudges()
+    # The tip names browser_read already; a later redo still names it.
+    assert session.hints("s", "document.body.innerText") == [FIRST_USE]
+    assert session.hints("s", "document.body.innerText") == [READ]
+    # browser_tabs is not in the tip: its redo hint comes with it.
+    tabs = next(r.hint for r in REDOS if r.tool == "browser_tabs")
+    assert Nudges().hints("s", "document.title") == [FIRST_USE, tabs]
 
 
 def test_short_scripts_never_get_the_repeat_hint() -> None:
@@ -254,20 +274,31 @@ def test_the_sessions_remembered_are_bounded() -> None:
         session.hints(key, "1")
     assert session.hints("a", "1") == []
     assert session.hints("c", "1") == []
-    assert session.hints("b", "1") == list(FIRST_USE)
+    assert session.hints("b", "1") == [FIRST_USE]
 
 
 def _answer(text: str = "2", is_error: bool = False) -> CallToolResult:
+    structured = {"error": {"code": "execution_error"}} if is_error else {"result": text}
     return CallToolResult(
         content=[TextContent(type="text", text=text)],
-        structured_content={"success": not is_error, "result": text},
+        structured_content=structured,
         is_error=is_error,
     )
 
 
-def _context(headers: dict[str, str] | None) -> Any:
+def _context(headers: dict[str, str] | None, client: str | None = None) -> Any:
+    """A request's context: over stdio (no headers), or over HTTP with ``headers``, its client
+    program named ``client`` in its clientInfo (as the 2026-07-28 revision's requests do)."""
     request = None if headers is None else SimpleNamespace(headers=headers)
-    return SimpleNamespace(request_context=SimpleNamespace(request=request))
+    info = None if client is None else SimpleNamespace(client_info=SimpleNamespace(name=client))
+    return SimpleNamespace(
+        request_context=SimpleNamespace(request=request),
+        session=SimpleNamespace(client_params=info),
+    )
+
+
+def _text(result: CallToolResult) -> str:
+    return result.content[0].text  # type: ignore[union-attr]
 
 
 STDIO = _context(None)
@@ -281,13 +312,14 @@ def answered(
     return pending.answer(answer) if pending else answer
 
 
-def test_an_answer_gets_its_hints_in_the_text_and_the_structured_content() -> None:
+def test_an_answer_gets_its_hints_in_the_text_only() -> None:
     session = Nudges()
     hinted = answered(session, STDIO, _answer("tabpilot"), "document.title")
-    hints = [*FIRST_USE, next(r.hint for r in REDOS if r.tool == "browser_tabs")]
-    assert hinted.structured_content == {"success": True, "result": "tabpilot", "hints": hints}
-    assert hinted.content[0].text == "\n".join(["tabpilot", *hints])  # type: ignore[union-attr]
-    assert text_of(hinted) == "tabpilot"
+    hints = [FIRST_USE, next(r.hint for r in REDOS if r.tool == "browser_tabs")]
+    assert _text(hinted) == "\n".join(["tabpilot", *hints])
+    # A client that hands the model the structured content too does not pay for them twice.
+    assert hinted.structured_content == {"result": "tabpilot"}
+    assert (text_of(hinted), hints_of(hinted)) == ("tabpilot", hints)
     assert answered(session, STDIO, _answer("tabpilot"), "document.title") == _answer("tabpilot")
 
 
@@ -298,11 +330,7 @@ async def test_the_script_is_looked_at_while_it_runs() -> None:
     assert pending is not None and pending._script is None
     await asyncio.sleep(0)
     assert pending._script is not None and pending._script.sketch == sketch(FAMILY[0])
-    assert pending.answer(_answer()).structured_content == {
-        "success": True,
-        "result": "2",
-        "hints": list(FIRST_USE),
-    }
+    assert _text(pending.answer(_answer())) == f"2\n{FIRST_USE}"
 
 
 @pytest.mark.parametrize(
@@ -310,27 +338,36 @@ async def test_the_script_is_looked_at_while_it_runs() -> None:
     [
         (SCRIPT, STDIO, _answer("Error: boom", is_error=True)),
         ("browser_read", STDIO, _answer()),
-        (SCRIPT, _context({}), _answer()),  # HTTP without a session
         (SCRIPT, Context(), _answer()),  # outside of a request
     ],
 )
-def test_no_hints_for_a_failure_another_tool_or_no_session(
+def test_no_hints_for_a_failure_another_tool_or_outside_of_a_request(
     tool: str, context: Any, answer: CallToolResult
 ) -> None:
     session = Nudges()
     assert answered(session, context, answer, tool=tool) is answer
     # Nothing was counted: the first hinted answer still gets the first-use tip.
-    hinted = answered(session, STDIO, _answer())
-    assert hinted.structured_content and hinted.structured_content["hints"] == list(FIRST_USE)
+    assert hints_of(answered(session, STDIO, _answer())) == [FIRST_USE]
 
 
 def test_http_sessions_are_told_apart_by_their_id() -> None:
     session = Nudges()
     for key in ("one", "two"):
         context = _context({"mcp-session-id": key})
-        hinted = answered(session, context, _answer())
-        assert hinted.structured_content and hinted.structured_content["hints"] == list(FIRST_USE)
+        assert hints_of(answered(session, context, _answer())) == [FIRST_USE]
         assert answered(session, context, _answer()) == _answer()
+
+
+def test_requests_without_a_session_are_told_apart_by_their_client_program() -> None:
+    # The 2026-07-28 revision: no session; the client names itself in each request's _meta.
+    session = Nudges()
+    for client in ("agent-one", "agent-two", None):  # None: a request that names none
+        context = _context({}, client)
+        assert hints_of(answered(session, context, _answer())) == [FIRST_USE]
+        assert answered(session, context, _answer()) == _answer()
+        # Its own key, apart from any session's and stdio's.
+        assert nudges.session_key(context) == nudges.STATELESS + (client or "")
+    assert hints_of(answered(session, STDIO, _answer())) == [FIRST_USE]
 
 
 # Through the SDK's client: `tabpilot mcp` (stdio), and /mcp in a session.
@@ -346,9 +383,9 @@ async def _hints(client: Any, script: str) -> list[str]:
     """Run ``script``; its hints, checked to end the text the model reads."""
     result = await client.call_tool("execute_javascript", {"script": script})
     assert isinstance(result, CallToolResult) and result.is_error is False
-    hints: list[str] = (result.structured_content or {}).get("hints", [])
     assert text_of(result) == script  # the fake extension's echo, then each hint on its line
-    return hints
+    assert result.structured_content == {"result": script}  # no hints there
+    return hints_of(result)
 
 
 @pytest.mark.parametrize(("transport", "mode"), [("stdio", "auto"), ("http", "legacy")])
@@ -358,27 +395,30 @@ async def test_hints_in_an_mcp_session(transport: str, mode: str) -> None:
             port = daemon.settings.port
             async with open_mcp(transport, port, mode=mode) as client:
                 failed = await client.call_tool("execute_javascript", {"script": "throw"})
-                assert failed.is_error and "hints" not in (failed.structured_content or {})
-                assert await _hints(client, "1 + 1") == list(FIRST_USE)
+                assert failed.is_error and hints_of(failed) == []
+                assert await _hints(client, "1 + 1") == [FIRST_USE]
                 assert await _hints(client, "document.body.innerText") == [READ]
                 assert await _hints(client, "document.body.innerText") == []
                 assert [await _hints(client, script) for script in FAMILY] == [[], [], [repeat(3)]]
                 assert await _hints(client, FAMILY[1]) == []
                 assert await _hints(client, OTHER) == []
                 tabs = await client.call_tool("browser_tabs", {})
-                assert "hints" not in (tabs.structured_content or {})
+                assert hints_of(tabs) == [] and tabs.structured_content is None
             if transport == "http":  # over stdio a new session is a new process: seconds more
                 async with open_mcp(transport, port, mode=mode) as client:
-                    assert await _hints(client, "1 + 1") == list(FIRST_USE)  # a new session
+                    assert await _hints(client, "1 + 1") == [FIRST_USE]  # a new session
 
 
-async def test_no_hints_without_a_session_nor_for_programs() -> None:
+async def test_hints_without_a_session_by_client_program_and_none_for_programs() -> None:
     with run_daemon() as daemon:
         async with connected(daemon):
-            # The 2026-07-28 revision over HTTP: each request on its own, nothing to remember.
+            # The 2026-07-28 revision over HTTP: each request on its own; the hints are kept for
+            # the client program each names, so each comes as often as in a session.
             async with open_mcp("http", daemon.settings.port) as client:
-                for script in ("1 + 1", "document.body.innerText", *FAMILY):
-                    assert await _hints(client, script) == []
+                assert await _hints(client, "1 + 1") == [FIRST_USE]
+                assert await _hints(client, "document.body.innerText") == [READ]
+                assert await _hints(client, "document.body.innerText") == []
+                assert [await _hints(client, script) for script in FAMILY] == [[], [], [repeat(3)]]
             async with daemon.client() as http:
                 for script in ("1 + 1", "document.body.innerText", *FAMILY):
                     body = (await http.post("/execute_javascript", json={"script": script})).json()

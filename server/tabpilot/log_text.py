@@ -67,22 +67,25 @@ def entry_lines(
     return lines, left_out
 
 
-def _counts(result: dict[str, Any], noun: str, left_out: int) -> str:
+def _counts(result: dict[str, Any], noun: tuple[str, str], left_out: int) -> str:
+    """`1 message at error+ on page 4 (15 in all); newer: since=15`: what matched (the newest
+    shown, when not all), where, how many the log holds, and the cursor for what is new."""
     shown = int(result.get("shown") or 0) - left_out
     matched = int(result.get("matched") or 0)
     scope = "every page" if result.get("all_pages") else _page(result)
-    text = f"{shown} of {matched} {noun} on {scope}"
+    count = f"{matched}" if shown == matched else f"the newest {shown} of {matched}"
+    text = f"{count} {noun[0] if matched == 1 else noun[1]} on {scope}"
     extras = [f"{result.get('total', 0)} in all"]
     if result.get("evicted"):
         extras.append(f"{result['evicted']} evicted")
     if result.get("hidden"):
-        extras.append(f"{result['hidden']} static hidden (include_static=true shows them)")
+        extras.append(f"{result['hidden']} static hidden: include_static=true")
     if result.get("cleared") is not None:
         extras.append(f"log cleared ({result['cleared']} entries)")
     text += f" ({'; '.join(extras)})"
     if left_out:
-        text += f"; the oldest {left_out} shown left out here, for length"
-    return text + f". Newer: since={result.get('last_seq', 0)}"
+        text += f"; the oldest {left_out} left out for length"
+    return text + f"; newer: since={result.get('last_seq', 0)}"
 
 
 def console_line(entry: dict[str, Any]) -> str:
@@ -98,8 +101,7 @@ def console_text(envelope: dict[str, Any]) -> str:
     messages = result.get("messages") or []
     lines, left_out = entry_lines(result, messages, console_line)
     level = result.get("level", "info")
-    noun = "message" if result.get("matched") == 1 else "messages"
-    header = _counts(result, f"console {noun} at level {level} or above", left_out)
+    header = _counts(result, (f"message at {level}+", f"messages at {level}+"), left_out)
     return "\n".join([header, *lines])
 
 
@@ -149,8 +151,7 @@ def network_text(envelope: dict[str, Any]) -> str:
         return f"{head}\nBody ({body.get('source')}, {size} characters{cut}):\n{body['text']}"
     requests = result.get("requests") or []
     lines, left_out = entry_lines(result, requests, request_line)
-    noun = "request" if result.get("matched") == 1 else "requests"
-    header = _counts(result, noun, left_out)
+    header = _counts(result, ("request", "requests"), left_out)
     if requests:
-        header += "; a request's body: include_body=<#>"
+        header += "; a body: include_body=<#>"
     return "\n".join([header, *lines])

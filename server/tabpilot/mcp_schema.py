@@ -9,7 +9,9 @@ is how one says "none") and the descriptions of the fields every tool shares (``
 ``timeout_ms``: the server's instructions say them once) or whose name says it all (``limit``,
 ``clear``…) are left out.
 
-Every tool answers the same shape of structured content (:func:`output_schema`).
+Only the tools whose answer is a script's value declare an output schema (:func:`output_schema`):
+every other tool's text is its whole answer, and it has no structured content
+(:mod:`tabpilot.mcp_server`).
 """
 
 from __future__ import annotations
@@ -25,14 +27,14 @@ __all__ = ["TOKEN_SCHEMA", "TOOLS_LIST_BUDGET", "input_schema", "output_schema"]
 TOOLS_LIST_BUDGET = 10_000
 
 
-def output_schema(*extra: str) -> dict[str, Any]:
-    """The structured content of a tool's answer: ``success``, then ``result`` (the value as the
-    text shows it) or ``error`` (``{code, message}``, with ``isError``); and the ``extra`` fields
-    the tool's answers may carry (the guard's, when it cut; ``hints``). Named only: the
-    descriptions and the server's instructions say what each holds."""
+def output_schema(*cut: str) -> dict[str, Any]:
+    """The structured content of a script's answer: ``result``, the value as JSON (left out for
+    ``undefined``); the guard's fields ``cut`` when it cut the value to a preview; or, with
+    ``isError``, ``error`` (its ``code``, and what its message leaves out). Named only, none
+    required: the descriptions and the server's instructions say what each holds."""
     return {
         "type": "object",
-        "properties": {name: {} for name in ("success", "result", "error", *extra)},
+        "properties": {name: {} for name in ("result", *cut, "error")},
     }
 
 

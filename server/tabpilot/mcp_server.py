@@ -7,9 +7,15 @@
   Host, Origin and token guard as every other route.
 
 Both hand the same :class:`Backend` to :func:`build_server`, so there is one definition of each
-tool. Every call answers a ``CallToolResult``: text written for a model (``42``, ``hello world``,
-``{"foo": "bar"}``, or ``Error: <what to do next>`` with ``isError``), and the full envelope as
-structured content, described by the output schema (:class:`tabpilot.envelope.Envelope`).
+tool. Every call answers a ``CallToolResult`` whose text is written for a model: ``42``,
+``Loaded "Example Domain"``, a snapshot, or ``Error: <what to do next>`` with ``isError``.
+
+The model pays once (:func:`tool_result`): a client may hand the model the structured content
+beside the text, so it carries only what the text cannot. A script's value
+(:data:`VALUE_TOOLS`) is the one thing a text shows less well than JSON: those tools declare an
+output schema, and their structured content is the value (and the guard's fields when it was
+cut). Every other tool's text is its whole answer: no output schema, no structured content. A
+failure's structured content is its error's code and the fields its message leaves out (a stack).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import inspect
 import logging
 import os
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Annotated, Any, Protocol
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -31,7 +38,7 @@ from tabpilot.bridge import Bridge
 from tabpilot.envelope import envelope_of, failure_body, success_body
 from tabpilot.errors import InvalidRequest
 from tabpilot.mcp_schema import input_schema, output_schema
-from tabpilot.nudges import SCRIPT_TOOL, Nudges
+from tabpilot.nudges import Nudges
 from tabpilot.params import Params, invalid_reasons
 from tabpilot.security import new_request_id
 from tabpilot.tool_text import dialogs_note
@@ -45,10 +52,13 @@ INSTRUCTIONS = """\
 tabpilot drives the user's real Chrome through its extension, only while the user's AI Web Pilot
 switch is on. See a page with browser_snapshot (refs such as e12), act by ref with browser_act,
 read it with browser_read; execute_javascript does anything else. The tools act in the active tab
-unless given `tab_id` (browser_tabs lists them); `timeout_ms` bounds a call. A failure is isError
-with `Error: <what to do next>`. A long answer is cut to a preview (`truncated`, `total_length`,
-`shown_length`, `advice`): the same tool with only its `confirm_token` answers the rest. Lines
-starting `Tip:` point to a better tool. Ask only for what you need: answers fill your context."""
+unless given `tab_id` (browser_tabs lists them); `timeout_ms` bounds a call. An answer's text is
+all of it; a script's value also comes as structured content `result`. A failure is isError with
+`Error: <what to do next>` (structured: `error.code`). A long answer is cut to a preview that ends
+`[Shown n of m characters. The rest: the same tool with only confirm_token="…". <advice>]` (a
+script's structured content adds `truncated`, `total_length`, `shown_length`, `confirm_token`,
+`advice`). Lines starting `Tip:` point to a better tool. Ask only for what you need: answers fill
+your context."""
 
 
 class Backend(Protocol):
@@ -81,21 +91,29 @@ class LocalBackend:
         return success_body(new_request_id(), self._status())
 
 
+#: The tools whose answer is a script's value: their structured content carries it as JSON.
+VALUE_TOOLS = frozenset({"execute_javascript", "eval_call_function"})
+
+
 def tool_result(
     envelope: dict[str, Any],
     text: Callable[[dict[str, Any]], str],
-    in_text: tuple[str, ...] = (),
+    *,
     image: str | None = None,
+    value: bool = False,
 ) -> CallToolResult:
     """The envelope as a tool result: ``text(envelope)`` on success, ``Error: …`` on failure.
 
-    ``in_text`` names fields of the result that the text already carries whole (a snapshot's
-    outline, a page's text): they are left out of the structured content, so that a client which
-    shows both to its model does not pay for them twice. ``image`` names the result's field of
-    base64 image data (its type in ``mime_type``): it follows the text as an image content block,
-    and is left out of the structured content for the same reason.
+    The text is the answer as a model reads it, the guard's line ending it when the answer was
+    cut. With ``value`` (:data:`VALUE_TOOLS`), the structured content is ``{"result": <the value
+    as JSON>}``, no ``result`` for ``undefined`` (as JSON.stringify leaves such a key out), and
+    the guard's fields when it cut the value to a preview; else there is none. ``image`` names the
+    result's field of base64 image data (its type in ``mime_type``): it follows the text as an
+    image content block. A failure's structured content is ``{"error": {"code": …}}`` with the
+    fields of the error that its message, the text, leaves out; ``isError`` says it failed.
     """
     picture: list[ImageContent] = []
+    structured: dict[str, Any] | None = None
     if envelope.get("success"):
         body = guard.text(envelope, text)
         is_error = False
@@ -103,15 +121,15 @@ def tool_result(
         if image and isinstance(result, dict) and isinstance(result.get(image), str):
             mime = str(result.get("mime_type") or "image/png")
             picture = [ImageContent(type="image", data=result[image], mime_type=mime)]
-            in_text = (*in_text, image)
-        if in_text and isinstance(result, dict):
-            result = {key: value for key, value in result.items() if key not in in_text}
-        cut = {key: envelope[key] for key in guard.FIELDS if key in envelope}
-        structured = {"success": True, "result": result, **cut}
+        if value:
+            given = {} if envelope.get("result_type") == "undefined" else {"result": result}
+            cut = {key: envelope[key] for key in guard.FIELDS if key in envelope}
+            structured = {**given, **cut}
     else:
-        body = f"Error: {(envelope.get('error') or {}).get('message') or 'unknown error'}"
+        error = dict(envelope.get("error") or {})
+        body = f"Error: {error.pop('message', None) or 'unknown error'}"
         is_error = True
-        structured = {"success": False, "error": envelope.get("error")}
+        structured = {"error": error}
     return CallToolResult(
         content=[TextContent(type="text", text=body), *picture],
         structured_content=structured,
@@ -122,6 +140,15 @@ def tool_result(
 def tool_description(fn: Callable[..., Any]) -> str:
     """A tool's docstring as a model should read it: dedented, each paragraph on one line."""
     return describe(fn.__doc__ or "")
+
+
+def mcp_description(tool: Tool) -> str:
+    """A tool's description as MCP lists it: the table's, and where the guard cuts its answer."""
+    limit = guard.LIMITS.get(tool.name)
+    if limit is None:
+        return tool.description
+    end = "" if tool.description.endswith(".") else "."
+    return f"{tool.description}{end} Past {limit:,} characters, a preview ending `[Shown …]`."
 
 
 def table_tool(
@@ -135,6 +162,12 @@ def table_tool(
     """
     model = tool.params
     properties = model.model_json_schema().get("properties", {})
+    value = tool.name in VALUE_TOOLS
+    # A formatter that also takes the call's params (browser_navigate's: the url asked for) gets
+    # them; the CLI calls it with the envelope alone.
+    write: Callable[..., str] | None = (
+        tool.text if "params" in inspect.signature(tool.text).parameters else None
+    )
 
     async def call(mcp_context: Context, **arguments: Any) -> CallToolResult:
         try:
@@ -152,7 +185,8 @@ def table_tool(
         if nudges is not None and params is not None:
             pending = nudges.prepare(mcp_context, tool.name, params)
         envelope = await backend.run_tool(tool, params, ask)
-        answer = tool_result(envelope, tool.text, tool.in_text, tool.image)
+        text = partial(write, params=params) if write and params else tool.text
+        answer = tool_result(envelope, text, image=tool.image, value=value)
         return pending.answer(answer) if pending else answer
 
     parameters = [
@@ -205,7 +239,8 @@ def build_server(backend: Backend) -> MCPServer:
     server._lowlevel_server.middleware = []
 
     async def pilot_status() -> CallToolResult:
-        """Is tabpilot ready: the daemon, the extension, the user's AI Web Pilot switch?"""
+        """Is tabpilot ready: the daemon, the extension, the user's AI Web Pilot switch? E.g. {} →
+        a line each, the last `AI Web Pilot: ON. Scripts may run.`"""
         return tool_result(await backend.status(), tool_text.status_text)
 
     # The other hints' defaults (destructive, open world, not idempotent) suit the tools that act.
@@ -215,25 +250,25 @@ def build_server(backend: Backend) -> MCPServer:
         server.add_tool(
             table_tool(tool, backend, nudges),
             name=tool.name,
-            description=tool.description,
+            description=mcp_description(tool),
             annotations=reads if tool.read_only else None,
         )
         long = tool.name in guard.LONG
-        hints = ("hints",) if tool.name == SCRIPT_TOOL else ()
-        answers = output_schema(*guard.FIELDS, *hints) if long else output_schema(*hints)
+        answers = output_schema(*guard.FIELDS) if tool.name in VALUE_TOOLS else None
         _publish(server, tool.name, input_schema(tool.params, token=long), answers)
     server.add_tool(pilot_status, description=tool_description(pilot_status), annotations=reads)
-    _publish(server, "pilot_status", {"type": "object", "properties": {}}, output_schema())
+    _publish(server, "pilot_status", {"type": "object", "properties": {}}, None)
     return server
 
 
 def _publish(
-    server: MCPServer, name: str, parameters: dict[str, Any], answers: dict[str, Any]
+    server: MCPServer, name: str, parameters: dict[str, Any], answers: dict[str, Any] | None
 ) -> None:
-    """Give a registered tool its lean schemas (:mod:`tabpilot.mcp_schema`).
+    """Give a registered tool its lean schemas (:mod:`tabpilot.mcp_schema`); ``answers`` None:
+    no output schema (the text is the whole answer).
 
     The output schema is published without a model, so the SDK does not validate each answer
-    against it again: the envelope is built by tabpilot's own code, always in that shape.
+    against it again: the structured content is built by :func:`tool_result`, in that shape.
     """
     registered = server._tool_manager.get_tool(name)
     assert registered is not None

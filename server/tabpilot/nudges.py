@@ -4,20 +4,26 @@ A script can do what every other tool does, so agents reach for it first and pay
 whole text, selectors guessed instead of refs, the same long script sent again and again. The
 answer itself says so, with no new parameter to fill (README, "Hints"):
 
-- the first use: the first execute_javascript answer of a session names the specialized tools,
-  with their real arguments (:data:`FIRST_USE`);
+- the first use: the first execute_javascript answer of a session names the specialized tools in
+  one line, with a real call (:data:`FIRST_USE`);
 - a redo: a script that does what a tool does (:data:`REDOS`) gets a line naming that tool, once
   per tool per session;
 - a repeat: a script of at least :data:`MIN_REPEAT_CHARS` characters similar to two of the
   session's last :data:`RECENT_SCRIPTS` such scripts gets :data:`REPEAT`, once per family of
   similar scripts (:func:`similarity`).
 
-Only MCP answers carry them: programs (HTTP, ``/ws/calls``, the client, the CLI) never do. Hints
-follow a success only; a failure neither gets one nor counts. A session is the ``tabpilot mcp``
-process over stdio, and the ``Mcp-Session-Id`` of an HTTP client that opened one with
-``initialize``; a request of the 2026-07-28 revision over HTTP has no session and gets none, as
-nothing could keep a hint from coming back on every call. What needs only the script is worked
-out while the browser runs it (:class:`Pending`).
+Each hint is a line of the answer's text, after the result: a model reads it there, once (the
+structured content carries none). Only MCP answers carry them: programs (HTTP, ``/ws/calls``, the
+client, the CLI) never do. Hints follow a success only; a failure neither gets one nor counts.
+
+A session is what the hints remember (:func:`session_key`): the ``tabpilot mcp`` process over
+stdio; the ``Mcp-Session-Id`` of an HTTP client that opened one with ``initialize``; and for a
+request of the 2026-07-28 revision over HTTP, which has no session, the client program it names
+in its ``clientInfo`` (or, naming none, every such request together). Two agents of one program
+that talk to the same daemon without sessions so share what they were told: the second may miss a
+tip the first got, and neither gets one on every call. At most :data:`MAX_SESSIONS` are kept, the
+least recently used forgotten first. What needs only the script is worked out while the browser
+runs it (:class:`Pending`).
 """
 
 from __future__ import annotations
@@ -40,17 +46,14 @@ PREFIX = "Tip: "
 SCRIPT_TOOL = "execute_javascript"
 
 FIRST_USE = (
-    'Tip: browser_snapshot {} lists the page with a ref per element; browser_act {"kind": '
-    '"click", "ref": "e12"} clicks one, {"kind": "type", "ref": "e12", "text": "hi"} types in it.',
-    "Tip: browser_read {} reads the page's text, browser_console_messages {} and "
-    "browser_network_requests {} what it logged and fetched, browser_take_screenshot {} how it "
-    "looks; scripts are for the rest.",
+    'Tip: browser_snapshot {} gives refs, browser_act {"kind": "click", "ref": "e12"} acts; '
+    "browser_read {}, browser_console_messages {}, browser_network_requests {} read."
 )
 
-REPEAT = (
-    "Tip: You've run a similar script \u00d7{n}; define it once with eval_define_function and "
-    "call it next."
-)
+#: The tools FIRST_USE names.
+FIRST_USE_TOOLS = frozenset(re.findall(r"\b(browser_[a-z_]+) \{", FIRST_USE))
+
+REPEAT = "Tip: similar script \u00d7{n}: define it once with eval_define_function."
 
 #: Scripts remembered per session for the repeat hint, the newest last.
 RECENT_SCRIPTS = 20
@@ -170,8 +173,7 @@ REDOS = (
             "innerText",
             "textContent",
         ),
-        "Tip: browser_read {} reads the page's visible text without a script, a slice at a time "
-        '({"offset": 10000} for the next).',
+        "Tip: browser_read {} reads the page's visible text, a slice at a time, without a script.",
         "`document.body.innerText`, `.textContent`",
     ),
     Redo(
@@ -180,8 +182,7 @@ REDOS = (
             r"document\.(?:body|documentElement)\.(?:outerHTML|innerHTML)\b" + _NOT_ASSIGNED,
             "HTML",
         ),
-        "Tip: browser_snapshot {} shows the page's structure with a ref per element, far shorter "
-        "than its HTML.",
+        "Tip: browser_snapshot {} shows the page's structure with refs, far shorter than its HTML.",
         "`document.body.innerHTML`, `document.documentElement.outerHTML`",
     ),
     Redo(
@@ -193,9 +194,8 @@ REDOS = (
             "Event",
             "value",
         ),
-        'Tip: browser_act {"kind": "click", "ref": "e12"} clicks as a person would, with a ref '
-        'from browser_snapshot ({"kind": "type", "ref": "e12", "text": "hi"} types); it says why '
-        "an element could not take it.",
+        'Tip: browser_act {"kind": "click", "ref": "e12"} clicks or types by a browser_snapshot '
+        "ref.",
         "`.click()`, `dispatchEvent(new MouseEvent(…))`, `.value = …`",
     ),
     Redo(
@@ -209,15 +209,13 @@ REDOS = (
             "location",
             "history",
         ),
-        'Tip: browser_navigate {"url": "https://example.com/"} loads a page and waits for it '
-        '({"action": "back"} goes back), and says what went wrong.',
+        'Tip: browser_navigate {"url": "https://a.test/"} loads a page, waits, says what failed.',
         "`location.href = …`, `location.reload()`, `history.back()`",
     ),
     Redo(
         "browser_tabs",
         _only_title_or_url,
-        "Tip: browser_tabs {} lists every tab's title and url, and browser_navigate's answer "
-        "gives them after a load.",
+        "Tip: browser_tabs {} lists every tab's title and url.",
         "a script that only reads `document.title` or `location.href`",
     ),
     Redo(
@@ -233,8 +231,7 @@ REDOS = (
             "error",
             "rejection",
         ),
-        "Tip: browser_console_messages {} reads what the page logged since it loaded, uncaught "
-        'errors too; {"since": 12} shows only what is new.',
+        "Tip: browser_console_messages {} reads what the page logged, uncaught errors too.",
         "`console.log = …`, `addEventListener('error', …)`, `onerror = …`",
     ),
     Redo(
@@ -247,8 +244,7 @@ REDOS = (
             "XMLHttpRequest",
             "fetch",
         ),
-        "Tip: browser_network_requests {} lists the page's requests with their status and "
-        'failures; {"include_body": 3} gives one\'s response body.',
+        "Tip: browser_network_requests {} lists the page's requests, their status and failures.",
         "`performance.getEntries()`, `PerformanceObserver`, `window.fetch = …`, "
         "`XMLHttpRequest.prototype`",
     ),
@@ -262,8 +258,7 @@ REDOS = (
             "toDataURL",
             "getDisplayMedia",
         ),
-        'Tip: browser_take_screenshot {} shows the page as an image ({"full_page": true} for all '
-        'of it, {"ref": "e12"} for one element).',
+        'Tip: browser_take_screenshot {} shows the page as an image ({"full_page": true}: all).',
         "`html2canvas(…)`, `canvas.toDataURL()`, `getDisplayMedia()`",
     ),
 )
@@ -307,11 +302,13 @@ class _Session:
 
     def hints(self, script: _Script) -> list[str]:
         hints: list[str] = []
+        named: frozenset[str] = frozenset()
         if not self.tipped:
             self.tipped = True
-            hints.extend(FIRST_USE)
+            hints.append(FIRST_USE)
+            named = FIRST_USE_TOOLS  # not named twice in one answer; a later redo still may
         for tool, hint in script.redos:
-            if tool not in self.redone:
+            if tool not in self.redone and tool not in named:
                 self.redone.add(tool)
                 hints.append(hint)
         if script.sketch is not None and (repeat := self._repeat(script.sketch)):
@@ -340,14 +337,17 @@ class _Session:
 
 #: The session key of a stdio server: its process is one session.
 STDIO = "stdio"
+#: The key of HTTP requests without a session, followed by the client program's name, if given.
+STATELESS = "stateless:"
 
 
 def session_key(ctx: Context[Any, Any]) -> str | None:
-    """The session a request belongs to, from the SDK's request context; None: no session.
+    """The session a request belongs to, from the SDK's request context; None: outside of one.
 
     The SDK builds a new ServerSession for each request, so it cannot be the key. Over stdio there
     is no HTTP request and the process is the session; over HTTP the SDK has checked the
-    ``Mcp-Session-Id`` against the sessions it keeps before calling the tool.
+    ``Mcp-Session-Id`` against the sessions it keeps before calling the tool. A request without
+    a session (the 2026-07-28 revision) is keyed by the client program it names (module doc).
     """
     try:
         request = ctx.request_context.request
@@ -357,7 +357,11 @@ def session_key(ctx: Context[Any, Any]) -> str | None:
         return STDIO
     headers = getattr(request, "headers", None)
     session = headers.get("mcp-session-id") if headers is not None else None
-    return str(session) if session else None
+    if session:
+        return f"session:{session}"
+    params = getattr(getattr(ctx, "session", None), "client_params", None)
+    info = getattr(params, "client_info", None)
+    return STATELESS + str(getattr(info, "name", "") or "")[:100]
 
 
 class Nudges:
@@ -402,8 +406,8 @@ class Pending:
         return self._script
 
     def answer(self, result: CallToolResult) -> CallToolResult:
-        """``result`` with its hints: each a line after the text, and ``hints`` in the structured
-        content. A failure is left as it is, and does not count."""
+        """``result`` with its hints, each a line after the text. A failure is left as it is, and
+        does not count."""
         if self._soon is not None:
             self._soon.cancel()
         text = result.content[0] if result.content else None
@@ -413,9 +417,4 @@ class Pending:
         if not hints:
             return result
         lines = TextContent(type="text", text="\n".join((text.text, *hints)))
-        return result.model_copy(
-            update={
-                "content": [lines, *result.content[1:]],
-                "structured_content": {**(result.structured_content or {}), "hints": hints},
-            }
-        )
+        return result.model_copy(update={"content": [lines, *result.content[1:]]})

@@ -7,6 +7,7 @@ by the caller as ``Error: <message>``.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from tabpilot.envelope import result_text
 
@@ -59,12 +60,44 @@ def browser_tabs_text(envelope: dict[str, Any]) -> str:
     return f"{tab.get('id')} (active): {tab.get('title') or '(untitled)'} {tab.get('url')}"
 
 
-def navigate_text(envelope: dict[str, Any]) -> str:
-    """browser_navigate: `Navigated to <url> (HTTP 200): "<title>"`."""
+def navigate_text(envelope: dict[str, Any], params: Any = None) -> str:
+    """browser_navigate: `Navigated to <url> (HTTP 200): "<title>"`.
+
+    Given the call's ``params`` (MCP does), a page loaded at the url it asked for is only
+    `Loaded "<title>"`: the caller wrote that url a moment ago. The url follows when it changed
+    (a redirect; back, forward, reload), and the status when it is not 200.
+    """
     page = _result(envelope)
     status = page.get("status")
+    title = page.get("title") or ""
+    asked = getattr(params, "url", None)
+    if isinstance(asked, str) and same_url(asked, str(page.get("url") or "")):
+        return f'Loaded "{title}"' + ("" if status in (200, None) else f" (HTTP {status})")
     http = f" (HTTP {status})" if status is not None else ""
-    return f'Navigated to {page.get("url")}{http}: "{page.get("title") or ""}"'
+    return f'Navigated to {page.get("url")}{http}: "{title}"'
+
+
+#: The port a scheme means when its url names none.
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def same_url(a: str, b: str) -> bool:
+    """Whether two urls name the same page as a browser writes it: the scheme and host in any
+    case, a default port or an empty path left out (`https://A.test` is `https://a.test/`)."""
+
+    def key(url: str) -> tuple[Any, ...] | None:
+        try:
+            parts = urlsplit(url.strip())
+            port = parts.port
+        except ValueError:
+            return None
+        scheme = parts.scheme.lower()
+        port = None if port == _DEFAULT_PORTS.get(scheme) else port
+        host = (parts.hostname or "").lower()
+        return (scheme, host, port, parts.path or "/", parts.query, parts.fragment)
+
+    found = key(a)
+    return found is not None and found == key(b)
 
 
 def snapshot_text(envelope: dict[str, Any]) -> str:

@@ -68,7 +68,7 @@ class Tool:
     empty_body: str | None = "{}"
     #: How the daemon sends it; None: the command as is (:meth:`Bridge.command`).
     send: Send | None = None
-    #: Result fields the text carries whole; MCP leaves them out of its structured content.
+    #: Result fields the text carries whole: the large-output guard cuts them first.
     in_text: tuple[str, ...] = ()
     #: The result field holding an image in base64: MCP answers it as an image content block.
     image: str | None = None
@@ -133,7 +133,8 @@ _TOOLS = (
         description=describe(
             """
             Open an http(s) url (or go back, forward, reload) and wait for the load. E.g. {"url":
-            "https://a.test"} → Navigated to https://a.test/ (HTTP 200): "A"; or why it failed.
+            "https://a.test"} → Loaded "A"; at another url (a redirect, back): Navigated to
+            https://b.test/ (HTTP 200): "B"; or why it failed.
             """
         ),
         timeout_s=_timeout_ms,
@@ -149,8 +150,9 @@ _TOOLS = (
         title="See the page's structure",
         description=describe(
             """
-            The page as an accessibility tree with refs to act on: `- button "Buy" [ref=e12]`,
-            far smaller than the DOM. `interactive_only`: controls only.
+            The page as an accessibility tree with refs to act on, far smaller than the DOM.
+            `interactive_only`: controls only. E.g. {} → Page "Shop" https://a.test/, 9 refs⏎-
+            main [ref=e8]:⏎  - button "Buy" [ref=e12]
             """
         ),
         timeout_s=lambda params: PAGE_WALK_TIMEOUT_S,
@@ -184,8 +186,9 @@ _TOOLS = (
         title="Read the page's text",
         description=describe(
             """
-            The page's visible text, or a ref's, in slices; the last line says where the next
-            starts. Better than innerText with execute_javascript.
+            The page's visible text, or a ref's, in slices. Better than innerText with
+            execute_javascript. E.g. {"limit": 30} → the text⏎[chars 0-30 of 99; more: browser_read
+            offset=30]
             """
         ),
         timeout_s=lambda params: PAGE_WALK_TIMEOUT_S,
@@ -202,7 +205,7 @@ _TOOLS = (
         description=describe(
             """
             Close the tabs the AI opened and release the debugger (stops the managed browser).
-            Use it when done.
+            Use it when done. E.g. {} → Closed 2 tabs.
             """
         ),
         timeout_s=lambda params: CLOSE_TIMEOUT_S,
@@ -221,8 +224,9 @@ _TOOLS = (
             Run JavaScript in the user's real tab, with the page's privileges, and get the result
             as JSON: an expression, or statements with `return`; with `ref`, a function of that
             element, `(el) => el.value`. Return only what you need. E.g. {"script":
-            "document.title"} → "Example Domain". Past 2,000 characters, a preview: `Array(n)
-            [first 3, …]`, `Object(n) {keys}`, `<tag id=#a class=.b> @ (x,y) WxH`.
+            "document.title"} → Example Domain; structured content {"result": "Example Domain"}.
+            A bulky value's preview: `Array(n) [first 3, …]`, `Object(n) {keys}`, `<tag id=#a
+            class=.b> @ (x,y) WxH`. `Tip:` lines may follow.
             """
         ),
         timeout_s=_timeout_ms,
@@ -256,7 +260,8 @@ _TOOLS = (
         description=describe(
             """
             An image of the viewport, an element (`ref`) or the whole page. For layout and looks;
-            browser_snapshot costs less for finding elements.
+            browser_snapshot costs less for finding elements. E.g. {} → Screenshot of the viewport:
+            1280x720 JPEG, 61 KB, scale 1 (debugger), then the image.
             """
         ),
         timeout_s=_timeout_ms,
@@ -273,9 +278,9 @@ _TOOLS = (
         title="Read the page's console",
         description=describe(
             """
-            The page's console since it loaded: logs, uncaught errors with stacks, CSP
-            violations; the newest 50 at level info and above by default. An answer's `since`
-            gives only newer ones next time.
+            The page's console since it loaded: logs, uncaught errors, CSP violations; the newest
+            50 at info and above by default. E.g. {"level": "error"} → 1 message at error+ on page
+            4 (15 in all); newer: since=15⏎#15 error: x is undefined (app.js:3)
             """
         ),
         timeout_s=lambda params: LOG_TIMEOUT_S,
@@ -292,8 +297,9 @@ _TOOLS = (
         description=describe(
             """
             The page's requests since it loaded: method, url, type, status, time, size, why it
-            failed; static files hidden unless `include_static`. An answer's `since` gives only
-            newer ones next time.
+            failed; static files hidden unless `include_static`. E.g. {"status": "failed"} → 1
+            request on page 4 (28 in all); newer: since=33; …⏎#33 GET 503 xhr https://a.test/api
+            (81 ms, 40 B)
             """
         ),
         timeout_s=lambda params: LOG_TIMEOUT_S,
@@ -310,7 +316,8 @@ _TOOLS = (
         description=describe(
             """
             Define a named function once, syntax-checked, not run; eval_call_function calls it in
-            any tab, after any navigation. Nothing is kept in the page.
+            any tab, after any navigation. Nothing is kept in the page. E.g. {"name": "h",
+            "source": "(sel) => document.querySelector(sel).textContent"} → ✓ Function defined: h
             """
         ),
         timeout_s=lambda params: functions.DEFINE_TIMEOUT_S,
@@ -329,7 +336,8 @@ _TOOLS = (
         description=describe(
             """
             Call a function from eval_define_function with `args_json` (a JSON array); with
-            `ref`, that element comes first. Answers like execute_javascript.
+            `ref`, that element comes first. Answers like execute_javascript. E.g. {"name": "h",
+            "args_json": "[\\"h1\\"]"} → Sign in
             """
         ),
         timeout_s=_timeout_ms,
@@ -347,7 +355,8 @@ _TOOLS = (
         title="List the defined page functions",
         description=describe(
             """
-            The functions eval_define_function defined: each name and first line.
+            The functions eval_define_function defined: each name and first line. E.g. {} → h:
+            (sel) => document.querySelector(sel).textContent
             """
         ),
         timeout_s=lambda params: 0.0,
@@ -363,7 +372,8 @@ _TOOLS = (
         title="Remove a defined page function",
         description=describe(
             """
-            Remove a function eval_define_function defined.
+            Remove a function eval_define_function defined. E.g. {"name": "h"} → ✓ Function
+            removed: h
             """
         ),
         timeout_s=lambda params: 0.0,

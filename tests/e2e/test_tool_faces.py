@@ -22,9 +22,10 @@ import pytest
 from websockets.sync.client import connect
 
 import tabpilot
+from tabpilot.mcp_server import VALUE_TOOLS
 from tabpilot.tools import TOOLS
 from tests.e2e.harness import Daemon
-from tests.mcp_support import open_mcp
+from tests.mcp_support import open_mcp, text_of
 
 Face = Callable[[str, dict[str, Any]], Any]
 
@@ -50,24 +51,21 @@ def _socket(daemon: Daemon) -> Face:
 
 
 def _mcp(daemon: Daemon) -> Face:
+    """A script's value (its structured content); for any other tool the text the model reads,
+    which is its whole answer (no structured content); a screenshot's text and image data."""
+
     async def run(name: str, params: dict[str, Any]) -> Any:
         async with open_mcp("http", daemon.port) as client:
             answer = await client.call_tool(name, params)
         assert not answer.is_error, answer
-        text = answer.content[0].text  # type: ignore[union-attr]
-        result = answer.structured_content["result"]
-        if TOOLS[name].image:
-            # The image comes once, as an image block after the text.
-            assert "data" not in result and answer.content[1].type == "image"
-            return {**result, "data": answer.content[1].data}  # type: ignore[union-attr]
-        if not TOOLS[name].in_text:
-            return result
-        result = dict(result)
-        for field in TOOLS[name].in_text:
-            # Sent once, in the text the model reads; the structured content leaves it out.
-            assert field not in result
-            result[field] = text.split("\n", 1)[1] if name == "browser_snapshot" else text
-        return result
+        text = text_of(answer)
+        if name in VALUE_TOOLS:
+            assert answer.structured_content is not None
+            return answer.structured_content.get("result")  # none: undefined
+        assert answer.structured_content is None, name  # the model pays once
+        if TOOLS[name].image:  # the image comes once, as an image block after the text
+            return (text, answer.content[1].data)  # type: ignore[union-attr]
+        return text
 
     return lambda name, params: asyncio.run(run(name, params))
 
@@ -126,27 +124,44 @@ def test_a_form_filled_through_each_face(
     face: str, daemon: Daemon, pages: str, page: dict[str, Any]
 ) -> None:
     call = FACES[face](daemon)
-    tab = call("browser_tabs", {"action": "new", "url": f"{pages}/index.html"})["id"]
+    mcp = face == "mcp"  # the text a model reads, where the other faces answer the result
+    opened = call("browser_tabs", {"action": "new", "url": f"{pages}/index.html"})
+    tab = int(opened.split(" ", 1)[0]) if mcp else opened["id"]
     try:
         url = f"{pages}/act/form.html?{face}"
         loaded = call("browser_navigate", {"url": url, "tab_id": tab})
-        assert (loaded["url"], loaded["title"], loaded["status"]) == (url, "sign up", 200)
+        if mcp:  # the url is the one asked for: only the title
+            assert loaded == 'Loaded "sign up"'
+        else:
+            assert (loaded["url"], loaded["title"], loaded["status"]) == (url, "sign up", 200)
 
         outline = call("browser_snapshot", {"tab_id": tab, "interactive_only": True})
-        match = re.search(r'textbox "Name" \[ref=(e\d+)\]', outline["snapshot"])
-        assert match, outline["snapshot"]
+        snapshot = outline if mcp else outline["snapshot"]
+        match = re.search(r'textbox "Name" \[ref=(e\d+)\]', snapshot)
+        assert match, snapshot
         name = match.group(1)
-        assert outline["refs"] >= 8 and not outline["truncated"]
+        if mcp:
+            refs = re.match(r'Page "sign up" \S+, (\d+) refs\n', outline)
+            assert refs and int(refs[1]) >= 8 and "[Shown" not in outline
+        else:
+            assert outline["refs"] >= 8 and not outline["truncated"]
 
         typed = call(
             "browser_act", {"kind": "type", "ref": name, "text": "a new user", "tab_id": tab}
         )
-        assert typed["description"] == f'Typed 10 characters into textbox "Name" ({name})'
-        assert (typed["route"], typed["navigated"], typed["new_tabs"]) == ("dom", False, [])
+        if mcp:
+            assert typed == f'Typed 10 characters into textbox "Name" ({name})'
+        else:
+            assert typed["description"] == f'Typed 10 characters into textbox "Name" ({name})'
+            assert (typed["route"], typed["navigated"], typed["new_tabs"]) == ("dom", False, [])
 
         read = call("browser_read", {"tab_id": tab, "limit": 30})
-        assert read["text"].startswith("Name") and read["offset"] == 0
-        assert read["total"] > 30 and read["more"] is True
+        if mcp:
+            assert read.startswith("Name")
+            assert re.search(r"\n\[chars 0-30 of \d+; more: browser_read offset=30\]$", read)
+        else:
+            assert read["text"].startswith("Name") and read["offset"] == 0
+            assert read["total"] > 30 and read["more"] is True
 
         value = call(
             "execute_javascript", {"script": "(el) => el.value", "ref": name, "tab_id": tab}
@@ -163,41 +178,50 @@ def test_a_form_filled_through_each_face(
 
         # A function defined once, called on the element by its ref, listed, then removed.
         fn, source = f"value_{face}", "(el, mark) => el.value + mark"
-        assert call("eval_define_function", {"name": fn, "source": source}) == {
-            "name": fn,
-            "replaced": False,
-        }
+        defined = call("eval_define_function", {"name": fn, "source": source})
+        assert defined == (f"✓ Function defined: {fn}" if mcp else {"name": fn, "replaced": False})
         marked = call(
             "eval_call_function", {"name": fn, "ref": name, "args_json": '["!"]', "tab_id": tab}
         )
         assert marked == "a new user!"
-        listed = call("eval_list_functions", {})["functions"]
-        assert {"name": fn, "first_line": source} in listed
-        assert call("eval_remove_function", {"name": fn}) == {"name": fn, "removed": True}
+        listed = call("eval_list_functions", {})
+        if mcp:
+            assert f"{fn}: {source}" in listed.split("\n")
+        else:
+            assert {"name": fn, "first_line": source} in listed["functions"]
+        removed = call("eval_remove_function", {"name": fn})
+        assert removed == (f"✓ Function removed: {fn}" if mcp else {"name": fn, "removed": True})
 
         # The Python client answers the image's bytes; the other faces, the result with base64.
         shot = call("browser_take_screenshot", {"ref": name, "format": "png", "tab_id": tab})
-        png = shot if isinstance(shot, bytes) else base64.b64decode(shot["data"])
+        if mcp:
+            line, data = shot
+            png = base64.b64decode(data)
+            assert line.startswith(f'Screenshot of element {name} (textbox "Name"): ')
+            assert re.search(r": \d+x\d+ PNG, ", line), line
+        else:
+            png = shot if isinstance(shot, bytes) else base64.b64decode(shot["data"])
         assert png.startswith(b"\x89PNG\r\n\x1a\n")
-        if not isinstance(shot, bytes):
+        if isinstance(shot, dict):
             assert shot["captured"] == f'element {name} (textbox "Name")'
             assert (shot["mime_type"], shot["bytes"]) == ("image/png", len(png))
 
         call("execute_javascript", {"script": f"console.warn('via {face}')", "tab_id": tab})
         logged = call("browser_console_messages", {"tab_id": tab, "level": "warning"})
-        assert logged["matched"] >= 1 and logged["level"] == "warning"
-        if face == "mcp":  # the model reads the messages in the text
-            assert logged["messages"].endswith(f" warning: via {face}")
+        if mcp:  # the model reads the counts and the messages in the text
+            assert re.match(r"\d+ messages? at warning\+ on page \d+ \(", logged), logged
+            assert logged.endswith(f" warning: via {face}")
         else:
+            assert logged["matched"] >= 1 and logged["level"] == "warning"
             assert {"level": "warning", "text": f"via {face}"}.items() <= logged["messages"][
                 -1
             ].items()
 
         fetched = call("browser_network_requests", {"tab_id": tab, "type": "document"})
-        if face == "mcp":
-            assert f" GET 200 document {url} (" in fetched["requests"]
+        if mcp:
+            assert f" GET 200 document {url} (" in fetched
         else:
             assert [(r["url"], r["status"]) for r in fetched["requests"]] == [(url, 200)]
     finally:
         closed = call("browser_tabs", {"action": "close", "tab_id": tab})
-        assert closed["closed"] == tab
+        assert closed == (f"Closed tab {tab}." if mcp else {**closed, "closed": tab})
