@@ -155,7 +155,7 @@ async def test_a_model_sees_a_preview_and_gets_the_rest_with_its_token(
         rest, whole = await call(client, "browser_snapshot", confirm_token=found[3])
         # The first part of its whole text, the rest of it past 50,000 characters.
         assert not rest.is_error and whole.startswith('Page "')
-        assert len(whole.split("\n[Shown ")[0]) == min(total, guard.PAGE_CHARS)
+        assert len(whole.split("\n[Shown ")[0]) == min(total, guard_store.PAGE_CHARS)
 
         # Small answers are not touched; an expired token says so.
         result, text = await call(client, "execute_javascript", script="small")
