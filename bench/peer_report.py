@@ -83,6 +83,16 @@ def _why(rows: list[dict[str, Any]], system: str) -> str:
     return f"{system} not available: {row['reason'] if row else 'not measured'}"
 
 
+def _pair(
+    rows: list[dict[str, Any]], ours: str, theirs: str
+) -> tuple[dict[str, Any], dict[str, Any]] | str:
+    """The rows of `ours` and `theirs`, or why the first of them that is missing is."""
+    mine, other = _row(rows, ours), _row(rows, theirs)
+    if mine is None or other is None:
+        return _why(rows, ours if mine is None else theirs)
+    return mine, other
+
+
 Target = tuple[str, str, bool]
 
 
@@ -202,9 +212,10 @@ def _chars_target(rows: list[dict[str, Any]], what: str) -> Target:
 
 def _tools_list_target(rows: list[dict[str, Any]]) -> Target:
     target = f"tabpilot's tools/list ≤ 1/2 of {PLAYWRIGHT}'s characters"
-    ours, theirs = _row(rows, TABPILOT), _row(rows, PLAYWRIGHT)
-    if ours is None or theirs is None:
-        return (target, _why(rows, TABPILOT if ours is None else PLAYWRIGHT), False)
+    found = _pair(rows, TABPILOT, PLAYWRIGHT)
+    if isinstance(found, str):
+        return (target, found, False)
+    ours, theirs = found
     ratio = ours["chars"] / theirs["chars"]
     return (
         target,
@@ -254,9 +265,10 @@ def _tasks_target(tasks: dict[str, list[dict[str, Any]]]) -> Target:
 
 def _client_target(rows: list[dict[str, Any]]) -> Target:
     target = f"{CLIENT} p50 ≤ {SELENIUM_CDP} p50"
-    ours, theirs = _row(rows, CLIENT), _row(rows, SELENIUM_CDP)
-    if ours is None or theirs is None:
-        return (target, _why(rows, CLIENT if ours is None else SELENIUM_CDP), False)
+    found = _pair(rows, CLIENT, SELENIUM_CDP)
+    if isinstance(found, str):
+        return (target, found, False)
+    ours, theirs = found
     ratio = ours["p50"] / theirs["p50"]
     return (
         target,

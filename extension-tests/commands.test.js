@@ -169,7 +169,7 @@ test("'Receiving end does not exist' injects MAIN then ISOLATED, then sends exac
   assert.deepEqual(
     chrome.calls.executeScript.map((d) => ({ world: d.world, files: d.files, target: d.target })),
     [
-      { world: "MAIN", files: ["lib/serialize.js", "lib/returns.js", "lib/executor.js", "lib/page-log.js", "inject.js"], target: { tabId: 7, frameIds: [0] } },
+      { world: "MAIN", files: ["lib/serialize-intrinsics.js", "lib/serialize-kinds.js", "lib/serialize.js", "lib/returns.js", "lib/executor.js", "lib/page-log.js", "inject.js"], target: { tabId: 7, frameIds: [0] } },
       { world: "ISOLATED", files: ["lib/refs.js", "lib/snapshot-format.js", "lib/snapshot.js", "lib/read.js", "lib/act-common.js", "lib/act-keys.js", "lib/act.js", "content.js"], target: { tabId: 7, frameIds: [0] } },
     ],
   );

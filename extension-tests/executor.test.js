@@ -3,16 +3,17 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import vm from "node:vm";
+import { SERIALIZER_FILES, loadFiles, readFiles } from "./support/page-files.js";
 
 const read = (path) => readFileSync(new URL(`../extension/${path}`, import.meta.url), "utf8");
 const EXECUTOR = read("lib/executor.js");
 const RETURNS = read("lib/returns.js");
-const SERIALIZE = read("lib/serialize.js");
+const SERIALIZE = readFiles(SERIALIZER_FILES);
 
 function load(contextOptions, setup = "") {
   const context = vm.createContext({ setTimeout, clearTimeout }, contextOptions);
   if (setup) vm.runInContext(setup, context);
-  vm.runInContext(SERIALIZE, context, { filename: "serialize.js" });
+  loadFiles(context, SERIALIZE);
   vm.runInContext(RETURNS, context, { filename: "returns.js" });
   vm.runInContext(EXECUTOR, context, { filename: "executor.js" });
   return { context, execute: context.__tabpilotExecutor.execute, serialize: context.__tabpilotSerialize.serialize };

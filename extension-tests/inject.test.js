@@ -2,11 +2,10 @@
 // with a known secret, to check what the page world answers and tells (docs/protocol.md §3).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import vm from "node:vm";
+import { MAIN_WORLD_FILES, readFiles } from "./support/page-files.js";
 
-const read = (path) => readFileSync(new URL(`../extension/${path}`, import.meta.url), "utf8");
-const MAIN_FILES = ["lib/serialize.js", "lib/returns.js", "lib/executor.js", "lib/page-log.js", "inject.js"].map((path) => [path, read(path)]);
+const MAIN_FILES = readFiles(MAIN_WORLD_FILES);
 const NONCE = "0123456789abcdef0123456789abcdef";
 
 // A page whose alert/confirm/prompt record what the native dialog was asked, and answer as a person

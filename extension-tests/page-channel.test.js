@@ -4,10 +4,11 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import vm from "node:vm";
+import { MAIN_WORLD_FILES, readFiles } from "./support/page-files.js";
 
 const read = (path) => readFileSync(new URL(`../extension/${path}`, import.meta.url), "utf8");
 const CONTENT = read("content.js");
-const MAIN_FILES = ["lib/serialize.js", "lib/returns.js", "lib/executor.js", "lib/page-log.js", "inject.js"].map((path) => [path, read(path)]);
+const MAIN_FILES = readFiles(MAIN_WORLD_FILES);
 const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -150,6 +151,9 @@ test("errors, promises and serialized values come back in the answer", async () 
 test("the libraries are taken off the page's globals", () => {
   const page = pairedPage();
   assert.equal(vm.runInContext("typeof __tabpilotSerialize + typeof __tabpilotReturns + typeof __tabpilotExecutor", page.main), "undefinedundefinedundefined");
+  // Only the flags a second copy of the files looks for stay; no library, and no captured built-in.
+  const left = vm.runInContext("Object.getOwnPropertyNames(globalThis).filter((name) => name.startsWith('__tabpilot'))", page.main);
+  assert.deepEqual([...left].sort(), ["__tabpilotInject", "__tabpilotPageLogHook"]);
 });
 
 test("without a paired page world the answer says so, for the worker to take another route", async () => {

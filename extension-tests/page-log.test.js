@@ -4,15 +4,16 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import vm from "node:vm";
+import { SERIALIZER_FILES, loadFiles, readFiles } from "./support/page-files.js";
 
 const read = (path) => readFileSync(new URL(`../extension/${path}`, import.meta.url), "utf8");
-const FILES = ["lib/serialize.js", "lib/page-log.js"].map((path) => [path, read(path)]);
+const FILES = readFiles([...SERIALIZER_FILES, "lib/page-log.js"]);
 
 function makePage() {
   const printed = [];
   const pageConsole = Object.fromEntries(["log", "info", "warn", "error", "debug"].map((m) => [m, (...args) => printed.push([m, ...args])]));
   const world = vm.createContext({ console: pageConsole, setTimeout, clearTimeout, EventTarget });
-  for (const [path, code] of FILES) vm.runInContext(code, world, { filename: path });
+  loadFiles(world, FILES);
   const hook = world.__tabpilotPageLog;
   const batches = [];
   const attach = () => hook.attach((json) => batches.push(JSON.parse(json)));
@@ -85,7 +86,7 @@ test("a burst goes out in batches of 200, not one message each", () => {
 test("a second copy of the file does not wrap the console twice", () => {
   const page = makePage();
   const wrapped = page.run("console.log");
-  vm.runInContext(FILES[1][1], page.world, { filename: "lib/page-log.js" });
+  vm.runInContext(read("lib/page-log.js"), page.world, { filename: "lib/page-log.js" });
   assert.equal(page.run("console.log"), wrapped);
   assert.equal(page.world.__tabpilotPageLog, page.hook);
   page.attach();

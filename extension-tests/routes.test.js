@@ -102,7 +102,7 @@ test("a lost page-world channel is injected again and the script sent once more"
   assert.equal(result.route, "page");
   assert.equal(sends, 2);
   assert.deepEqual(chrome.calls.executeScript.map((d) => [d.world, d.files]), [
-    ["MAIN", ["lib/serialize.js", "lib/returns.js", "lib/executor.js", "lib/page-log.js", "inject.js"]],
+    ["MAIN", ["lib/serialize-intrinsics.js", "lib/serialize-kinds.js", "lib/serialize.js", "lib/returns.js", "lib/executor.js", "lib/page-log.js", "inject.js"]],
     ["ISOLATED", ["lib/refs.js", "lib/snapshot-format.js", "lib/snapshot.js", "lib/read.js", "lib/act-common.js", "lib/act-keys.js", "lib/act.js", "content.js"]],
   ]);
 });
@@ -117,9 +117,12 @@ test("with user scripts allowed, the script runs in the USER_SCRIPT world, whose
   const [details] = calls.userScripts;
   assert.equal(details.world, "USER_SCRIPT");
   assert.deepEqual(details.target, { tabId: 7, frameIds: [0] });
-  assert.deepEqual(details.js.slice(0, 3), [{ file: "lib/serialize.js" }, { file: "lib/returns.js" }, { file: "lib/executor.js" }]);
-  assert.match(details.js[3].code, /"script":"1 \+ 1"/);
-  assert.match(details.js[3].code, /"dialog":"accept","prompt_text":"yes"/);
+  assert.deepEqual(details.js.slice(0, 5), [
+    { file: "lib/serialize-intrinsics.js" }, { file: "lib/serialize-kinds.js" }, { file: "lib/serialize.js" },
+    { file: "lib/returns.js" }, { file: "lib/executor.js" },
+  ]);
+  assert.match(details.js[5].code, /"script":"1 \+ 1"/);
+  assert.match(details.js[5].code, /"dialog":"accept","prompt_text":"yes"/);
 });
 
 test("the debugger route runs once the person turned its switch on, and says so", async () => {

@@ -1,14 +1,14 @@
 // The safe serializer, loaded exactly as the page loads it: a classic script in a fresh realm.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import vm from "node:vm";
+import { SERIALIZER_FILES, loadFiles, readFiles } from "./support/page-files.js";
 
-const SOURCE = readFileSync(new URL("../extension/lib/serialize.js", import.meta.url), "utf8");
+const SOURCE = readFiles(SERIALIZER_FILES);
 
 function load(globals = {}) {
   const context = vm.createContext({ ...globals });
-  vm.runInContext(SOURCE, context, { filename: "serialize.js" });
+  loadFiles(context, SOURCE);
   return { context, serialize: context.__tabpilotSerialize.serialize };
 }
 
@@ -190,7 +190,7 @@ const DOM_REALM = `
 test("a DOM node is found by its brand (the nodeType getter) when the realm has Node", () => {
   const context = vm.createContext({});
   vm.runInContext(DOM_REALM, context);
-  vm.runInContext(SOURCE, context);
+  loadFiles(context, SOURCE);
   const node = vm.runInContext("new Node('SECTION', 'main')", context);
   assert.deepEqual({ ...context.__tabpilotSerialize.serialize(node) }, { result: "[SECTION#main.wide]", result_type: "node" });
 });
@@ -198,7 +198,7 @@ test("a DOM node is found by its brand (the nodeType getter) when the realm has 
 test("a page's Symbol.hasInstance and Symbol.toStringTag cannot change what a value is", () => {
   const context = vm.createContext({});
   vm.runInContext(DOM_REALM, context);
-  vm.runInContext(SOURCE, context);
+  loadFiles(context, SOURCE);
   const values = vm.runInContext(
     `for (const C of [Node, Error, Promise, Object, Array]) {
        Object.defineProperty(C, Symbol.hasInstance, { value: () => true, configurable: true });
@@ -315,6 +315,60 @@ test("a page replacing built-ins after load neither breaks nor fools it", () => 
     result: { list: [1, 2], when: "1970-01-01T00:00:00.000Z", map: [[1, 2]] },
     result_type: "object",
   });
+});
+
+// Values of every kind, made in the page's realm; and a page script, run after the serializer
+// loaded, that replaces each built-in the serializer calls or reads through.
+const EVERY_KIND = `(() => {
+  const err = new Error("bad", { cause: { why: "disk" } });
+  err.stack = "Error: bad\\n    at f (eval at compileForm (chrome-extension://x/lib/executor.js:74:31), <anonymous>:5:7)";
+  const loop = { name: "loop" };
+  loop.self = loop;
+  return { list: [1, "a\\uD800", null], map: new Map([[1, { x: 1 }]]), set: new Set([1, 2]), when: new Date(0),
+    re: /a+/gi, big: 12n, sym: Symbol("s"), fn: function named() {}, err, typed: new Uint8Array([1, 2]),
+    buf: new ArrayBuffer(4), host: Object.assign(Object.create({ get field() { return 3; }, method() {} }), { own: 1 }),
+    loop, nan: NaN, promise: Promise.resolve(1), many: Array.from({ length: 101 }, (_, i) => i) };
+})()`;
+const EVERY_BUILT_IN = `
+  const mapIteratorProto = Object.getPrototypeOf(new Map().entries());
+  mapIteratorProto.next = () => ({ done: true });
+  Object.keys = Object.getOwnPropertyNames = () => ["hijacked"];
+  Object.getPrototypeOf = () => null;
+  Object.getOwnPropertyDescriptor = () => undefined;
+  Object.hasOwn = () => false;
+  Reflect.apply = () => "hijacked";
+  Array.isArray = () => false;
+  for (const name of ["map", "forEach", "push", "slice", "join", "indexOf"]) Array.prototype[name] = () => { throw new Error(name); };
+  JSON.stringify = () => "hijacked";
+  Array.prototype[Symbol.iterator] = function* () { yield "hijacked"; };
+  Map.prototype[Symbol.iterator] = Set.prototype[Symbol.iterator] = Array.prototype[Symbol.iterator];
+  Map.prototype.entries = Set.prototype.values = () => { throw new Error("tampered"); };
+  Object.defineProperty(Map.prototype, "size", { get: () => 0 });
+  String.prototype.slice = String.prototype.indexOf = String.prototype.toWellFormed = () => "hijacked";
+  RegExp.prototype.exec = () => null;
+  Math.max = Math.round = () => "hijacked";
+  Date.prototype.toISOString = Date.prototype.getTime = () => "hijacked";
+  Symbol.prototype.toString = BigInt.prototype.toString = () => "hijacked";
+  Function.prototype.call = Function.prototype.apply = () => "hijacked";
+  Object.defineProperty(Promise.prototype, "then", { configurable: true, value: () => { throw new Error("then"); } });
+  Object.defineProperty(Array.prototype, "toJSON", { configurable: true, value: () => "hijacked" });
+  Object.defineProperty(Object.prototype, "toJSON", { configurable: true, value: () => "hijacked" });
+  Object.defineProperty(Object.prototype, "value", { configurable: true, get: () => () => {} });`;
+
+test("a page replacing every built-in the serializer uses, after it loaded, changes nothing it answers", () => {
+  const answer = (tamper) => {
+    const { context: page, serialize: guarded } = load();
+    const value = vm.runInContext(EVERY_KIND, page);
+    if (tamper) vm.runInContext(EVERY_BUILT_IN, page);
+    return JSON.parse(JSON.stringify(guarded(value)));
+  };
+  const plain = answer(false);
+  assert.equal(plain.result_type, "object");
+  assert.equal(plain.result.err.stack, "Error: bad\n    at f (<script>:3:7)");
+  assert.deepEqual(plain.result.host, { own: 1, field: 3 });
+  assert.deepEqual(plain.result.map, [[1, { x: 1 }]]);
+  assert.equal(plain.result.many.at(-1), "... 1 more items");
+  assert.deepEqual(answer(true), plain);
 });
 
 test("a plain object that claims a Map tag stays an object", () => {

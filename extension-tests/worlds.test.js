@@ -5,9 +5,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import vm from "node:vm";
+import { SERIALIZER_FILES } from "./support/page-files.js";
 
 const read = (path) => readFileSync(new URL(`../extension/${path}`, import.meta.url), "utf8");
-const LIBS = ["lib/serialize.js", "lib/returns.js", "lib/executor.js"].map(read).join("\n");
+const LIBS = [...SERIALIZER_FILES, "lib/returns.js", "lib/executor.js"].map(read).join("\n");
 const WRAPPED = `(function (globalThis) { ${LIBS} })(shadow)`;
 
 function shadowedPage() {
@@ -34,7 +35,7 @@ function shadowedPage() {
 
 test("loaded as text through a shadow global, nothing lands on the page's global", () => {
   const context = shadowedPage();
-  const names = ["__tabpilotExecutor", "__tabpilotReturns", "__tabpilotSerialize"];
+  const names = ["__tabpilotExecutor", "__tabpilotReturns", "__tabpilotSerialize", "__tabpilotSerializeIntrinsics", "__tabpilotSerializeKinds"];
   for (const name of names) assert.equal(vm.runInContext(`typeof ${name}`, context), "undefined", name);
   assert.deepEqual(Object.keys(context.kept).sort(), names);
 });

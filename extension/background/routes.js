@@ -12,7 +12,7 @@ import { DEBUGGER_SWITCH } from "./debugger.js";
 import { CommandError } from "./errors.js";
 import { tabInfo } from "./tabs.js";
 
-const LIB_FILES = ["lib/serialize.js", "lib/returns.js", "lib/executor.js"];
+const LIB_FILES = ["lib/serialize-intrinsics.js", "lib/serialize-kinds.js", "lib/serialize.js", "lib/returns.js", "lib/executor.js"];
 const USER_SCRIPT_CSP = "script-src 'self' 'unsafe-eval'; object-src 'self'";
 // Longest answer, as in inject.js and the daemon's protocol.py.
 const MAX_RESULT_CHARS = 16 * 1024 * 1024;

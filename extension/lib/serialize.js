@@ -1,90 +1,30 @@
 // Safe serializer: turns any page value into JSON-safe data (docs/protocol.md §5).
 // A classic script so that the page's MAIN world (at document_start), the other worlds the service
-// worker uses (see executor.js) and node:vm tests load the same file; inject.js takes
-// `__tabpilotSerialize` off globalThis before any page script runs.
+// worker uses (see executor.js) and node:vm tests load the same files: lib/serialize-intrinsics.js
+// (the captured built-ins), lib/serialize-kinds.js (what a value is), then this one (how each kind
+// is written out). It takes their exports off globalThis, and inject.js takes
+// `__tabpilotSerialize` off globalThis, before any page script runs.
 (() => {
   "use strict";
 
-  const LIMITS = Object.freeze({ depth: 10, items: 100, keys: 50, visits: 10000 });
-
-  // Captured now, before page scripts run, so a page that later replaces built-ins can neither
-  // break nor fool the serializer. Brand checks call these getters, which throw on foreign objects
-  // and work across realms (iframes, vm contexts), unlike instanceof (which a page's
-  // Symbol.hasInstance answers). The global object is read as `globalThis` only (executor.js says why).
   const g = globalThis;
-  const { apply, defineProperty: define, deleteProperty } = Reflect;
-  const { create, getOwnPropertyDescriptor, getOwnPropertyNames, getPrototypeOf, setPrototypeOf, is, hasOwn } = Object;
-  const isArray = Array.isArray;
-  const getter = (proto, name) => getOwnPropertyDescriptor(proto, name).get;
-  const objectProto = Object.prototype;
-  const objectToString = objectProto.toString;
-  const mapSize = getter(Map.prototype, "size");
-  const mapEntries = Map.prototype.entries;
-  const mapIterNext = getPrototypeOf(new Map().entries()).next;
-  const setSize = getter(Set.prototype, "size");
-  const setValues = Set.prototype.values;
-  const setIterNext = getPrototypeOf(new Set().values()).next;
-  const typedLength = getter(getPrototypeOf(Uint8Array.prototype), "length");
-  const bufferLength = getter(ArrayBuffer.prototype, "byteLength");
-  const sharedLength =
-    typeof SharedArrayBuffer === "function" ? getter(SharedArrayBuffer.prototype, "byteLength") : null;
-  const dateGetTime = Date.prototype.getTime;
-  const dateToISO = Date.prototype.toISOString;
-  const regexpSource = getter(RegExp.prototype, "source");
-  const regexpFlags = getter(RegExp.prototype, "flags");
-  const symbolToString = Symbol.prototype.toString;
-  const bigintToString = BigInt.prototype.toString;
-  const jsonStringify = JSON.stringify;
-  const StringCtor = String;
-  const PromiseCtor = Promise;
-  const promiseThen = Promise.prototype.then;
-  const isError = typeof Error.isError === "function" ? Error.isError : null;
-  const toStringTag = Symbol.toStringTag;
-  const regexpExec = RegExp.prototype.exec;
-  const { slice } = String.prototype;
-  const toWellFormed = String.prototype.toWellFormed;
-  const typedArrayTags = create(null);
-  for (const name of ["Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array",
-    "Int32Array", "Uint32Array", "Float32Array", "Float64Array", "BigInt64Array", "BigUint64Array"]) {
-    typedArrayTags[`[object ${name}]`] = true;
+  const intrinsics = g.__tabpilotSerializeIntrinsics;
+  const kinds = g.__tabpilotSerializeKinds;
+  delete g.__tabpilotSerializeIntrinsics;
+  delete g.__tabpilotSerializeKinds;
+  if (!intrinsics || !kinds) {
+    console.error("tabpilot: lib/serialize-intrinsics.js and lib/serialize-kinds.js must load before lib/serialize.js");
+    return;
   }
-  // The DOM's live lists (querySelectorAll, children, getElementsBy…) are lists to a caller. Keyed
-  // by tag, like the checks below: a brand check throws for every object that fails it, far too
-  // dear to run on each plain object of a large result.
-  const domListLengths = create(null);
-  for (const name of ["NodeList", "HTMLCollection"]) {
-    if (typeof g[name] === "function") domListLengths[`[object ${name}]`] = getter(g[name].prototype, "length");
-  }
-  const { indexOf } = String.prototype;
-  const nodeTypeGetter = typeof g.Node === "function" ? getter(g.Node.prototype, "nodeType") : null;
-  // The `window` accessor is an own, unforgeable property of every window; called on anything else
-  // it throws. Cross-origin windows allow it too.
-  const windowDescriptor = getOwnPropertyDescriptor(g, "window");
-  const windowGetter = windowDescriptor && typeof windowDescriptor.get === "function" ? windowDescriptor.get : null;
-  const domExceptionCode = typeof g.DOMException === "function" ? getter(g.DOMException.prototype, "code") : null;
-  // An element's box, in CSS px of the viewport, read through the built-ins as they are now.
-  const getRect = typeof g.Element === "function" ? g.Element.prototype.getBoundingClientRect : null;
-  const rectProto = typeof g.DOMRectReadOnly === "function" ? g.DOMRectReadOnly.prototype : null;
-  const rectGetters = rectProto === null ? null
-    : [getter(rectProto, "x"), getter(rectProto, "y"), getter(rectProto, "width"), getter(rectProto, "height")];
-  const { round } = Math;
+  const {
+    apply, getOwnPropertyDescriptor, getOwnPropertyNames, getPrototypeOf, is, hasOwn, mapSize, mapEntries,
+    mapIterNext, setSize, setValues, setIterNext, typedLength, bufferLength, dateGetTime, dateToISO,
+    regexpSource, regexpFlags, symbolToString, bigintToString, jsonStringify, StringCtor, regexpExec, slice,
+    indexOf, getRect, rectGetters, round, max, newList, newRecord, branded, wellFormed,
+  } = intrinsics;
+  const { classify, listen } = kinds;
 
-  // Output containers have no prototype: a page's Array.prototype.toJSON (old Prototype.js) or
-  // Object.prototype setters must not reach JSON.stringify or our index assignments.
-  const newList = () => setPrototypeOf([], null);
-  const newRecord = () => create(null);
-
-  const branded = (brandGetter, value) => {
-    try {
-      apply(brandGetter, value, []);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-
-  // JSON text must be valid Unicode: a lone surrogate becomes U+FFFD (Chrome 111+, node 20).
-  const wellFormed = (text) => apply(toWellFormed, text, []);
+  const LIMITS = Object.freeze({ depth: 10, items: 100, keys: 50, visits: 10000 });
 
   const readable = (value) => {
     try {
@@ -96,41 +36,6 @@
     }
   };
   const safeString = readable;
-
-  // Where `name` is found on `object`'s chain, by descriptors: no getter runs to find out.
-  const lookup = (object, name) => {
-    for (let o = object; o !== null; o = getPrototypeOf(o)) {
-      const descriptor = getOwnPropertyDescriptor(o, name);
-      if (descriptor) return descriptor;
-    }
-    return undefined;
-  };
-
-  /**
-   * listen(value, onValue, onReason) -> the promise `then` makes when `value` is a native promise
-   * (the handlers get its outcome), else null. The captured `then` is the brand check (it throws for anything else before
-   * reading a property), and it reads `value.constructor`: where that is a page getter, which would
-   * be handed the promise, an own data property shadows it for the call.
-   */
-  const listen = (value, onValue, onReason) => {
-    if (value === null || (typeof value !== "object" && typeof value !== "function")) return null;
-    let shadowed = false;
-    try {
-      const found = lookup(value, "constructor");
-      if (found && !hasOwn(found, "value")) {
-        const descriptor = create(null); // no inherited `get` from a page's Object.prototype
-        descriptor.value = PromiseCtor;
-        descriptor.configurable = true;
-        shadowed = define(value, "constructor", descriptor);
-      }
-      return apply(promiseThen, value, [onValue, onReason]);
-    } catch {
-      return null;
-    } finally {
-      if (shadowed) deleteProperty(value, "constructor");
-    }
-  };
-  const ignore = () => {};
 
   // The frames of tabpilot's own files tell a caller nothing, and Chrome names the script's own
   // frames `eval at compile (chrome-extension://…/executor.js:…), <anonymous>:LINE:COL`, counting
@@ -144,7 +49,7 @@
   const mapFrame = (line, pattern, offset) => {
     const found = apply(regexpExec, pattern, [line]);
     if (found === null) return line;
-    const row = Math.max(1, found[1] - offset);
+    const row = max(1, found[1] - offset);
     return apply(slice, line, [0, found.index]) + `(<script>:${row}:${found[2]})` +
       apply(slice, line, [found.index + found[0].length]);
   };
@@ -175,78 +80,6 @@
     } catch {
       return undefined;
     }
-  };
-
-  // A data property's value, found without running a getter.
-  const dataOf = (value, name) => {
-    const descriptor = lookup(value, name);
-    return descriptor && hasOwn(descriptor, "value") ? descriptor.value : undefined;
-  };
-
-  // In a realm without a DOM (node tests), windows and nodes are recognised by data properties.
-  const isWindow = (value) =>
-    windowGetter !== null ? branded(windowGetter, value) : dataOf(value, "window") === value;
-
-  const isNode = (value) =>
-    nodeTypeGetter !== null
-      ? branded(nodeTypeGetter, value)
-      : typeof dataOf(value, "nodeType") === "number" && typeof dataOf(value, "nodeName") === "string";
-
-  // An Error has [[ErrorData]]: Error.isError says so where the browser has it; elsewhere the
-  // built-in tag does, when no Symbol.toStringTag on the chain put it there.
-  const isErrorObject = (value, tag) => {
-    if (isError !== null) return isError(value);
-    if (domExceptionCode !== null && branded(domExceptionCode, value)) return true;
-    return tag === "[object Error]" && lookup(value, toStringTag) === undefined;
-  };
-
-  // The tag is a cheap first guess (no exception); the brand check confirms it, so a plain object
-  // claiming Symbol.toStringTag "Map" stays an object.
-  const classifyObject = (value) => {
-    if (isArray(value)) return "array";
-    // A failed brand check throws, too dear for every plain object of a large result, and an
-    // object made by `{}` or Object.create(null) in this realm is neither a window nor a node.
-    const proto = getPrototypeOf(value);
-    if (proto !== objectProto && proto !== null) {
-      if (isWindow(value)) return "window";
-      if (isNode(value)) return "node";
-    }
-    const tag = apply(objectToString, value, []);
-    if (isErrorObject(value, tag)) return "error";
-    switch (tag) {
-      case "[object Map]":
-        if (branded(mapSize, value)) return "map";
-        break;
-      case "[object Set]":
-        if (branded(setSize, value)) return "set";
-        break;
-      case "[object Date]":
-        if (branded(dateGetTime, value)) return "date";
-        break;
-      case "[object RegExp]":
-        if (branded(regexpSource, value)) return "regexp";
-        break;
-      case "[object ArrayBuffer]":
-        if (branded(bufferLength, value)) return "arraybuffer";
-        break;
-      case "[object SharedArrayBuffer]":
-        if (sharedLength !== null && branded(sharedLength, value)) return "arraybuffer";
-        break;
-      case "[object Promise]":
-        if (listen(value, ignore, ignore)) return "promise";
-        break;
-    }
-    if (typedArrayTags[tag] === true && branded(typedLength, value)) return "typedarray";
-    const domLength = domListLengths[tag];
-    if (domLength !== undefined && branded(domLength, value)) return "array";
-    return "object";
-  };
-
-  // Returns the result_type of a value ("arraybuffer" is reported as "object").
-  const classify = (value) => {
-    if (value === null) return "null";
-    const type = typeof value;
-    return type === "object" ? classifyObject(value) : type; // typeof document.all is "undefined"
   };
 
   const numberOut = (n) => {
@@ -390,12 +223,13 @@
   };
 
   // Whether `key` is a method `object` inherits (a function held by a prototype's data property).
-  // Read from descriptors, so no getter runs just to decide.
+  // Read from descriptors, so no getter runs just to decide; an accessor's descriptor has no own
+  // `value`, and reading one would find a page's Object.prototype.value.
   const inheritedMethod = (object, key) => {
     if (hasOwn(object, key)) return false;
     for (let proto = getPrototypeOf(object); proto !== null; proto = getPrototypeOf(proto)) {
       const descriptor = getOwnPropertyDescriptor(proto, key);
-      if (descriptor) return typeof descriptor.value === "function";
+      if (descriptor) return hasOwn(descriptor, "value") && typeof descriptor.value === "function";
     }
     return false;
   };
