@@ -301,10 +301,12 @@ def _managed_daemon() -> Iterator[Daemon]:
     with spawn_daemon("--browser") as daemon:
 
         def ready() -> bool:
-            extension = daemon.status()["extension"]
-            return bool(extension["connected"] and extension.get("pilot_enabled"))
+            status = daemon.status()
+            extension = status["extension"]
+            started = status["browser"]["ready"]  # its first page loaded (tabpilot.first_page)
+            return bool(extension["connected"] and extension.get("pilot_enabled") and started)
 
-        wait_for(ready, 60, "the managed browser's extension with AI Web Pilot on")
+        wait_for(ready, 90, "the managed browser's first page, with AI Web Pilot on")
         yield daemon
 
 

@@ -3,11 +3,14 @@ never loads is started again, and one whose page loads is left alone."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tabpilot import first_page
+from tabpilot.bridge import Bridge
+from tabpilot.config import Settings
 from tabpilot.errors import ExtensionNotConnected, PilotDisabled, TabNotScriptable
 from tabpilot.params import PingParams
 from tabpilot.protocol import ResultFrame
@@ -116,3 +119,16 @@ async def test_with_the_pilot_off_the_tabs_cannot_be_seen_and_the_browser_is_kep
     browser = FakeBrowser()
     await first_page.watch(FakeBridge(["pilot off"]), browser)  # type: ignore[arg-type]
     assert (browser.starts, browser.stops) == (0, 0)
+
+
+async def test_the_bridge_says_a_start_is_pending_until_the_watch_ends(tmp_path: Path) -> None:
+    bridge = Bridge(Settings(state_dir=tmp_path))
+    assert not bridge.first_page_pending
+    browser = FakeBrowser()
+    watching = bridge.watch_first_page(browser)  # type: ignore[arg-type]
+    # However many callers ask, one watch runs; /status says `ready: false` meanwhile.
+    assert bridge.watch_first_page(browser) is watching  # type: ignore[arg-type]
+    assert bridge.first_page_pending
+    await watching  # no extension ever connects: the browser is started again, twice
+    assert not bridge.first_page_pending
+    assert (browser.starts, browser.stops) == (first_page.RESTARTS, first_page.RESTARTS)

@@ -114,7 +114,11 @@ def create_app(settings: Settings) -> FastAPI:
             "protocol_version": PROTOCOL_VERSION,
             "extension": bridge.extension_info(),
             "in_flight": bridge.in_flight,
-            "browser": browser.info() if browser is not None else None,
+            "browser": (
+                {**browser.info(), "ready": not bridge.first_page_pending}
+                if browser is not None
+                else None
+            ),
         }
 
     mcp = LazyMCPApp(bridge, status_result, settings)

@@ -276,6 +276,12 @@ class Bridge:
                 return await self._wait_for_link()
         return self._link
 
+    @property
+    def first_page_pending(self) -> bool:
+        """Whether a start of the managed browser is still waiting for its first page: calls wait
+        meanwhile (/status says ``browser.ready: false``)."""
+        return self._first_page is not None and not self._first_page.done()
+
     def watch_first_page(self, browser: ManagedBrowser) -> asyncio.Task[None]:
         """Watch a start of ``browser`` until its first page loads (tabpilot.first_page), once
         however many callers ask; calls meanwhile wait for the verdict."""

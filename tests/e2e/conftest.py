@@ -182,8 +182,13 @@ def browser(daemon: Daemon, pages: str) -> Iterator[webdriver.Chrome]:
 def managed() -> Iterator[Daemon]:
     """`tabpilot serve --browser`: a daemon with its own headless Chromium, as `make run` starts."""
     with spawn_daemon("--browser") as running:
-        wait_for(lambda: running.status()["extension"]["pilot_enabled"], 30, "the managed browser")
+        # Its first page may take a restart or two on a loaded machine (tabpilot.first_page).
+        wait_for(lambda: _ready(running.status()), 90, "the managed browser")
         yield running
+
+
+def _ready(status: dict[str, Any]) -> bool:
+    return bool(status["extension"]["pilot_enabled"] and status["browser"]["ready"])
 
 
 @pytest.fixture

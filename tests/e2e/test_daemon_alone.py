@@ -42,5 +42,6 @@ def test_managed_browser_answers_at_once_and_stops_with_the_daemon() -> None:
         assert status["extension"]["pilot_enabled"] is True
         assert status["browser"]["managed"] is True
         assert status["browser"]["running"] is True
+        assert status["browser"]["ready"] is True  # the call waited for its first page
         pid = status["browser"]["pid"]
     wait_for(lambda: not _alive(pid), 10, "the managed Chromium to stop with its daemon")
