@@ -132,3 +132,19 @@ async def test_the_bridge_says_a_start_is_pending_until_the_watch_ends(tmp_path:
     await watching  # no extension ever connects: the browser is started again, twice
     assert not bridge.first_page_pending
     assert (browser.starts, browser.stops) == (first_page.RESTARTS, first_page.RESTARTS)
+
+
+async def test_the_last_browser_started_gets_its_wait_too() -> None:
+    """Callers wait for the watch: it returns only after the last start's first page had its
+    chance, never straight after starting a browser whose page cannot have loaded yet."""
+    browser = FakeBrowser()
+    looked_at: set[int] = set()  # which start each list of tabs was asked of
+
+    class Counting(FakeBridge):
+        async def list_tabs(self, request_id: str) -> ResultFrame:
+            looked_at.add(browser.starts)
+            return await super().list_tabs(request_id)
+
+    await first_page.watch(Counting([""]), browser)  # type: ignore[arg-type]
+    assert (browser.starts, browser.stops) == (first_page.RESTARTS, first_page.RESTARTS)
+    assert looked_at == set(range(first_page.RESTARTS + 1))

@@ -37,10 +37,16 @@ WEB = ("http:", "https:")
 
 
 async def watch(bridge: Bridge, browser: ManagedBrowser) -> None:
-    """Start ``browser`` again while its first page does not load; never raises."""
+    """Start ``browser`` again while its first page does not load; never raises. Returns once a
+    first page loaded, or once the last browser started has had its wait too."""
     try:
-        for _ in range(RESTARTS):
+        for restarts in range(RESTARTS + 1):
             if await _loaded(bridge, browser):
+                return
+            if restarts == RESTARTS:
+                log.warning(
+                    "the managed browser's first page did not load after %d restarts", restarts
+                )
                 return
             log.warning(
                 "the managed browser's first page did not load in %.0f s: starting it again",
