@@ -67,6 +67,7 @@ class FakeBridge:
 @pytest.fixture(autouse=True)
 def quick(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(first_page, "FIRST_PAGE_WAIT_S", 0.2)
+    monkeypatch.setattr(first_page, "CONNECT_WAIT_S", 0.2)
     monkeypatch.setattr(first_page, "POLL_S", 0.01)
 
 

@@ -26,8 +26,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: How long the first page may take, from Chromium's start; a normal start takes 1 to 3 s.
+#: How long the first page may take once the extension has connected; a normal start takes 1 to
+#: 3 s in all, a loaded machine several times that.
 FIRST_PAGE_WAIT_S = 15.0
+#: How long the extension may take to connect, from Chromium's start.
+CONNECT_WAIT_S = 30.0
 #: How often the tabs are looked at meanwhile.
 POLL_S = 0.5
 #: How many times a browser whose first page never loads is started again.
@@ -60,15 +63,20 @@ async def watch(bridge: Bridge, browser: ManagedBrowser) -> None:
 
 
 async def _loaded(bridge: Bridge, browser: ManagedBrowser) -> bool:
-    """Whether a tab Chromium started with shows a web page within FIRST_PAGE_WAIT_S (true too if
-    the browser stopped meanwhile: browser_close, or a crash, is someone else's to handle)."""
+    """Whether a tab Chromium started with shows a web page within FIRST_PAGE_WAIT_S of its
+    extension connecting, itself within CONNECT_WAIT_S (true too if the browser stopped
+    meanwhile: browser_close, or a crash, is someone else's to handle)."""
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + FIRST_PAGE_WAIT_S
+    deadline = loop.time() + CONNECT_WAIT_S
+    connected = False
     start: set[object] = set()
     while loop.time() < deadline:
         if not browser.running:
             return True
         if bridge.connected:
+            if not connected:
+                connected = True
+                deadline = loop.time() + FIRST_PAGE_WAIT_S
             try:
                 async with asyncio.timeout(max(POLL_S, deadline - loop.time())):
                     if await _shows_a_page(bridge, start):
