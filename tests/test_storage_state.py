@@ -119,7 +119,10 @@ def test_a_cookie_given_by_url_is_folded_as_playwright_does() -> None:
         ({"cookies": [cookie(expires=0)]}, "`expires` must be -1"),
         ({"cookies": [cookie(expires=MAX_EXPIRES + 1)]}, "`expires` must be -1"),
         ({"cookies": [cookie(path="app")]}, "`path` must start with '/'"),
-        ({"cookies": [cookie(name="")]}, "`cookies[0]` `name` is empty"),
+        ({"cookies": [cookie(name="", value="")]}, "`name` and `value` are both empty"),
+        ({"cookies": [cookie(value="a; b")]}, "`value` holds ';', which no browser accepts"),
+        ({"cookies": [cookie(name="a\nb")]}, "`name` holds '\\n'"),
+        ({"cookies": [cookie(name="a=b")]}, "`name` holds '='"),
         (
             {"cookies": [cookie(partitionKey="site.test")]},
             "`partitionKey` must be a top-level site",
@@ -327,3 +330,16 @@ def test_playwright_loads_a_written_file(tmp_path: Path) -> None:
     assert by_name["sid"].domain == "app.test" and by_name["sid"].expires == -1
     assert by_name["theme"].domain == ".app.test" and by_name["theme"].expires > 0
     assert back.origins[0].localStorage[0].value == "t1"
+
+
+@pytest.mark.parametrize(
+    ("url", "domain", "path"),
+    [
+        ("http://[::1]:8080/a", "[::1]", "/"),
+        ("https://user@Shop.TEST/x/y", "shop.test", "/x/"),
+        ("http://127.0.0.1:9", "127.0.0.1", "/"),
+    ],
+)
+def test_url_hosts(url: str, domain: str, path: str) -> None:
+    folded = parse_storage_state({"cookies": [{"name": "a", "value": "b", "url": url}]}).cookies[0]
+    assert (folded.domain, folded.path) == (domain, path)

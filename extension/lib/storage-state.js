@@ -77,10 +77,8 @@ export function toChromeCookie(cookie, storeId) {
  * a `url` and checks the cookie against it: https for a secure cookie, the host, the path.
  */
 export function toChromeSetDetails(cookie, storeId) {
-  let host = stripDots(cookie.domain);
-  if (host.includes(":") && !host.startsWith("[")) host = `[${host}]`; // an IPv6 literal
   const details = {
-    url: `${cookie.secure ? "https" : "http"}://${host}${cookie.path}`,
+    url: `${cookie.secure ? "https" : "http"}://${stripDots(cookie.domain)}${cookie.path}`,
     name: cookie.name,
     value: cookie.value,
     path: cookie.path,

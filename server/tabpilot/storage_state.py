@@ -37,6 +37,7 @@ import re
 import tempfile
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -92,8 +93,15 @@ class Cookie(_Strict):
 
     @model_validator(mode="after")
     def _playwright_rules(self) -> Cookie:
-        if not self.name:
-            raise ValueError("`name` is empty")
+        if not self.name and not self.value:
+            raise ValueError("`name` and `value` are both empty")
+        for field, text in (("name", self.name), ("value", self.value)):
+            # Chrome refuses these (chrome.cookies.set: "Failed to parse or set cookie").
+            bad = next((ch for ch in text if ch == ";" or ord(ch) < 0x20 or ord(ch) == 0x7F), None)
+            if bad is not None:
+                raise ValueError(f"`{field}` holds {bad!r}, which no browser accepts in a cookie")
+        if "=" in self.name:
+            raise ValueError("`name` holds '=', which no browser accepts in a cookie's name")
         if self.url is not None:
             if self.domain or self.path:
                 raise ValueError("give either `url` or `domain` and `path`, not both")
@@ -116,14 +124,14 @@ class Cookie(_Strict):
 
     def _fold_url(self, url: str) -> None:
         # As Playwright does: the host, the path up to its last '/', and secure for https.
-        match = re.fullmatch(r"(https?)://([^/?#]+)([^?#]*)(?:[?#].*)?", url)
-        if match is None:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"`url` must be an http(s) URL (got {url!r})")
-        scheme, host, path = match.groups()
-        self.domain = host.rsplit("@", 1)[-1].split(":")[0] if not host.endswith("]") else host
-        path = path or "/"
+        host = parts.hostname
+        self.domain = f"[{host}]" if ":" in host else host  # Chrome lists IPv6 hosts bracketed
+        path = parts.path or "/"
         self.path = path[: path.rfind("/") + 1]
-        self.secure = scheme == "https"
+        self.secure = parts.scheme == "https"
         self.url = None
 
     @property
@@ -235,8 +243,6 @@ def to_chrome_set_details(cookie: Cookie, store_id: str | None = None) -> dict[s
     out; a session cookie leaves ``expirationDate`` out.
     """
     host = cookie.domain.lstrip(".")
-    if ":" in host and not host.startswith("["):  # an IPv6 literal
-        host = f"[{host}]"
     details: dict[str, Any] = {
         "url": f"{'https' if cookie.secure else 'http'}://{host}{cookie.path}",
         "name": cookie.name,
