@@ -123,6 +123,14 @@ def test_a_cookie_given_by_url_is_folded_as_playwright_does() -> None:
         ({"cookies": [cookie(value="a; b")]}, "`value` holds ';', which no browser accepts"),
         ({"cookies": [cookie(name="a\nb")]}, "`name` holds '\\n'"),
         ({"cookies": [cookie(name="a=b")]}, "`name` holds '='"),
+        ({"cookies": [cookie(sameSite="None")]}, "`sameSite` 'None' needs `secure`: true"),
+        ({"cookies": [cookie(partitionKey="https://a.test")]}, "`partitionKey` needs `secure`"),
+        ({"cookies": [cookie(name="__Secure-id")]}, "has a prefix that needs `secure`: true"),
+        (
+            {"cookies": [cookie(name="__Host-id", secure=True, domain=".app.test")]},
+            "needs a host-only `domain`",
+        ),
+        ({"cookies": [cookie(name="__Host-id", secure=True, path="/app")]}, "and `path` '/'"),
         (
             {"cookies": [cookie(partitionKey="site.test")]},
             "`partitionKey` must be a top-level site",
@@ -172,7 +180,9 @@ def test_playwright_extras_load() -> None:
     # Newer Playwright files may carry IndexedDB and the ancestor bit; they must still load.
     state = parse_storage_state(
         {
-            "cookies": [cookie(partitionKey="https://a.test", _crHasCrossSiteAncestor=False)],
+            "cookies": [
+                cookie(partitionKey="https://a.test", secure=True, _crHasCrossSiteAncestor=False)
+            ],
             "origins": [{"origin": "https://a.test", "localStorage": [], "indexedDB": []}],
         }
     )

@@ -9,6 +9,8 @@
 // - a partitioned cookie's partitionKey.topLevelSite is Playwright's `partitionKey`, its
 //   hasCrossSiteAncestor Playwright's `_crHasCrossSiteAncestor` (true when absent);
 // - storeId is never saved: the caller names the store (context) a state loads into.
+// The cookies given to toChromeSetDetails are validated by the daemon first (Playwright's rules and
+// the cookies Chrome refuses), so this module only converts.
 
 const FROM_CHROME_SAME_SITE = Object.freeze({
   no_restriction: "None",

@@ -27,6 +27,13 @@ tests/fixtures/storage_state_cases.json holds the cases both must agree on). The
   ``partitionKey`` string; ``hasCrossSiteAncestor`` travels in Playwright's non-standard
   ``_crHasCrossSiteAncestor``, true when absent as Playwright assumes.
 - ``storeId`` is not saved: a file restores into whichever cookie store (context) loads it.
+- expiry: Chrome clamps a cookie's expiry to 400 days from when it is set, so a far-future
+  ``expires`` comes back earlier; an expired cookie is not set at all (``chrome.cookies.set``
+  answers null), as in Playwright.
+
+Beyond Playwright's checks, the cookies Chrome would refuse (SameSite=None or partitioned without
+Secure, the ``__Secure-``/``__Host-`` prefix rules, ';' or control characters) are refused here
+with the field to change, since ``chrome.cookies.set`` says only "Failed to parse or set cookie".
 """
 
 from __future__ import annotations
@@ -120,7 +127,25 @@ class Cookie(_Strict):
                 "`partitionKey` must be a top-level site such as 'https://example.com' "
                 f"(got {self.partitionKey!r})"
             )
+        self._chrome_rules()
         return self
+
+    def _chrome_rules(self) -> None:
+        # What chrome.cookies.set refuses with a bare "Failed to parse or set cookie" (checked on
+        # Chromium 156): said here with the field to change instead.
+        if not self.secure:
+            if self.sameSite == "None":
+                raise ValueError(
+                    "`sameSite` 'None' needs `secure`: true; Chrome refuses it otherwise"
+                )
+            if self.partitionKey is not None:
+                raise ValueError("a cookie with a `partitionKey` needs `secure`: true (CHIPS)")
+            if self.name.startswith(("__Secure-", "__Host-")):
+                raise ValueError(f"`name` {self.name!r} has a prefix that needs `secure`: true")
+        if self.name.startswith("__Host-") and (not self.host_only or self.path != "/"):
+            raise ValueError(
+                f"`name` {self.name!r} needs a host-only `domain` (no leading '.') and `path` '/'"
+            )
 
     def _fold_url(self, url: str) -> None:
         # As Playwright does: the host, the path up to its last '/', and secure for https.
