@@ -353,3 +353,67 @@ def test_playwright_loads_a_written_file(tmp_path: Path) -> None:
 def test_url_hosts(url: str, domain: str, path: str) -> None:
     folded = parse_storage_state({"cookies": [{"name": "a", "value": "b", "url": url}]}).cookies[0]
     assert (folded.domain, folded.path) == (domain, path)
+
+
+def test_chrome_sets_and_lists_each_case_as_converted(tmp_path: Path) -> None:
+    """extension/lib/storage-state.js in a real service worker: chrome.cookies.set with each
+    case's details, then chrome.cookies.getAll, gives back the case's Playwright cookie."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path("/usr/bin/chromium").exists():
+        pytest.skip("no /usr/bin/chromium")
+    ext = tmp_path / "ext"
+    ext.mkdir()
+    lib = Path(__file__).parents[1] / "extension" / "lib" / "storage-state.js"
+    (ext / "storage-state.js").write_text(lib.read_text())
+    (ext / "sw.js").write_text('import * as s from "./storage-state.js";\nglobalThis.s = s;\n')
+    manifest = {
+        "manifest_version": 3,
+        "name": "cookies",
+        "version": "1",
+        "permissions": ["cookies"],
+        "host_permissions": ["<all_urls>"],
+        "background": {"service_worker": "sw.js", "type": "module"},
+    }
+    (ext / "manifest.json").write_text(json.dumps(manifest))
+    with sync_api.sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            tmp_path / "profile",
+            executable_path="/usr/bin/chromium",
+            headless=True,
+            args=[f"--disable-extensions-except={ext}", f"--load-extension={ext}"],
+        )
+        try:
+            worker = (
+                context.service_workers[0]
+                if context.service_workers
+                else (context.wait_for_event("serviceworker", timeout=10_000))
+            )
+            listed = worker.evaluate(
+                """async (cookies) => {
+                  const out = [];
+                  for (const c of cookies) {
+                    await chrome.cookies.set(s.toChromeSetDetails(c));
+                    const query = { name: c.name };
+                    if (c.partitionKey) query.partitionKey = { topLevelSite: c.partitionKey };
+                    out.push((await chrome.cookies.getAll(query)).map(s.fromChromeCookie));
+                  }
+                  return out;
+                }""",
+                [c["playwright"] for c in CASES],
+            )
+        finally:
+            context.close()
+    for case, got in zip(CASES, listed, strict=True):
+        want = case["playwright"]
+        assert len(got) == 1, case["case"]
+        (cookie_back,) = got
+        # Chrome caps expiry at 400 days and always reports a partitioned cookie's ancestor bit.
+        assert (cookie_back.pop("expires") == -1) == (want["expires"] == -1), case["case"]
+        if "partitionKey" in want:
+            assert cookie_back.pop("_crHasCrossSiteAncestor") == want.get(
+                "_crHasCrossSiteAncestor", True
+            )
+        expected = {
+            k: v for k, v in want.items() if k not in ("expires", "_crHasCrossSiteAncestor")
+        }
+        assert cookie_back == expected, case["case"]
