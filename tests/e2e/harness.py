@@ -217,9 +217,10 @@ def set_pilot(driver: webdriver.Chrome, daemon: Daemon, enabled: bool) -> None:
 
 
 def open_url(daemon: Daemon, url: str) -> None:
-    """Navigate the active tab with a script, and wait until a script can read the new page."""
-    response = daemon.execute(f"location.href = {json.dumps(url)}; 1")
-    assert response.status_code == 200, response.text
+    """Load `url` in the active tab with browser_navigate (which, unlike a script, also takes a tab
+    whose own page never loaded), and wait until a script can read the new page."""
+    response = daemon.post_json("/browser_navigate", {"url": url}, timeout=60)
+    assert response.status_code == 200, (response.text, daemon.get("/tabs").text)
 
     def loaded() -> bool:
         body = daemon.execute("document.readyState").json()
