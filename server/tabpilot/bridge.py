@@ -31,14 +31,11 @@ from tabpilot.errors import (
     ScriptTooLarge,
     from_extension,
 )
+from tabpilot.extension_hello import close_socket, read_hello
 from tabpilot.function_registry import FunctionRegistry
 from tabpilot.params import ExecuteParams, Params, PingParams
 from tabpilot.protocol import (
     CLOSE_BUSY,
-    CLOSE_HELLO_EXPECTED,
-    CLOSE_PROTOCOL_MISMATCH,
-    CLOSE_UNAUTHORIZED,
-    PROTOCOL_VERSION,
     CommandFrame,
     CommandName,
     DaemonHello,
@@ -50,12 +47,10 @@ from tabpilot.protocol import (
     parse_extension_frame,
     payload,
 )
-from tabpilot.security import EXTENSION_ORIGIN_PREFIX, token_matches
+from tabpilot.security import EXTENSION_ORIGIN_PREFIX
 
 log = logging.getLogger(__name__)
 
-#: A socket that opens and says nothing is not an extension; don't hold it forever.
-HELLO_TIMEOUT_S = 10.0
 #: list_tabs is a quick chrome.tabs.query; the daemon's own grace still applies on top.
 LIST_TABS_TIMEOUT_S = 5.0
 #: A ping runs nothing; the extension gives up on a stuck tab after 5 s itself.
@@ -313,7 +308,7 @@ class Bridge:
     async def serve_connection(self, ws: WebSocket) -> None:
         """Run one extension WebSocket until it closes (the /ws endpoint)."""
         await ws.accept()
-        hello = await self._read_hello(ws)
+        hello = await read_hello(ws, self._settings.token)
         if hello is None:
             return
         origin = ws.headers.get("origin", "")
@@ -333,7 +328,9 @@ class Bridge:
                 link.extension_id,
                 holder.extension_id,
             )
-            await _close(ws, CLOSE_BUSY, "busy: another browser's tabpilot extension is connected")
+            await close_socket(
+                ws, CLOSE_BUSY, "busy: another browser's tabpilot extension is connected"
+            )
             return
         try:
             async with link.send_lock:
@@ -350,37 +347,6 @@ class Bridge:
             await self._receive_loop(link)
         finally:
             self._detach(link, "The extension disconnected.")
-
-    async def _read_hello(self, ws: WebSocket) -> ExtensionHello | None:
-        try:
-            async with asyncio.timeout(HELLO_TIMEOUT_S):
-                message = await ws.receive()
-        except TimeoutError:
-            await _close(ws, CLOSE_HELLO_EXPECTED, "hello_expected: no hello in time")
-            return None
-        if message["type"] == "websocket.disconnect":
-            return None
-        data = loads(payload(message))
-        if not isinstance(data, dict) or data.get("type") != "hello":
-            await _close(ws, CLOSE_HELLO_EXPECTED, "hello_expected: the first frame must be hello")
-            return None
-        version = data.get("protocol_version")
-        if version != PROTOCOL_VERSION:
-            reason = f"protocol_mismatch: daemon speaks {PROTOCOL_VERSION}, extension {version!r}"
-            await _close(ws, CLOSE_PROTOCOL_MISMATCH, reason)
-            return None
-        try:
-            hello = ExtensionHello.model_validate(data)
-        except ValidationError as exc:
-            reason = f"hello_expected: invalid hello ({exc.error_count()} errors)"
-            await _close(ws, CLOSE_HELLO_EXPECTED, reason)
-            return None
-        if not token_matches(hello.token, self._settings.token):
-            log.warning("refused an extension: its hello has a wrong or no token")
-            reason = "unauthorized: this daemon needs its token; set it in the tabpilot popup"
-            await _close(ws, CLOSE_UNAUTHORIZED, reason)
-            return None
-        return hello
 
     async def _receive_loop(self, link: _Link) -> None:
         while True:
@@ -455,12 +421,4 @@ class Bridge:
         link = self._link
         if link is not None:
             self._detach(link, "The daemon is shutting down.")
-            await _close(link.ws, CLOSE_GOING_AWAY, "daemon shutting down")
-
-
-async def _close(ws: WebSocket, code: int, reason: str) -> None:
-    # Close reasons are limited to 123 bytes by RFC 6455.
-    try:
-        await ws.close(code, reason.encode()[:123].decode(errors="ignore"))
-    except Exception as exc:  # already closed or the peer vanished: nothing left to do
-        log.debug("closing a WebSocket failed: %s", exc)
+            await close_socket(link.ws, CLOSE_GOING_AWAY, "daemon shutting down")
