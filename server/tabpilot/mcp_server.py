@@ -91,8 +91,9 @@ class LocalBackend:
         return success_body(new_request_id(), self._status())
 
 
-#: The tools whose answer is a script's value: their structured content carries it as JSON.
-VALUE_TOOLS = frozenset({"execute_javascript", "eval_call_function"})
+#: The tools whose answer is a script's value (``Tool.value``): their structured content carries
+#: it as JSON.
+VALUE_TOOLS = frozenset(name for name, tool in TOOLS.items() if tool.value)
 
 
 def tool_result(
@@ -162,7 +163,7 @@ def table_tool(
     """
     model = tool.params
     properties = model.model_json_schema().get("properties", {})
-    value = tool.name in VALUE_TOOLS
+    value = tool.value
     # A formatter that also takes the call's params (browser_navigate's: the url asked for) gets
     # them; the CLI calls it with the envelope alone.
     write: Callable[..., str] | None = (
@@ -254,7 +255,7 @@ def build_server(backend: Backend) -> MCPServer:
             annotations=reads if tool.read_only else None,
         )
         long = tool.name in guard.LONG
-        answers = output_schema(*guard.FIELDS) if tool.name in VALUE_TOOLS else None
+        answers = output_schema(*guard.FIELDS) if tool.value else None
         _publish(server, tool.name, input_schema(tool.params, token=long), answers)
     server.add_tool(pilot_status, description=tool_description(pilot_status), annotations=reads)
     _publish(server, "pilot_status", {"type": "object", "properties": {}}, None)

@@ -72,6 +72,9 @@ class Tool:
     in_text: tuple[str, ...] = ()
     #: The result field holding an image in base64: MCP answers it as an image content block.
     image: str | None = None
+    #: Its result is a script's value, which MCP also answers as structured content (JSON shows
+    #: a value better than a text does); every other tool's text is its whole answer.
+    value: bool = False
     #: HTTP content negotiation: (Accept header, params) -> the params to run and the raw mime
     #: type to answer with (None: the JSON envelope).
     negotiate: Callable[[str, Any], tuple[Any, str | None]] | None = None
@@ -236,6 +239,7 @@ _TOOLS = (
         method="execute",
         empty_body=None,
         send=_execute,
+        value=True,
     ),
     Tool(
         name="browser_tabs",
@@ -348,6 +352,7 @@ _TOOLS = (
         positional=("name", "args_json"),
         empty_body=None,
         send=functions.call,
+        value=True,
     ),
     Tool(
         name="eval_list_functions",
