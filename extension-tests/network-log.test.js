@@ -125,6 +125,30 @@ test("include_body matches the page world's body to its request, capped; an unkn
   assert.match(missing.error.message, /browser_network_requests/);
 });
 
+test("include_body gives quick fetches of one url each its own body, even when they end out of order", async () => {
+  const flushed = [];
+  const { request, query, web } = setup({ flushed });
+  const url = "http://127.0.0.1:8000/api/next";
+  request("http://127.0.0.1:8000/app.html", { type: "main_frame", status: 200 });
+  request(url, { status: 200 }); // #2: 1010 to 1020
+  request(url, { status: 200 }); // #3: 1020 to 1030
+  request(url, { error: "net::ERR_CONNECTION_RESET" }); // #4: no answer, no body
+  // #5 starts first and ends last; #6 starts after it and ends before it. The page reads a body a
+  // few ms after its request ends.
+  const start = (requestId, timeStamp) => web.onBeforeRequest.emit({ requestId, url, method: "GET", type: "xmlhttprequest", tabId: 7, frameId: 0, timeStamp });
+  const end = (requestId, timeStamp) => web.onCompleted.emit({ requestId, tabId: 7, statusCode: 200, fromCache: false, responseHeaders: [], timeStamp });
+  start("slow", 2000);
+  start("fast", 2010);
+  end("fast", 2100);
+  end("slow", 2300);
+  start("pending", 2301.5); // under way when the page reads #5's body: it cannot take it
+  const body = (text, time) => ({ type: "body", source: "fetch", method: "GET", url, status: 200, body: text, size: text.length, truncated: false, time });
+  flushed.push(JSON.stringify({ entries: [body("one", 1021), body("two", 1032), body("fast", 2101), body("slow", 2302)], dropped: 0 }));
+  const texts = [];
+  for (const seq of [2, 3, 4, 5, 6, 7]) texts.push((await query({ include_body: seq })).result.body.text);
+  assert.deepEqual(texts, ["one", "two", null, "slow", "fast", null]);
+});
+
 test("tabpilot's own files, which a snapshot makes the page import, are not the page's requests", async () => {
   const { chrome, request, query } = setup();
   request(chrome.runtime.getURL("vendor/dom-accessibility-api/index.mjs"), { type: "script", status: 200 });

@@ -2,7 +2,7 @@
 // without blocking) and kept here in the worker, in a ring per tab (tab-log.js). The bodies of
 // fetch and XHR responses come from the page world (lib/page-log.js), through console-log.js.
 import { CommandError } from "./errors.js";
-import { createTabLog, logAnswer, logQueryParams } from "./tab-log.js";
+import { LOG_CAPACITY, createTabLog, logAnswer, logQueryParams } from "./tab-log.js";
 import { tabInfo } from "./tabs.js";
 
 // webRequest's resource types as the answer names them: fetch and XHR are both "xhr".
@@ -14,6 +14,9 @@ const STATIC_TYPES = new Set(["image", "font", "stylesheet", "media"]);
 // Response bodies kept per tab (each at most 64 KiB of text, cut in the page world).
 const BODIES_KEPT = 50;
 export const BODY_CAP = 64 * 1024;
+// How much earlier than a request's end its body may seem to be read: the page's Date.now() is in
+// whole ms, webRequest's timeStamp in fractions of one, both of the same system clock.
+const CLOCK_SLACK_MS = 2;
 const STATUS_CLASS = /^([1-5])xx$/;
 const MAX_ACTIVE = 5000;
 
@@ -130,11 +133,37 @@ export function createNetworkLog({ chrome, tabs, pilot, flushPage }) {
     bodies.set(tabId, kept);
   }
 
-  // The body the page world read for this request: same method and url, the first read after it
-  // started (webRequest's timeStamp and the page's Date.now() are both ms since the epoch).
+  // The body the page world read for this request. A body carries no request id, so the bodies
+  // and the answered requests of the same method and url are paired one to one, the shortest lag
+  // first: how long after the request's end (webRequest's timeStamp) the page read the body (its
+  // Date.now(); both are ms since the epoch). A page reads a body after its response ended, so
+  // two quick fetches of one url each get their own body, even when they end out of order.
   function bodyOf(tabId, entry) {
-    const candidates = (bodies.get(tabId) ?? []).filter((b) => b.url === entry.url && b.method === entry.method && b.time >= entry.start - 1000);
-    return candidates[0] ?? null;
+    const same = (x) => x.url === entry.url && x.method === entry.method;
+    const kept = (bodies.get(tabId) ?? []).filter(same);
+    if (kept.length === 0) return null;
+    // A request still under way has no end yet, so no body; one that failed has none either.
+    const answered = (e) => e.type === "xhr" && e.failed === null && e.duration !== null && same(e);
+    const requests = log.query(tabId, { allPages: true, limit: LOG_CAPACITY, match: answered }).entries;
+    const pairs = [];
+    for (const request of requests) {
+      const end = request.start + request.duration;
+      for (const body of kept) {
+        const agrees = body.status === null || request.status === null || body.status === request.status;
+        const lag = body.time - end;
+        if (agrees && lag >= -CLOCK_SLACK_MS) pairs.push({ request, body, lag });
+      }
+    }
+    pairs.sort((a, b) => a.lag - b.lag || a.request.seq - b.request.seq);
+    const taken = new Set();
+    const paired = new Set();
+    for (const { request, body } of pairs) {
+      if (taken.has(body) || paired.has(request.seq)) continue;
+      if (request.seq === entry.seq) return body;
+      taken.add(body);
+      paired.add(request.seq);
+    }
+    return null;
   }
 
   async function withBody(tab, seq) {

@@ -5,6 +5,7 @@ GET and POST, a 404 and a 500, a redirect, a cached answer, a large body."""
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import threading
 from collections.abc import Iterator
@@ -46,12 +47,19 @@ window.done = (async () => {{
   await fetch(cached).then((r) => r.text());
   await fetch(cached).then((r) => r.text());
   await fetch("/api/big").then((r) => r.text());
+  // One url twice in a row, answered differently: each request has its own body.
+  window.nexts = [await fetch("/api/next").then((r) => r.text())];
+  window.nexts.push(await fetch("/api/next").then((r) => r.text()));
   await fetch("http://127.0.0.1:{REFUSED}/refused").catch(() => null);
   await fetch("http://nowhere.invalid/dns").catch(() => null);
   await fetch("/api/last");
   return true;
 }})();
 </script><p>app</p>"""
+
+
+#: /api/next's answers: a new one each time (itertools.count is safe across the server's threads).
+_ANSWERS = itertools.count(1)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -81,6 +89,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._answer(200, "cached body", "text/plain", Cache_Control="max-age=600")
         elif path == "/api/big":
             self._answer(200, BIG, "text/plain")
+        elif path == "/api/next":
+            self._answer(200, f"answer {next(_ANSWERS)}", "text/plain")
         elif path == "/static/style.css":
             self._answer(200, "p { color: red }", "text/css")
         elif path == "/static/pic.png":
@@ -207,6 +217,10 @@ def test_response_bodies_of_fetch_and_xhr_capped(
         big = network(daemon, tab, include_body=one(everything, "GET", "/api/big")["seq"])
         assert big["body"]["truncated"] is True and big["body"]["cap"] == 65536
         assert big["body"]["size"] == 100_000 and len(big["body"]["text"]) == 65536
+        nexts = [r for r in everything if r["url"].endswith("/api/next")]
+        read = ok(daemon, "execute_javascript", script="window.nexts", tab_id=tab)
+        assert len(set(read)) == 2
+        assert [network(daemon, tab, include_body=r["seq"])["body"]["text"] for r in nexts] == read
         document = network(daemon, tab, include_body=one(everything, "GET", "/app.html")["seq"])
         assert document["body"]["text"] is None and "fetch and XHR" in document["body"]["note"]
         missing = tool(daemon, "browser_network_requests", 404, tab_id=tab, include_body=999_999)
