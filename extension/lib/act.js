@@ -266,22 +266,45 @@
 
   // Runs one act message on the DOM route; resolves to {description, open?, checked?, navigating}.
   // `navigating` says whether the action started a navigation of this page (a link, a form, a
-  // pushState): the Navigation API fires "navigate" synchronously as one starts, so the worker need
-  // not wait to see whether one comes. A navigation the page starts later (after a timer, say) is
-  // not seen here.
+  // pushState), so that the worker need not wait to see whether one comes otherwise. A link's or a
+  // pushState's fires the Navigation API's "navigate" synchronously. A form's is planned for a later
+  // task (HTML's form submission): a "submit" event that nothing cancelled says it is coming. A
+  // navigation the page starts later (after a timer, say) is not seen here.
   async function run(p) {
     checkParams(p);
     await named();
     const nav = globalThis.navigation;
     let navigating = false;
     const onNavigate = () => (navigating = true);
+    const submits = [];
+    const onSubmit = (event) => submits.push(event);
+    // A form in a shadow root submits there: its event does not leave the shadow tree.
+    const roots = [document, rootOf(p)].filter((root, i, all) => root && all.indexOf(root) === i);
     nav?.addEventListener?.("navigate", onNavigate);
+    for (const root of roots) root.addEventListener("submit", onSubmit, true);
     try {
       const result = perform(p);
+      if (submits.some(navigates)) navigating = true;
       return typeof nav?.addEventListener === "function" ? { ...result, navigating } : result;
     } finally {
       nav?.removeEventListener?.("navigate", onNavigate);
+      for (const root of roots) root.removeEventListener("submit", onSubmit, true);
     }
+  }
+
+  function rootOf(p) {
+    try {
+      return p.ref ? refs().resolveRef(p.ref).getRootNode() : null;
+    } catch {
+      return null; // perform() says what is wrong with the ref
+    }
+  }
+
+  // A submission that goes on to navigate: not cancelled, and not a dialog's form (method "dialog").
+  function navigates(event) {
+    if (event.defaultPrevented) return false;
+    const method = event.submitter?.getAttribute?.("formmethod") || event.target?.getAttribute?.("method") || "get";
+    return String(method).toLowerCase() !== "dialog";
   }
 
   function perform(p) {

@@ -110,7 +110,10 @@ LINKS = """<!doctype html><title>links</title>
 <button id="delete" onclick="document.getElementById('answer').textContent =
   confirm('Delete everything?') ? 'deleted' : 'kept'">Delete</button>
 <p id="answer"></p>
-<button id="hash" onclick="history.pushState({}, '', '#step2')">Step 2</button>"""
+<button id="hash" onclick="history.pushState({}, '', '#step2')">Step 2</button>
+<form action="/act/landed.html"><label>Search <input name="q"></label></form>
+<form action="/act/landed.html"><input type="hidden" name="from" value="button">
+  <button>Go</button></form>"""
 
 # Handlers that count only events the browser made (isTrusted), as some sites' bot checks do.
 TRUSTED = """<!doctype html><title>trusted only</title>

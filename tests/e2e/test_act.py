@@ -308,6 +308,19 @@ def test_a_link_click_navigates_and_says_so(daemon: Daemon, pages: str, tab: int
     assert js(daemon, tab, "document.body.textContent") == "You arrived."
 
 
+def test_a_form_submission_is_waited_for_and_said(daemon: Daemon, pages: str, tab: int) -> None:
+    # A form's navigation starts a task after the submit, unlike a link's: the answer waits for it.
+    open_page(daemon, tab, f"{pages}/act/links.html")
+    search = ref(daemon, tab, 'textbox "Search"')
+    typed = act(daemon, tab, kind="type", ref=search, text="shoes", submit=True)
+    assert (typed["navigated"], typed["url"]) == (True, f"{pages}/act/landed.html?q=shoes")
+    assert js(daemon, tab, "document.body.textContent") == "You arrived."
+    open_page(daemon, tab, f"{pages}/act/links.html")
+    clicked = act(daemon, tab, kind="click", ref=ref(daemon, tab, 'button "Go"'))
+    assert (clicked["navigated"], clicked["url"]) == (True, f"{pages}/act/landed.html?from=button")
+    assert js(daemon, tab, "document.body.textContent") == "You arrived."
+
+
 def test_a_link_to_a_new_tab_opens_one_and_says_so(daemon: Daemon, pages: str, tab: int) -> None:
     open_page(daemon, tab, f"{pages}/act/links.html")
     clicked = act(daemon, tab, kind="click", ref=ref(daemon, tab, 'button "Open report"'))
