@@ -14,7 +14,9 @@
 // - "stitch": the whole page in the person's Chrome without the debugger: scrolled a viewport at a
 //   time, fixed and sticky elements hidden after the first part, each part captured and drawn on
 //   one canvas. Bound by the two captures a second: about half a second a viewport.
-// A page taller than MAX_FULL_PAGE_PX CSS px is captured to that height, with a note.
+// A page taller than MAX_FULL_PAGE_PX CSS px is captured to that height, with a note. On the debugger
+// route a region taller than PART_PX is captured a part at a time: Chromium answers a taller one
+// in parts, and under load a part past the first has come back showing the page's top.
 import { CommandError } from "./errors.js";
 import { pageError } from "./page-read.js";
 import { assertScriptable, tabInfo } from "./tabs.js";
@@ -26,6 +28,7 @@ export const JPEG_QUALITY = 50;
 // server/tabpilot/screenshot.py holds the same number. Chrome's own limit on a texture is 16,384
 // device pixels a side; past it a capture comes back blank or fails.
 export const MAX_FULL_PAGE_PX = 16_384;
+export const PART_PX = 4096;
 const DEFAULT_TIMEOUT_MS = 30_000;
 const MIME = { jpeg: "image/jpeg", png: "image/png" };
 
@@ -217,14 +220,41 @@ export function createCapture({ chrome, tabs, debug, timers, withTimeout, now = 
     // An element wholly in the viewport is captured as it is shown; past it, the page is laid out
     // at its full size for the capture.
     const inView = clip.y >= m.sy && clip.y + clip.height <= m.sy + m.vh && clip.x >= m.sx && clip.x + clip.width <= m.sx + m.vw;
+    const captured = p.ref ? `element ${p.ref} (${m.what})` : note ? `the top ${MAX_FULL_PAGE_PX} px of the page` : "the full page";
+    if (clip.height > PART_PX) return { ...(await inParts(tab, p, clip, scale, m.dpr)), scale, captured, route: "debugger", note };
     const answer = await debug.send(tab.id, "Page.captureScreenshot", {
       ...format,
       clip: { ...clip, scale },
       captureBeyondViewport: p.fullPage || !inView,
     });
     const size = base64ImageSize(answer.data) ?? { width: 0, height: 0 };
-    const captured = p.ref ? `element ${p.ref} (${m.what})` : note ? `the top ${MAX_FULL_PAGE_PX} px of the page` : "the full page";
     return { data: answer.data, ...size, scale, captured, route: "debugger", note };
+  }
+
+  // A region taller than PART_PX, a part at a time: each part its own capture (PNG, so that only the
+  // whole is encoded lossily), drawn on one canvas.
+  async function inParts(tab, p, clip, scale, dpr) {
+    const k = scale * dpr; // output pixels per CSS pixel
+    const canvas = new images.OffscreenCanvas(Math.max(1, Math.round(clip.width * k)), Math.max(1, Math.round(clip.height * k)));
+    const ctx = canvas.getContext("2d");
+    ctx.imageSmoothingQuality = "high";
+    for (const y of stitchOffsets(clip.height, PART_PX)) {
+      const rows = Math.min(PART_PX, clip.height - y);
+      const part = await debug.send(tab.id, "Page.captureScreenshot", {
+        format: "png",
+        clip: { ...clip, y: clip.y + y, height: rows, scale },
+        captureBeyondViewport: true,
+      });
+      const bitmap = await bitmapOf(part.data, "image/png");
+      try {
+        // Each part is drawn from its own rounded edges, so that the parts meet without a seam.
+        const top = Math.round(y * k);
+        ctx.drawImage(bitmap, 0, top, canvas.width, Math.round((y + rows) * k) - top);
+      } finally {
+        bitmap.close?.();
+      }
+    }
+    return { data: await encode(canvas, p), width: canvas.width, height: canvas.height };
   }
 
   // The whole page, a viewport at a time, with chrome.tabs.captureVisibleTab.
