@@ -278,25 +278,19 @@
     const onNavigate = () => (navigating = true);
     const submits = [];
     const onSubmit = (event) => submits.push(event);
+    const el = p.kind === "scroll" && !p.ref ? null : elementOf(p);
     // A form in a shadow root submits there: its event does not leave the shadow tree.
-    const roots = [document, rootOf(p)].filter((root, i, all) => root && all.indexOf(root) === i);
+    const root = p.ref ? el.getRootNode() : null;
+    const roots = root && root !== document ? [document, root] : [document];
     nav?.addEventListener?.("navigate", onNavigate);
-    for (const root of roots) root.addEventListener("submit", onSubmit, true);
+    for (const at of roots) at.addEventListener("submit", onSubmit, true);
     try {
-      const result = perform(p);
+      const result = perform(p, el);
       if (submits.some(navigates)) navigating = true;
       return typeof nav?.addEventListener === "function" ? { ...result, navigating } : result;
     } finally {
       nav?.removeEventListener?.("navigate", onNavigate);
-      for (const root of roots) root.removeEventListener("submit", onSubmit, true);
-    }
-  }
-
-  function rootOf(p) {
-    try {
-      return p.ref ? refs().resolveRef(p.ref).getRootNode() : null;
-    } catch {
-      return null; // perform() says what is wrong with the ref
+      for (const at of roots) at.removeEventListener("submit", onSubmit, true);
     }
   }
 
@@ -307,8 +301,8 @@
     return String(method).toLowerCase() !== "dialog";
   }
 
-  function perform(p) {
-    const el = p.kind === "scroll" && !p.ref ? null : elementOf(p);
+  // `el`: the element acted on (elementOf), null for a scroll of the page.
+  function perform(p, el) {
     const what = el ? describe(el) : "the page";
     const ref = p.ref ?? null;
     const it = ref ? `${what} (${ref})` : what; // in messages
