@@ -130,13 +130,18 @@ export function createCapture({ chrome, tabs, debug, timers, withTimeout, now = 
     return images.createImageBitmap(new images.Blob([base64ToBytes(data)], { type: mime }));
   }
 
-  // Draws `src` (device pixels of bitmap) at `scale` and encodes it: {data, width, height}.
-  async function render(bitmap, src, scale, p) {
-    const width = Math.max(1, Math.round(src.width * scale));
-    const height = Math.max(1, Math.round(src.height * scale));
-    const canvas = new images.OffscreenCanvas(width, height);
+  // A canvas of the given size in pixels, rounded and at least 1 px a side, that scales smoothly.
+  function newCanvas(width, height) {
+    const canvas = new images.OffscreenCanvas(Math.max(1, Math.round(width)), Math.max(1, Math.round(height)));
     const ctx = canvas.getContext("2d");
     ctx.imageSmoothingQuality = "high";
+    return { canvas, ctx };
+  }
+
+  // Draws `src` (device pixels of bitmap) at `scale` and encodes it: {data, width, height}.
+  async function render(bitmap, src, scale, p) {
+    const { canvas, ctx } = newCanvas(src.width * scale, src.height * scale);
+    const { width, height } = canvas;
     ctx.drawImage(bitmap, src.x, src.y, src.width, src.height, 0, 0, width, height);
     return { data: await encode(canvas, p), width, height };
   }
@@ -235,9 +240,7 @@ export function createCapture({ chrome, tabs, debug, timers, withTimeout, now = 
   // whole is encoded lossily), drawn on one canvas.
   async function inParts(tab, p, clip, scale, dpr) {
     const k = scale * dpr; // output pixels per CSS pixel
-    const canvas = new images.OffscreenCanvas(Math.max(1, Math.round(clip.width * k)), Math.max(1, Math.round(clip.height * k)));
-    const ctx = canvas.getContext("2d");
-    ctx.imageSmoothingQuality = "high";
+    const { canvas, ctx } = newCanvas(clip.width * k, clip.height * k);
     for (const y of stitchOffsets(clip.height, PART_PX)) {
       const rows = Math.min(PART_PX, clip.height - y);
       const part = await debug.send(tab.id, "Page.captureScreenshot", {
@@ -265,9 +268,7 @@ export function createCapture({ chrome, tabs, debug, timers, withTimeout, now = 
         const total = Math.min(first.height, MAX_FULL_PAGE_PX);
         const scale = fitScale(first.vw * first.dpr, total * first.dpr, p.maxSize);
         const k = first.dpr * scale; // output pixels per CSS pixel
-        const canvas = new images.OffscreenCanvas(Math.max(1, Math.round(first.vw * k)), Math.max(1, Math.round(total * k)));
-        const ctx = canvas.getContext("2d");
-        ctx.imageSmoothingQuality = "high";
+        const { canvas, ctx } = newCanvas(first.vw * k, total * k);
         for (const [i, y] of stitchOffsets(total, first.vh).entries()) {
           if (now() > deadline) break; // withTimeout answers; this only stops the work
           const m = i === 0 ? first : await inPage(tab, { op: "scroll", y, hide: true });
