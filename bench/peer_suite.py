@@ -271,8 +271,7 @@ def log_system(peer: Peer, kind: str, counts: Counts, found: dict[str, Any]) -> 
 
 def _open_tabpilot_tabs(daemon: Daemon, base: str) -> dict[str, int]:
     """The log page, the tall page, the 10,000-element page, then the product page, in tabs of the
-    managed browser: the product page is left the active tab. Returns once the log page has made
-    all its requests (see `_settled`)."""
+    managed browser: the product page is left the active tab."""
     tabs = {}
     for path in (LOGS, TALL, NODES, PRODUCTS):
         body = daemon.post_json("/browser_tabs", {"action": "new", "url": base + path}).json()
@@ -286,12 +285,6 @@ def _open_tabpilot_tabs(daemon: Daemon, base: str) -> dict[str, int]:
 
         wait_for(loaded, 30, f"{path} to load in tabpilot's browser")
         tabs[path] = tab
-
-    def logged() -> bool:
-        answer = daemon.execute("window.logsDone === true", tab_id=tabs[LOGS]).json()
-        return answer.get("result") is True
-
-    wait_for(logged, LOGS_WAIT_S, f"{LOGS} to finish in tabpilot's browser")
     return tabs
 
 
@@ -302,7 +295,6 @@ def _open_devtools_pages(peer: Peer) -> None:
         if match is None:
             raise RuntimeError(f"new_page did not list {path}: {text[:300]}")
         peer.pages[path] = int(match.group(1))
-    _settled(peer)
 
 
 def _settled(peer: Peer) -> None:
@@ -354,6 +346,8 @@ def _peers(loop: Loop, base: str) -> Iterator[list[Peer]]:
                 peer.pages = tabs if name == "tabpilot" else {}
                 if name == "chrome-devtools-mcp":
                     _open_devtools_pages(peer)
+                if peer.pages:  # its log page is open already: let it finish first
+                    _settled(peer)
             except Exception as exc:  # a peer that cannot start is reported
                 _say(f"{name} is not available: {exc}")
                 peer = Peer(name, None, None, reason=f"{exc}"[:400])
