@@ -313,7 +313,7 @@ def storage_path(state_dir: Path, name: str) -> Path:
             "Invalid storage name: it is empty. Give a short name such as 'login' (saved as "
             "storage/login.json in the daemon's state directory)."
         )
-    base = name.removesuffix(".json") if name.endswith(".json") else name
+    base = name.removesuffix(".json")
     problem = None
     if "/" in name or "\\" in name or "\0" in name:
         problem = "it holds a path separator; it is a name, not a path"
