@@ -5,7 +5,9 @@ import { NotDelivered } from "./tab-ports.js";
 // Chrome lets extensions script http(s) pages, and file pages when the user allows file access.
 // chrome://, chrome-extension://, about:, view-source:, devtools:// and the like are off limits.
 const SCRIPTABLE_URL = /^(https?|file):/i;
-const PAGE_WORLD_FILES = ["lib/serialize-intrinsics.js", "lib/serialize-kinds.js", "lib/serialize.js", "lib/returns.js", "lib/executor.js", "lib/page-log.js", "inject.js"];
+// The serializer and the executor: what every world that runs a script loads (routes.js too).
+export const EXECUTOR_FILES = ["lib/serialize-intrinsics.js", "lib/serialize-kinds.js", "lib/serialize.js", "lib/returns.js", "lib/executor.js"];
+const PAGE_WORLD_FILES = [...EXECUTOR_FILES, "lib/page-log.js", "inject.js"];
 // The isolated world's files, as the manifest lists them.
 const CONTENT_FILES = ["lib/refs.js", "lib/snapshot-format.js", "lib/snapshot.js", "lib/read.js", "lib/act-common.js", "lib/act-keys.js", "lib/act.js", "content.js"];
 
