@@ -62,7 +62,12 @@ export function createStorage({ chrome, debug, managed, frames, timers }) {
   // Registered in the worker's first turn (createCommands runs then), like the other listeners.
   chrome.debugger?.onEvent?.addListener((source, method, params) => {
     if (method !== "Fetch.requestPaused" || !fulfilling.has(source.tabId)) return;
-    const reply = { requestId: params.requestId, responseCode: 200, responseHeaders: [{ name: "Content-Type", value: "text/html; charset=utf-8" }], body: btoa(BLANK_PAGE) };
+    const reply = {
+      requestId: params.requestId,
+      responseCode: 200,
+      responseHeaders: [{ name: "Content-Type", value: "text/html; charset=utf-8" }],
+      body: btoa(BLANK_PAGE),
+    };
     Promise.resolve(debug.send(source.tabId, "Fetch.fulfillRequest", reply)).catch((err) => console.warn("tabpilot: could not answer a storage page", err));
   });
 
