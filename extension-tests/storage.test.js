@@ -5,7 +5,6 @@ import { test } from "node:test";
 
 import { createActivity } from "../extension/background/activity.js";
 import { createCommands } from "../extension/background/commands.js";
-import { createFrameEvents } from "../extension/background/navigation.js";
 import { createStorage, READ_MS, IMPORT_MS } from "../extension/background/storage.js";
 import { fakeChrome, manualTimers, realTimers, until } from "./support/fake-chrome.js";
 
@@ -37,6 +36,7 @@ const STORED = { "https://shop.test": [{ name: "token", value: "abc" }], "https:
 // in `written`.
 function pageScripts({ stored = STORED, written = {}, override = () => undefined } = {}) {
   return async (details, tab) => {
+    if (tab.url === "about:blank") throw new Error('Cannot access contents of url "about:blank".');
     const custom = await override(details, tab);
     if (custom !== undefined) return custom;
     if (details.func.name === "writeLocalStorage") {
@@ -77,6 +77,9 @@ function setup({ managed = true, storage = {}, tabs = TABS.map((t) => ({ ...t })
     if (!pattern || !url.startsWith(pattern.urlPattern.slice(0, -1))) throw new Error(`test: ${url} would have left the browser`);
     const requestId = `r${tabId}`;
     requests.set(requestId, { tabId, url });
+    // The tab's first about:blank may report its load after the navigation to the origin began.
+    nav.onBeforeNavigate.emit({ tabId, frameId: 0, url });
+    nav.onCompleted.emit({ tabId, frameId: 0, url: "about:blank", documentId: `blank-${tabId}` });
     chrome.debugger.onEvent.emit({ tabId }, "Fetch.requestPaused", { requestId, request: { url }, resourceType: "Document" });
     return tabs.find((t) => t.id === tabId);
   };
@@ -88,14 +91,18 @@ function setup({ managed = true, storage = {}, tabs = TABS.map((t) => ({ ...t })
       } else if (method === "Fetch.fulfillRequest") {
         log.fulfilled.push({ tabId, ...params });
         const { url } = requests.get(params.requestId);
-        Object.assign(tabs.find((t) => t.id === tabId), { url });
-        for (const name of ["onBeforeNavigate", "onCommitted", "onDOMContentLoaded", "onCompleted"]) nav[name].emit({ tabId, frameId: 0, url, documentId: `doc-${tabId}` });
+        // The page commits and loads a moment after the reply, as in Chrome.
+        setTimeout(() => {
+          const tab = tabs.find((t) => t.id === tabId);
+          if (!tab) return; // closed meanwhile
+          tab.url = url;
+          for (const name of ["onCommitted", "onDOMContentLoaded", "onCompleted"]) nav[name].emit({ tabId, frameId: 0, url, documentId: `doc-${tabId}` });
+        }, 1);
       }
       return {};
     },
   };
-  const frames = createFrameEvents({ chrome, timers });
-  const module = createStorage({ chrome, debug, managed: Promise.resolve(managed ? { managed: true } : {}), frames, timers });
+  const module = createStorage({ chrome, debug, managed: Promise.resolve(managed ? { managed: true } : {}), timers });
   return { chrome, module, log, tabs };
 }
 

@@ -47,7 +47,7 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
   const networkLog = createNetworkLog({ chrome, tabs, pilot, flushPage: (tab) => consoleLog.flush(tab) });
   const act = createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, frames, aiTabs, input: createInput({ debug }), withTimeout, pageError });
   const capture = createCapture({ chrome, tabs, debug, timers, withTimeout, now });
-  const storage = createStorage({ chrome, debug, managed, frames, timers });
+  const storage = createStorage({ chrome, debug, managed, timers });
   const handlers = {
     execute_javascript: executeJavascript,
     browser_snapshot: pageRead.browser_snapshot,

@@ -54,12 +54,15 @@ function writeLocalStorage(origin, items) {
   return { written: localStorage.length };
 }
 
-// `frames`: navigation.js's createFrameEvents, which follows a tab's main frame. `debug`:
-// debugger.js's, whose send attaches first.
-export function createStorage({ chrome, debug, managed, frames, timers }) {
+// `debug`: debugger.js's, whose send attaches first.
+export function createStorage({ chrome, debug, managed, timers }) {
   const fulfilling = new Map(); // tab id -> the origin whose document the debugger answers there
+  const loads = new Map(); // tab id -> what hears its main frame's loads (writeOrigin)
 
   // Registered in the worker's first turn (createCommands runs then), like the other listeners.
+  chrome.webNavigation?.onCompleted?.addListener((d) => d.frameId === 0 && loads.get(d.tabId)?.("loaded", d));
+  chrome.webNavigation?.onErrorOccurred?.addListener((d) => d.frameId === 0 && loads.get(d.tabId)?.("error", d));
+  chrome.tabs.onRemoved.addListener((tabId) => loads.get(tabId)?.("closed", {}));
   chrome.debugger?.onEvent?.addListener((source, method, params) => {
     if (method !== "Fetch.requestPaused" || !fulfilling.has(source.tabId)) return;
     const reply = {
@@ -205,26 +208,45 @@ export function createStorage({ chrome, debug, managed, frames, timers }) {
     opened.add(tab.id);
     // The import gave up (its time ran out, another origin failed) while this tab was opening.
     if (cancelled()) return closeTab(tab.id, opened);
-    const tracker = frames.follow(tab.id);
+    const url = `${origin}/`;
+    const load = loaded(tab.id, url);
     try {
       fulfilling.set(tab.id, origin);
       await debug.send(tab.id, "Fetch.enable", { patterns: [{ urlPattern: `${origin}/*`, resourceType: "Document", requestStage: "Request" }] });
-      const url = `${origin}/`;
       await chrome.tabs.update(tab.id, { url });
-      const ours = (state) => typeof state.url === "string" && state.url.startsWith(url);
-      const settled = await tracker.wait((state) => state.closed || (ours(state) && (state.loaded || state.error !== null)), IMPORT_MS);
-      const { state } = tracker;
-      if (state.closed) throw new CommandError("extension_error", `The tab opened to write ${origin}'s localStorage was closed.`);
-      if (!settled || state.error) throw new CommandError("extension_error", `The blank page of ${origin} did not load (${state.error ?? "no answer"}), so its localStorage was not written.`);
+      const outcome = await load.done;
+      if (outcome.what === "closed") throw new CommandError("extension_error", `The tab opened to write ${origin}'s localStorage was closed.`);
+      if (outcome.what !== "loaded") {
+        throw new CommandError("extension_error", `The blank page of ${origin} did not load (${outcome.error ?? "no answer"}), so its localStorage was not written.`);
+      }
       const [first] = await chrome.scripting.executeScript({ target: { tabId: tab.id, frameIds: [0] }, func: writeLocalStorage, args: [origin, items], world: "ISOLATED" });
       if (!first?.result || first.result.error) {
         throw new CommandError("extension_error", `${origin}'s localStorage was not written: ${first?.result?.error ?? "the page gave no answer"}.`);
       }
     } finally {
-      tracker.stop();
+      load.stop();
       fulfilling.delete(tab.id);
       await closeTab(tab.id, opened);
     }
+  }
+
+  // The end of the tab's main-frame load of `url`: {what: "loaded" | "error" | "closed" |
+  // "timeout", error?}. Only events of that url count: the tab's own about:blank reports its load
+  // too, and may do so after the navigation to the origin has begun.
+  function loaded(tabId, url) {
+    let finish;
+    const done = new Promise((resolve) => {
+      const timer = timers.setTimeout(() => finish({ what: "timeout" }), IMPORT_MS);
+      finish = (outcome) => {
+        timers.clearTimeout(timer);
+        loads.delete(tabId);
+        resolve(outcome);
+      };
+    });
+    loads.set(tabId, (what, details) => {
+      if (what === "closed" || String(details.url).startsWith(url)) finish({ what, error: details.error });
+    });
+    return { done, stop: () => finish({ what: "closed" }) };
   }
 
   async function closeTab(tabId, opened) {

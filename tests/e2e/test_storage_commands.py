@@ -26,7 +26,6 @@ const [command, params, managed, discard = []] = args;
 const discarded = [];
 for (const id of discard) discarded.push((await chrome.tabs.discard(id)).id);
 const { createStorage } = await import("./background/storage.js");
-const { createFrameEvents } = await import("./background/navigation.js");
 const timers = { setTimeout: (f, ms) => setTimeout(f, ms), clearTimeout: (t) => clearTimeout(t) };
 const held = new Map();
 const debug = {
@@ -36,9 +35,8 @@ const debug = {
     return chrome.debugger.sendCommand({ tabId }, method, params);
   },
 };
-const frames = createFrameEvents({ chrome, timers });
 const flag = Promise.resolve({ managed });
-const storage = createStorage({ chrome, debug, managed: flag, frames, timers });
+const storage = createStorage({ chrome, debug, managed: flag, timers });
 const tabsBefore = (await chrome.tabs.query({})).length;
 let answer;
 try {
@@ -108,7 +106,7 @@ def test_export_in_a_persons_chrome_follows_the_popup_switch(
     browser: webdriver.Chrome, pages: str
 ) -> None:
     browser.get(f"{pages}/index.html")
-    browser.execute_script("localStorage.clear(); localStorage.setItem('tp_token', 'e2e')")
+    browser.execute_script("localStorage.setItem('tp_token', 'e2e')")
     assert in_extension(browser, SET_COOKIES, pages + "/") is None
     stale, broken = in_extension(
         browser, OPEN_STALE_TABS, f"{pages}/other.html", "http://127.0.0.1:1/"
@@ -159,6 +157,7 @@ def test_export_in_a_persons_chrome_follows_the_popup_switch(
     finally:
         set_popup_switch(browser, "export-toggle", False)
         in_extension(browser, "await chrome.tabs.remove(args);", *closing)
+        browser.execute_script("localStorage.removeItem('tp_token')")
 
 
 def test_import_replaces_the_cookies_and_writes_origins_that_are_not_open(
@@ -201,7 +200,8 @@ def test_import_replaces_the_cookies_and_writes_origins_that_are_not_open(
         browser.get(f"{other}/other.html")
         assert browser.execute_script("return localStorage.getItem('tp_imported')") == "yes"
     finally:
-        browser.execute_script("localStorage.clear()")
+        browser.execute_script("localStorage.removeItem('tp_imported')")
+        browser.get(f"{pages}/index.html")
         in_extension(
             browser, "await chrome.cookies.remove({ url: args[0], name: 'tp_new' });", pages
         )
