@@ -29,7 +29,14 @@ const CHIP = {
   partitionKey: { topLevelSite: "https://shop.test", hasCrossSiteAncestor: true },
 };
 const web = (id, url, extra = {}) => ({ id, url, title: `tab ${id}`, status: "complete", active: false, windowId: 1, ...extra });
-const TABS = [web(1, "https://shop.test/cart"), web(2, "chrome://extensions/"), web(3, "https://shop.test/orders"), web(4, "https://blog.test/post"), web(5, "about:blank")];
+const TABS = [
+  web(1, "https://shop.test/cart"),
+  web(2, "chrome://extensions/"),
+  web(3, "https://shop.test/orders"),
+  web(4, "https://blog.test/post"),
+  web(5, "about:blank"),
+  web(6, "https://private.test/", { incognito: true }),
+];
 const STORED = { "https://shop.test": [{ name: "token", value: "abc" }], "https://blog.test": [] };
 
 // The page's localStorage, as readLocalStorage answers it from a tab; writeLocalStorage's writes land

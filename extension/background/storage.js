@@ -95,7 +95,9 @@ export function createStorage({ chrome, debug, managed, timers }) {
   // that each is listed as read or skipped (a crashed or stuck tab shares its origin with others);
   // the first of an origin's pages, in tab order, gives its entry. Reading takes a few ms a page.
   async function readPages() {
-    const tabs = (await chrome.tabs.query({})).filter((tab) => WEB_URL.test(tabInfo(tab).url));
+    // An incognito window (where the person allowed tabpilot in it) keeps other cookies and storage
+    // than the default store this exports.
+    const tabs = (await chrome.tabs.query({})).filter((tab) => WEB_URL.test(tabInfo(tab).url) && !tab.incognito);
     const answers = await Promise.all(
       tabs.map(async (tab) => {
         const reason = await unreadable(tab);
