@@ -1,11 +1,14 @@
 // The popup: the AI Web Pilot switch, the daemon's reachability and its port, and what ran lately.
 // The switch and the port live in chrome.storage.local; the service worker reacts to their changes.
+import { loadManaged } from "./background/managed.js";
 import { createActivityView } from "./popup-activity.js";
 
 const REFRESH_MS = 1000;
 
 const toggle = document.getElementById("pilot-toggle");
 const debuggerToggle = document.getElementById("debugger-toggle");
+const exportToggle = document.getElementById("export-toggle");
+const exportHelp = document.getElementById("export-help");
 const userScriptsStatus = document.getElementById("user-scripts-status");
 const status = document.getElementById("connection-status");
 const portForm = document.getElementById("port-form");
@@ -20,14 +23,16 @@ const activity = createActivityView({
 });
 
 async function load() {
-  const { pilotEnabled, debuggerEnabled, daemonPort, daemonToken } = await chrome.storage.local.get([
+  const { pilotEnabled, debuggerEnabled, daemonPort, daemonToken, exportEnabled } = await chrome.storage.local.get([
     "pilotEnabled",
     "debuggerEnabled",
     "daemonPort",
     "daemonToken",
+    "exportEnabled",
   ]);
   toggle.checked = pilotEnabled === true;
   debuggerToggle.checked = debuggerEnabled === true;
+  exportToggle.checked = exportEnabled === true;
   // chrome.userScripts exists only once the person allowed user scripts for tabpilot.
   userScriptsStatus.textContent =
     typeof chrome.userScripts?.execute === "function"
@@ -44,6 +49,16 @@ toggle.addEventListener("change", () => {
 // Only this page writes the switch (the service worker reads it; no daemon frame reaches it).
 debuggerToggle.addEventListener("change", () => {
   chrome.storage.local.set({ debuggerEnabled: debuggerToggle.checked });
+});
+// The same for saving storage (background/storage.js): only a person here can allow it.
+exportToggle.addEventListener("change", () => {
+  chrome.storage.local.set({ exportEnabled: exportToggle.checked });
+});
+// The daemon's managed browser holds no person's sessions: saving its storage needs no switch.
+loadManaged({ chrome, fetch }).then(({ managed }) => {
+  if (!managed) return;
+  exportToggle.disabled = true;
+  exportHelp.textContent = "Not needed here: tabpilot started this browser for the AI, so its cookies are nobody's own and may always be saved.";
 });
 
 portForm.addEventListener("submit", (event) => {
@@ -74,6 +89,7 @@ tokenForm.addEventListener("submit", (event) => {
 chrome.storage.onChanged.addListener((changes, area) => {
   if (area === "local" && "pilotEnabled" in changes) toggle.checked = changes.pilotEnabled.newValue === true;
   if (area === "local" && "debuggerEnabled" in changes) debuggerToggle.checked = changes.debuggerEnabled.newValue === true;
+  if (area === "local" && "exportEnabled" in changes) exportToggle.checked = changes.exportEnabled.newValue === true;
 });
 
 function show(text, connected) {

@@ -22,6 +22,8 @@ export function fakeChrome({
   lastFocused = true,
   session = {},
   sessionFails = false,
+  cookies = [],
+  onScript = null,
 } = {}) {
   const store = { ...storage };
   const sessionStore = structuredClone(session);
@@ -135,9 +137,12 @@ export function fakeChrome({
         if (tab?.crashed) throw new Error("Cannot access contents of the page. Extension manifest must request permission to access the respective host.");
         if (tab?.refuseInjection) throw new Error(`Cannot access contents of url "${tab.url}".`);
         if (tab?.shuttingDown) throw new Error("The browser is shutting down.");
+        // onScript(details, tab) plays the injected function: its value is the frame's result.
+        if (onScript) return [{ frameId: 0, result: await onScript(details, tab) }];
         return [{ frameId: 0, result: undefined }];
       },
     },
+    cookies: fakeCookies(cookies, calls),
     windows: { onFocusChanged: event(), onCreated: event(), onRemoved: event() },
     runtime: {
       onMessage: event(),
@@ -167,6 +172,52 @@ export function fakeChrome({
     throw new TypeError("Failed to fetch");
   };
   return { chrome, fetch };
+}
+
+// chrome.cookies over `jar`, a list of chrome.cookies.Cookie objects, as Chromium 156 answers:
+// getAll lists partitioned (CHIPS) cookies only when asked with a partitionKey, set answers null
+// for a cookie that has expired, remove matches the url's host, the name and the partition.
+function fakeCookies(jar, calls) {
+  calls.cookies = [];
+  const host = (url) => new URL(url).hostname;
+  const sameKey = (a, b) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+  return {
+    jar,
+    async getAll(details = {}) {
+      calls.cookies.push(["getAll", details]);
+      return structuredClone(jar.filter((c) => details.partitionKey !== undefined || !c.partitionKey));
+    },
+    async set(details) {
+      calls.cookies.push(["set", details]);
+      if (details.expirationDate !== undefined && details.expirationDate < Date.now() / 1000) return null;
+      const domain = details.domain ?? host(details.url);
+      const cookie = {
+        name: details.name,
+        value: details.value,
+        domain,
+        hostOnly: details.domain === undefined,
+        path: details.path,
+        secure: details.secure,
+        httpOnly: details.httpOnly,
+        sameSite: details.sameSite,
+        session: details.expirationDate === undefined,
+        storeId: details.storeId ?? "0",
+        ...(details.expirationDate !== undefined ? { expirationDate: details.expirationDate } : {}),
+        ...(details.partitionKey ? { partitionKey: details.partitionKey } : {}),
+      };
+      jar.push(cookie);
+      return structuredClone(cookie);
+    },
+    async remove(details) {
+      calls.cookies.push(["remove", details]);
+      const index = jar.findIndex(
+        (c) => c.name === details.name && c.domain.replace(/^\./, "") === host(details.url) && sameKey(c.partitionKey, details.partitionKey),
+      );
+      if (index === -1) return null;
+      const [removed] = jar.splice(index, 1);
+      return { name: removed.name, url: details.url, storeId: removed.storeId };
+    },
+  };
 }
 
 export class FakeWebSocket {

@@ -12,7 +12,7 @@ export const ACTIVITY_KEY = "activity";
 export const MAX_ENTRIES = 20;
 export const SCRIPT_CHARS = 300;
 export const SAVE_DELAY_MS = 100;
-const RECORDED = new Set(["execute_javascript", "list_tabs", "browser_tabs", "browser_navigate", "browser_act", "browser_snapshot", "browser_read", "browser_close", "browser_take_screenshot", "browser_console_messages", "browser_network_requests", "eval_define_function"]);
+const RECORDED = new Set(["execute_javascript", "list_tabs", "browser_tabs", "browser_navigate", "browser_act", "browser_snapshot", "browser_read", "browser_close", "browser_take_screenshot", "browser_console_messages", "browser_network_requests", "eval_define_function", "storage_export", "storage_import"]);
 
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
@@ -52,6 +52,20 @@ function actSummary(params, result) {
   return words.charAt(0).toLowerCase() + words.slice(1);
 }
 
+// What a storage command saved or loaded. A failed one says what it tried; its code is shown beside.
+function exportSummary(_params, result) {
+  const state = result?.result;
+  if (result?.ok !== true) return "tried to save this browser's cookies and storage";
+  return `saved this browser's cookies and storage (${plural(state?.cookies?.length ?? 0, "cookie")}, ${plural(state?.origins?.length ?? 0, "site")})`;
+}
+
+function importSummary(_params, result) {
+  const done = result?.result;
+  if (result?.ok !== true) return "tried to load cookies and storage";
+  const refused = done?.refused?.length ? `, ${done.refused.length} refused` : "";
+  return `loaded cookies and storage (${plural(done?.cookies ?? 0, "cookie")}, ${plural(done?.origins ?? 0, "site")}${refused})`;
+}
+
 const SUMMARIES = {
   browser_tabs: tabsSummary,
   browser_navigate: navigateSummary,
@@ -64,6 +78,8 @@ const SUMMARIES = {
   browser_close: (_params, result) => `closed ${plural(result?.result?.closed_tabs?.length ?? 0, "tab")}`,
   // Its calls are scripts, shown as such; the definition itself touches no page.
   eval_define_function: (params) => `defined the function ${params?.name}`,
+  storage_export: exportSummary,
+  storage_import: importSummary,
 };
 
 export function createActivity({ chrome, now = Date.now, timers = globalThis, saveDelayMs = SAVE_DELAY_MS }) {

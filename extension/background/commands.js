@@ -16,6 +16,7 @@ import { createCapture } from "./capture.js";
 import { createConsoleLog } from "./console-log.js";
 import { createNetworkLog } from "./network-log.js";
 import { createFunctions } from "./functions.js";
+import { createStorage } from "./storage.js";
 
 const DEFAULT_TIMEOUT_MS = 5000;
 // A ping runs nothing, so it answers in milliseconds unless the page is stuck.
@@ -46,6 +47,7 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
   const networkLog = createNetworkLog({ chrome, tabs, pilot, flushPage: (tab) => consoleLog.flush(tab) });
   const act = createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, frames, aiTabs, input: createInput({ debug }), withTimeout, pageError });
   const capture = createCapture({ chrome, tabs, debug, timers, withTimeout, now });
+  const storage = createStorage({ chrome, debug, managed, timers });
   const handlers = {
     execute_javascript: executeJavascript,
     browser_snapshot: pageRead.browser_snapshot,
@@ -60,6 +62,8 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
     browser_network_requests: (params) => networkLog.browser_network_requests(params),
     ...createFunctions(),
     ping,
+    storage_export: storage.storage_export,
+    storage_import: storage.storage_import,
   };
 
   // Never rejects: every path ends in one result frame for frame.id.
