@@ -72,6 +72,21 @@ test("close codes 4001 and 4002 are recorded for the popup and retried at the sl
   }
 });
 
+test("close codes 4005 and 4006 name the context's fate for the popup and retry at the slow end", () => {
+  for (const [code, pattern] of [
+    [4005, /^dropped: an agent closed this browser's context on the daemon; it is listed again when this extension reconnects$/],
+    [4006, /^name taken: another browser holds this context name on the daemon; choose another name in this popup$/],
+  ]) {
+    const { timers, connection } = setup();
+    connection.start(7878);
+    FakeWebSocket.last().open();
+    FakeWebSocket.last().drop(code);
+    assert.match(connection.status().last_error, pattern);
+    assert.equal(connection.status().connected, false);
+    assert.deepEqual(timers.pendingDelays(), [BACKOFF_MAX_MS]);
+  }
+});
+
 test("a close handled twice schedules one retry", () => {
   const { timers, connection } = setup();
   connection.start(7878);

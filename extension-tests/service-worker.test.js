@@ -49,6 +49,7 @@ test("on open it says hello with protocol version, extension version, pilot and 
     extension_version: "0.1.0",
     pilot_enabled: true,
     user_agent: "FakeChrome/1",
+    context: "chrome",
   });
   assert.deepEqual(chrome.calls.alarms, [{ name: "tabpilot-reconnect", info: { periodInMinutes: 0.5 } }]);
 });

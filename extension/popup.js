@@ -1,6 +1,6 @@
 // The popup: the AI Web Pilot switch, the daemon's reachability and its port, and what ran lately.
 // The switch and the port live in chrome.storage.local; the service worker reacts to their changes.
-import { loadManaged } from "./background/managed.js";
+import { DEFAULT_CONTEXT, isContextName, loadManaged } from "./background/managed.js";
 import { createActivityView } from "./popup-activity.js";
 
 const REFRESH_MS = 1000;
@@ -83,6 +83,31 @@ tokenForm.addEventListener("submit", (event) => {
   else chrome.storage.local.remove("daemonToken");
   refresh();
 });
+
+// The context name: which context this browser is on the daemon ("chrome" unless named here). An
+// empty field goes back to "chrome"; a new name makes the worker say hello afresh with it.
+const contextForm = document.getElementById("context-form");
+const contextInput = document.getElementById("context-name");
+chrome.storage.local.get("contextName").then(({ contextName }) => {
+  contextInput.value = isContextName(contextName) ? contextName : DEFAULT_CONTEXT;
+});
+contextForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const name = contextInput.value.trim();
+  if (name !== "" && !isContextName(name)) {
+    contextInput.setCustomValidity(
+      'A context name is 1 to 40 letters, digits, ".", "_" or "-", starting with a letter or a digit.',
+    );
+    contextInput.reportValidity();
+    return;
+  }
+  contextInput.setCustomValidity("");
+  if (name === "" || name === DEFAULT_CONTEXT) chrome.storage.local.remove("contextName");
+  else chrome.storage.local.set({ contextName: name });
+  contextInput.value = name || DEFAULT_CONTEXT;
+  refresh();
+});
+contextInput.addEventListener("input", () => contextInput.setCustomValidity(""));
 
 // The service worker writes the switch's first value (off, or on in the daemon's managed browser)
 // after it starts, maybe while the popup is open.

@@ -4,8 +4,9 @@
 import { createActivity } from "./activity.js";
 import { createCommands } from "./commands.js";
 import { createConnection } from "./connection.js";
-import { loadManaged } from "./managed.js";
+import { DEFAULT_CONTEXT, isContextName, loadManaged } from "./managed.js";
 import { createPilot } from "./pilot.js";
+import { createProxyAuth } from "./proxy-auth.js";
 
 export const PROTOCOL_VERSION = 1;
 export const DEFAULT_PORT = 7878;
@@ -18,8 +19,13 @@ export function parsePort(value) {
 
 const tokenOf = (value) => (typeof value === "string" && value.trim() !== "" ? value.trim() : null);
 
+// The context this browser is on the daemon: managed.json's in a browser the daemon started (none
+// there means the daemon names it), else the popup's name (storage "contextName"), else "chrome".
+const contextOf = (m, stored) => m.context ?? (m.managed ? null : isContextName(stored) ? stored : DEFAULT_CONTEXT);
+
 export function createBackground({ chrome, WebSocket, fetch, timers, userAgent = "", now = Date.now }) {
   const managed = loadManaged({ chrome, fetch });
+  createProxyAuth({ chrome, managed }); // its listener too is added in this first turn
   const pilot = createPilot({ chrome, managed });
   // The daemon's landing page: where a new tab opens by default, a page scripts may run in.
   const landingUrl = async () => `http://127.0.0.1:${connection.status().port ?? DEFAULT_PORT}/`;
@@ -29,6 +35,8 @@ export function createBackground({ chrome, WebSocket, fetch, timers, userAgent =
   // The daemon's token, if it has one: the popup's (storage "daemonToken") wins over managed.json's.
   // It travels in the hello, since a browser cannot put headers on a WebSocket.
   let token = null;
+  let context = null;
+  let contextKey = null;
 
   // Frames from the daemon, by type (protocol.md §1). Nothing here writes the pilot switch.
   const frameHandlers = {
@@ -57,6 +65,8 @@ export function createBackground({ chrome, WebSocket, fetch, timers, userAgent =
         pilot_enabled: pilot.isEnabled(),
         user_agent: userAgent,
         ...(token ? { token } : {}),
+        ...(context ? { context } : {}),
+        ...(contextKey ? { context_key: contextKey } : {}),
       });
     },
     onFrame(frame, reply) {
@@ -127,6 +137,14 @@ export function createBackground({ chrome, WebSocket, fetch, timers, userAgent =
         connection.reconnect();
       });
     }
+    if ("contextName" in changes) {
+      managed.then((m) => {
+        const next = contextOf(m, changes.contextName.newValue);
+        if (next === context) return;
+        context = next;
+        connection.reconnect();
+      });
+    }
     if ("daemonPort" in changes) connection.setPort(parsePort(changes.daemonPort.newValue));
   });
 
@@ -148,9 +166,12 @@ export function createBackground({ chrome, WebSocket, fetch, timers, userAgent =
 
   // The hello carries the switch, so connect once it is loaded.
   // A port the person chose in the popup wins over the managed profile's.
-  const ready = Promise.all([pilot.ready, managed, chrome.storage.local.get(["daemonPort", "daemonToken"])]).then(
+  const stored = chrome.storage.local.get(["daemonPort", "daemonToken", "contextName"]);
+  const ready = Promise.all([pilot.ready, managed, stored]).then(
     ([, m, stored]) => {
       token = tokenOf(stored.daemonToken) ?? m.token;
+      context = contextOf(m, stored.contextName);
+      contextKey = m.contextKey;
       connection.start(parsePort(stored.daemonPort ?? m.daemonPort));
     },
   );

@@ -14,6 +14,8 @@ const CLOSE_REASONS = {
   4002: "busy: another browser's tabpilot extension is connected to this daemon; this one connects when it leaves",
   4003: "the daemon expected a hello first",
   4004: "unauthorized: this daemon needs a token; enter the one it was started with in this popup",
+  4005: "dropped: an agent closed this browser's context on the daemon; it is listed again when this extension reconnects",
+  4006: "name taken: another browser holds this context name on the daemon; choose another name in this popup",
 };
 
 export function createConnection({ WebSocket, timers, onOpen, onFrame, onClose = () => {} }) {
@@ -71,8 +73,8 @@ export function createConnection({ WebSocket, timers, onOpen, onFrame, onClose =
     keepaliveTimer = null;
     if (CLOSE_REASONS[event?.code]) {
       lastError = CLOSE_REASONS[event.code];
-      // A mismatch or another browser holding the daemon will not go away in 100 ms: retry at
-      // the slow end.
+      // A mismatch, another browser holding the daemon or the context's name, or a context just
+      // closed will not go away in 100 ms: retry at the slow end.
       if (event.code !== 4003) delay = BACKOFF_MAX_MS;
     } else {
       lastError = wasOpen ? "the daemon closed the connection" : "daemon not reachable";

@@ -124,14 +124,21 @@ def spawn_daemon(
         shutil.rmtree(state_dir, ignore_errors=True)
 
 
-def launch_chromium(profile: Path, first_url: str | None = None) -> webdriver.Chrome:
-    """Chromium with the unpacked extension, on `profile`, showing `first_url` if given.
+def launch_chromium(
+    profile: Path,
+    first_url: str | None = None,
+    *,
+    extension: Path = EXTENSION_DIR,
+    flags: tuple[str, ...] = (),
+) -> webdriver.Chrome:
+    """Chromium with the unpacked `extension` (the repo's by default), on `profile`, with extra
+    command-line `flags`, showing `first_url` if given.
 
     On a loaded 2-core machine, a fresh Chromium's first load has been seen to stall for good,
     in a new tab too ("Timed out receiving message from renderer"): that browser is given up and
     a fresh one started in a fresh profile, once.
     """
-    driver = _chromium(profile)
+    driver = _chromium(profile, extension, flags)
     if first_url is None:
         return driver
     try:
@@ -141,7 +148,7 @@ def launch_chromium(profile: Path, first_url: str | None = None) -> webdriver.Ch
         driver.quit()
     shutil.rmtree(profile, ignore_errors=True)
     profile.mkdir(parents=True, exist_ok=True)
-    driver = _chromium(profile)
+    driver = _chromium(profile, extension, flags)
     try:
         driver.get(first_url)
     except BaseException:
@@ -155,10 +162,13 @@ def launch_chromium(profile: Path, first_url: str | None = None) -> webdriver.Ch
 PAGE_LOAD_TIMEOUT_S = 30
 
 
-def _chromium(profile: Path) -> webdriver.Chrome:
+def _chromium(
+    profile: Path, extension: Path = EXTENSION_DIR, flags: tuple[str, ...] = ()
+) -> webdriver.Chrome:
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    for arg in (*CHROMIUM_ARGS, f"--user-data-dir={profile}", f"--load-extension={EXTENSION_DIR}"):
+    profile_args = (f"--user-data-dir={profile}", f"--load-extension={extension}")
+    for arg in (*CHROMIUM_ARGS, *profile_args, *flags):
         options.add_argument(arg)
     # ChromeDriver otherwise passes --disable-extensions.
     options.add_experimental_option("excludeSwitches", ["disable-extensions"])
