@@ -1,16 +1,18 @@
 """Proxy authentication by the extension, in a real Chromium: a browser the daemon would start for a
 context behind a proxy answers the proxy's challenge with managed.json's credentials, a site's own
 challenge is left alone, wrong credentials fail the navigation (no endless retry, no hang), and the
-credentials reach no page.
+credentials reach no page. Its hello names the context with its key, and a close code 4006 reaches
+its status.
 
 One headless Chromium for the module, with the real extension copied beside a managed.json that
 carries `proxy_auth`, behind tests/proxy_server.py's recording proxy. `site.test` resolves only in
-the proxy, so a page of it loads through the proxy or not at all. The managed.json's daemon port has
-no daemon: the extension keeps retrying that link, which the proxy authentication does not need.
+the proxy, so a page of it loads through the proxy or not at all. The managed.json's daemon port is
+a WebSocket server that only records hellos: the proxy authentication needs no daemon.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shutil
@@ -24,8 +26,16 @@ from typing import Any
 import pytest
 from selenium import webdriver
 from selenium.webdriver.common.by import By
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.server import ServerConnection, serve
 
-from tests.e2e.harness import EXTENSION_DIR, EXTENSION_ID, POPUP_URL, free_port, launch_chromium
+from tests.e2e.harness import (
+    EXTENSION_DIR,
+    EXTENSION_ID,
+    POPUP_URL,
+    launch_chromium,
+    wait_for,
+)
 from tests.proxy_server import ProxyServer
 
 USER, PASSWORD = "context-proxy-user", "s3cret-proxy-pass"
@@ -77,6 +87,37 @@ def site() -> Iterator[tuple[int, list[tuple[str, str | None]]]]:
     server.server_close()
 
 
+class _HelloRecorder:
+    """Stands where the daemon would: records each hello, and closes with `close_code` when set."""
+
+    def __init__(self) -> None:
+        self.hellos: list[str] = []
+        self.close_code: int | None = None
+        self.port = 0
+
+    def handle(self, ws: ServerConnection) -> None:
+        try:
+            self.hellos.append(str(ws.recv(timeout=10)))
+            while self.close_code is None:
+                with contextlib.suppress(TimeoutError):
+                    ws.recv(timeout=0.05)
+            ws.close(self.close_code, "closed by the test")
+            self.close_code = None
+        except ConnectionClosed:
+            pass
+
+
+@pytest.fixture(scope="module")
+def hellos() -> Iterator[_HelloRecorder]:
+    recorder = _HelloRecorder()
+    with serve(recorder.handle, "127.0.0.1", 0) as server:
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        recorder.port = server.socket.getsockname()[1]
+        yield recorder
+        server.shutdown()
+
+
 @pytest.fixture(scope="module")
 def proxy() -> Iterator[ProxyServer]:
     with ProxyServer(username=USER, password=PASSWORD, hosts={SITE: "127.0.0.1"}) as running:
@@ -84,7 +125,7 @@ def proxy() -> Iterator[ProxyServer]:
 
 
 @pytest.fixture(scope="module")
-def context_browser(proxy: ProxyServer) -> Iterator[webdriver.Chrome]:
+def context_browser(proxy: ProxyServer, hellos: _HelloRecorder) -> Iterator[webdriver.Chrome]:
     """Chromium as the daemon would start it for a context behind `proxy`, once its extension's
     worker runs (a challenge met before its listener is in place waits on a prompt for good)."""
     root = Path(tempfile.mkdtemp(prefix="tabpilot-proxy-auth-"))
@@ -93,7 +134,7 @@ def context_browser(proxy: ProxyServer) -> Iterator[webdriver.Chrome]:
     managed = {
         "managed": True,
         "pilot_default": True,
-        "daemon_port": free_port(),
+        "daemon_port": hellos.port,
         "context": "behind-proxy",
         "context_key": "a-context-key",
         "proxy_auth": {"username": USER, "password": PASSWORD},
@@ -205,3 +246,21 @@ def test_wrong_credentials_fail_the_navigation_after_a_bounded_number_of_tries(
     # The right credentials work again at once.
     context_browser.get(f"http://{SITE}:{port}/again")
     assert context_browser.find_element(By.ID, "where").text == "/again"
+
+
+def test_the_hello_names_the_context_with_its_key_and_no_credentials(
+    context_browser: webdriver.Chrome, hellos: _HelloRecorder
+) -> None:
+    wait_for(lambda: hellos.hellos, 10, "the extension's hello")
+    hello = json.loads(hellos.hellos[0])
+    assert hello["type"] == "hello"
+    assert (hello["context"], hello["context_key"]) == ("behind-proxy", "a-context-key")
+    assert PASSWORD not in hellos.hellos[0] and USER not in hellos.hellos[0]
+
+    # The daemon refuses the name: the popup's status says so.
+    hellos.close_code = 4006
+    wait_for(
+        lambda: str(_worker_status(context_browser).get("last_error")).startswith("name taken: "),
+        5,
+        "the status to say the name is taken",
+    )
