@@ -141,11 +141,14 @@ def context_browser(proxy: ProxyServer, hellos: _HelloRecorder) -> Iterator[webd
     }
     (extension / "managed.json").write_text(json.dumps(managed))
     flags = (f"--proxy-server=http://127.0.0.1:{proxy.port}",)
-    driver = launch_chromium(root / "profile", extension=extension, flags=flags)
+    driver = launch_chromium(root / "profile", POPUP_URL, extension=extension, flags=flags)
     driver.set_page_load_timeout(15)
     try:
-        # The switch starts on: the worker has read managed.json.
-        assert _worker_status(driver)["pilot_enabled"] is True
+        # The switch is on: the worker runs (its listeners are in place) and has read managed.json.
+        # A worker that is still being installed does not answer yet.
+        wait_for(
+            lambda: _worker_status(driver).get("pilot_enabled") is True, 15, "the worker to answer"
+        )
         yield driver
     finally:
         driver.quit()
