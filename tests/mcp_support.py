@@ -41,19 +41,26 @@ INITIALIZE = {
 CALL_TIMEOUT_S = 60.0
 
 
-def stdio_parameters(port: int, token: str | None = None) -> StdioServerParameters:
+def stdio_parameters(
+    port: int, token: str | None = None, caps: str | None = None
+) -> StdioServerParameters:
     """`tabpilot mcp` as an MCP client configuration starts it."""
     env = {"TABPILOT_STATE_DIR": os.environ.get("TABPILOT_STATE_DIR", "")}
     if token is not None:
         env["TABPILOT_TOKEN"] = token
-    return StdioServerParameters(
-        command=sys.executable, args=["-m", "tabpilot", "mcp", "--port", str(port)], env=env
-    )
+    args = ["-m", "tabpilot", "mcp", "--port", str(port)]
+    if caps is not None:
+        args += ["--caps", caps]
+    return StdioServerParameters(command=sys.executable, args=args, env=env)
 
 
 @contextlib.asynccontextmanager
 async def open_mcp(
-    transport: str, port: int, token: str | None = None, mode: str = "auto"
+    transport: str,
+    port: int,
+    token: str | None = None,
+    mode: str = "auto",
+    caps: str | None = None,
 ) -> AsyncIterator[Client]:
     """An initialized MCP client session to tabpilot over ``transport``.
 
@@ -61,16 +68,18 @@ async def open_mcp(
     Authorization header, as an agent's HTTP configuration would. ``mode`` is the SDK client's:
     "auto" speaks the 2026-07-28 revision (over HTTP each request on its own, no session),
     "legacy" the initialize handshake, which opens a session (Mcp-Session-Id over HTTP).
+    ``caps``: the MCP capabilities asked for (`--caps`, `/mcp?caps=`).
     """
     if transport == "stdio":
         async with Client(
-            stdio_parameters(port, token), read_timeout_seconds=CALL_TIMEOUT_S, mode=mode
+            stdio_parameters(port, token, caps), read_timeout_seconds=CALL_TIMEOUT_S, mode=mode
         ) as client:
             yield client
         return
     headers = {"Authorization": f"Bearer {token}"} if token else None
     async with httpx2.AsyncClient(headers=headers, trust_env=False) as http:
-        streams = streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http)
+        query = f"?caps={caps}" if caps is not None else ""
+        streams = streamable_http_client(f"http://127.0.0.1:{port}/mcp{query}", http_client=http)
         async with Client(streams, read_timeout_seconds=CALL_TIMEOUT_S, mode=mode) as client:
             yield client
 

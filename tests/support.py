@@ -160,6 +160,9 @@ class FakeExtension:
     origin: str | None = EXTENSION_ORIGIN
     say_hello: bool = True
     token: str | None = None
+    #: The context its hello names (a person's Chrome: `chrome` when None).
+    context: str | None = None
+    context_key: str | None = None
     #: False when the daemon is expected to refuse the hello (a wrong token, say).
     expect_daemon_hello: bool = True
 
@@ -199,6 +202,10 @@ class FakeExtension:
             }
             if self.token is not None:
                 hello["token"] = self.token
+            if self.context is not None:
+                hello["context"] = self.context
+            if self.context_key is not None:
+                hello["context_key"] = self.context_key
             await self.send(hello)
             if self.protocol_version == PROTOCOL_VERSION and self.expect_daemon_hello:
                 self.daemon_hello = json.loads(await asyncio.wait_for(self.ws.recv(), 10))

@@ -62,6 +62,10 @@ async def test_status_without_extension(daemon: Daemon, client: httpx.AsyncClien
         },
         "in_flight": 0,
         "browser": None,
+        # No browser has connected: a person's Chrome that does becomes the default context.
+        "default_context": None,
+        "active_context": None,
+        "contexts": [],
     }
 
 

@@ -70,7 +70,14 @@ def test_profile_gets_a_managed_copy_of_the_extension(tmp_path: Path) -> None:
     assert profile.parent == tmp_path
     assert (extension / "manifest.json").is_file()
     managed = json.loads((extension / "managed.json").read_text())
-    assert managed == {"managed": True, "pilot_default": True, "daemon_port": 9123}
+    key = managed.pop("context_key")
+    assert managed == {
+        "managed": True,
+        "pilot_default": True,
+        "daemon_port": 9123,
+        "context": "default",
+    }
+    assert len(key) >= 32  # the secret its extension proves itself to the daemon with
     # The shipped extension itself never has it: in a person's Chrome the switch starts off.
     assert not (Path(__file__).resolve().parents[1] / "extension" / "managed.json").exists()
 

@@ -63,6 +63,13 @@ TABLE = {
     "invalid_function": 400,
     "function_not_found": 404,
     "too_many_functions": 409,
+    "context_not_found": 404,
+    "context_exists": 409,
+    "context_limit": 409,
+    "context_not_closable": 409,
+    "export_disabled": 403,
+    "no_valid_page": 409,
+    "browser_unavailable": 503,
 }
 
 

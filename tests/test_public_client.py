@@ -10,6 +10,7 @@ from types import UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
 
 import pytest
+from pydantic import BaseModel
 
 import tabpilot
 from tabpilot import AsyncClient, Client, ClientError, TabpilotError
@@ -73,6 +74,8 @@ def _leaves(annotation: Any) -> set[Any]:
     if origin in (Union, UnionType, Annotated):
         parts = get_args(annotation)[:1] if origin is Annotated else get_args(annotation)
         return set().union(*(_leaves(part) for part in parts))
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return {dict}  # a nested model (a context's proxy) is sent as a dict
     return set() if annotation is type(None) else {origin or annotation}
 
 

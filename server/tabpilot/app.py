@@ -21,10 +21,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from tabpilot.bridge import Bridge
 from tabpilot.browser import BrowserError, ManagedBrowser, find_chromium
 from tabpilot.calls import CallsSocket
 from tabpilot.config import LOOPBACK_HOST, Settings
+from tabpilot.contexts import Contexts, Scope
 from tabpilot.envelope import SuccessEnvelope, answer_body, render, render_error, render_success
 from tabpilot.errors import (
     InternalError,
@@ -39,11 +39,13 @@ from tabpilot.params import ExecuteParams, PingParams, describe_invalid
 from tabpilot.protocol import CALLS_PATH, PROTOCOL_VERSION
 from tabpilot.security import SecurityMiddleware
 from tabpilot.tool_routes import (
+    CONTEXT_PARAMETER,
     add_tool_routes,
     body_schema,
     read_params,
     request_id_of,
     responses,
+    scope_of,
 )
 from tabpilot.tools import TOOLS
 from tabpilot.transport import HTTP_PROTOCOL, websocket_protocol
@@ -104,11 +106,14 @@ async def handle_error(request: Request, exc: Exception) -> Response:
 
 
 def create_app(settings: Settings) -> FastAPI:
-    """The daemon's ASGI app; its bridge is ``app.state.bridge``."""
-    bridge = Bridge(settings)
+    """The daemon's ASGI app; its contexts are ``app.state.contexts``, and the default one's
+    bridge ``app.state.bridge``."""
+    contexts = Contexts(settings)
+    bridge = contexts.primary
 
-    def status_result() -> dict[str, Any]:
+    def status_result(scope: Scope | None = None) -> dict[str, Any]:
         browser: ManagedBrowser | None = app.state.browser
+        current = scope.current() if scope is not None else None
         return {
             "daemon_version": settings.version,
             "protocol_version": PROTOCOL_VERSION,
@@ -119,25 +124,26 @@ def create_app(settings: Settings) -> FastAPI:
                 if browser is not None
                 else None
             ),
+            "default_context": contexts.default_name,
+            "active_context": current.name if current is not None else contexts.default_name,
+            "contexts": contexts.summaries(),
         }
 
-    mcp = LazyMCPApp(bridge, status_result, settings)
+    mcp = LazyMCPApp(contexts, status_result, settings)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         browser: ManagedBrowser | None = None
         if settings.managed_browser:
-            browser = ManagedBrowser(settings)
             # serve() binds the socket before the lifespan runs, so the port already accepts
             # connections (they queue until uvicorn serves) when Chromium's extension dials in.
             try:
-                await browser.start()
+                browser = await contexts.start_default()
             except Exception as exc:
                 log.error("tabpilot: the managed browser did not start: %s", exc)
-                await browser.stop()
+                await contexts.aclose()
                 raise
             app.state.browser = browser
-            bridge.browser = browser
         watching = bridge.watch_first_page(browser) if browser else None
         try:
             yield
@@ -145,9 +151,7 @@ def create_app(settings: Settings) -> FastAPI:
             if watching is not None:
                 watching.cancel()
             await mcp.aclose()
-            await bridge.close()
-            if browser is not None:
-                await browser.stop()
+            await contexts.aclose()
 
     app = FastAPI(
         title="tabpilot",
@@ -160,6 +164,7 @@ def create_app(settings: Settings) -> FastAPI:
         redirect_slashes=False,
     )
     app.state.settings = settings
+    app.state.contexts = contexts
     app.state.bridge = bridge
     app.state.browser = None
     app.add_middleware(SecurityMiddleware, token=settings.token)
@@ -180,23 +185,30 @@ def create_app(settings: Settings) -> FastAPI:
         started = time.perf_counter()
         request_id = request_id_of(request)
         params = await read_params(request, PingParams, empty="{}")
-        return render(answer_body(request_id, await bridge.ping(params, request_id), started))
+        target = scope_of(request, contexts).bridge(params)
+        return render(answer_body(request_id, await target.ping(params, request_id), started))
 
-    add_tool_routes(app, bridge)
+    add_tool_routes(app, contexts)
 
     @app.get("/status", response_model=SuccessEnvelope, responses=responses(401, 403))
     async def status(request: Request) -> Response:
-        """Daemon and protocol versions, the extension and its pilot switch, commands in flight."""
+        """Daemon and protocol versions, the default context's extension and its pilot switch,
+        commands in flight, and the contexts."""
         return render_success(request_id_of(request), status_result())
 
     @app.get(
-        "/tabs", response_model=SuccessEnvelope, responses=responses(401, 403, 429, 502, 503, 504)
+        "/tabs",
+        response_model=SuccessEnvelope,
+        responses=responses(401, 403, 404, 429, 502, 503, 504),
+        openapi_extra={"parameters": [CONTEXT_PARAMETER]},
     )
     async def tabs(request: Request) -> Response:
-        """The open tabs: id, url, title, active, window_id."""
+        """The open tabs of a context (`?context=`, else the default one): id, url, title,
+        active, window_id."""
         started = time.perf_counter()
         request_id = request_id_of(request)
-        return render(answer_body(request_id, await bridge.list_tabs(request_id), started))
+        target = scope_of(request, contexts).bridge(None)
+        return render(answer_body(request_id, await target.list_tabs(request_id), started))
 
     @app.get("/health", response_model=SuccessEnvelope)
     async def health(request: Request) -> Response:
@@ -211,12 +223,13 @@ def create_app(settings: Settings) -> FastAPI:
 
     @app.websocket("/ws")
     async def extension_socket(websocket: WebSocket) -> None:
-        await bridge.serve_connection(websocket)
+        # Each browser's extension, on the bridge of the context its hello names.
+        await contexts.serve_connection(websocket)
 
     @app.websocket(CALLS_PATH)
     async def calls_socket(websocket: WebSocket) -> None:
         # Programs' calls over one socket: the routes above, without an HTTP request each.
-        await CallsSocket(websocket, bridge, status_result, settings).serve()
+        await CallsSocket(websocket, contexts, status_result, settings).serve()
 
     # The MCP tools, an ASGI app of the SDK's behind the SecurityMiddleware like every route.
     app.router.routes.append(Route(MCP_PATH, endpoint=mcp))

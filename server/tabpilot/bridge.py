@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from starlette.websockets import WebSocket
 
-from tabpilot import first_page
+from tabpilot import first_page, tab_ids
 from tabpilot.browser import ManagedBrowser
 from tabpilot.config import Settings
 from tabpilot.envelope import dialog_dicts
@@ -29,6 +29,7 @@ from tabpilot.errors import (
     PilotDisabled,
     QueueFull,
     ScriptTooLarge,
+    TabpilotError,
     from_extension,
 )
 from tabpilot.extension_hello import close_socket, read_hello
@@ -80,8 +81,13 @@ class _Link:
 class Bridge:
     """Hands commands to the connected extension and routes each result to its caller by id."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(
+        self, settings: Settings, *, functions: FunctionRegistry | None = None, tab_base: int = 0
+    ) -> None:
         self._settings = settings
+        #: Added to its browser's tab ids on every face (tabpilot.tab_ids): 0 for the default
+        #: context, whose ids are Chrome's own.
+        self.tab_base = tab_base
         self._link: _Link | None = None
         self._last: _Link | None = None  # kept for /status after a disconnect
         # Set while a link is live: callers waiting out the connect grace wake on it.
@@ -95,8 +101,9 @@ class Bridge:
         # The watch over a start of that browser (tabpilot.first_page): calls wait for its
         # verdict, so none runs in a browser it is about to replace.
         self._first_page: asyncio.Task[None] | None = None
-        #: The functions of eval_define_function: daemon-wide, in memory (tabpilot.functions).
-        self.functions = FunctionRegistry()
+        #: The functions of eval_define_function: daemon-wide, in memory (tabpilot.functions),
+        #: one registry for every context's bridge.
+        self.functions = functions if functions is not None else FunctionRegistry()
 
     # -- state --------------------------------------------------------------------------------
 
@@ -187,7 +194,15 @@ class Bridge:
             )
         self._callers += 1
         try:
-            return await self._call(command, params, request_id, timeout_s)
+            if not self.tab_base:
+                return await self._call(command, params, request_id, timeout_s)
+            try:
+                answer = await self._call(
+                    command, tab_ids.inward(params, self.tab_base), request_id, timeout_s
+                )
+            except TabpilotError as error:
+                raise tab_ids.outward_error(error, self.tab_base) from None
+            return tab_ids.outward(command, answer, self.tab_base)
         finally:
             self._callers -= 1
 
@@ -306,11 +321,15 @@ class Bridge:
     # -- the connection -----------------------------------------------------------------------
 
     async def serve_connection(self, ws: WebSocket) -> None:
-        """Run one extension WebSocket until it closes (the /ws endpoint)."""
+        """Run one extension WebSocket until it closes, whatever context its hello names."""
         await ws.accept()
         hello = await read_hello(ws, self._settings.token)
-        if hello is None:
-            return
+        if hello is not None:
+            await self.serve_link(ws, hello)
+
+    async def serve_link(self, ws: WebSocket, hello: ExtensionHello) -> None:
+        """Run an extension's accepted WebSocket, whose hello was read, until it closes (the
+        /ws endpoint hands each to its context's bridge: tabpilot.contexts)."""
         origin = ws.headers.get("origin", "")
         link = _Link(
             ws=ws,
@@ -416,9 +435,15 @@ class Bridge:
         link.pending.clear()
         log.info("extension link closed: %s", why)
 
-    async def close(self) -> None:
-        """Shut down: fail every command in flight and close the extension's socket."""
+    async def close(
+        self,
+        code: int = CLOSE_GOING_AWAY,
+        reason: str = "daemon shutting down",
+        why: str = "The daemon is shutting down.",
+    ) -> None:
+        """Fail every command in flight and close the extension's socket (by default: the daemon
+        shuts down)."""
         link = self._link
         if link is not None:
-            self._detach(link, "The daemon is shutting down.")
-            await close_socket(link.ws, CLOSE_GOING_AWAY, "daemon shutting down")
+            self._detach(link, why)
+            await close_socket(link.ws, code, reason)

@@ -12,16 +12,18 @@ import asyncio
 import json
 import logging
 import os
+import secrets
 import shutil
 import signal
 import sys
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tabpilot.config import Settings
-from tabpilot.errors import ExtensionNotConnected, TabpilotError
+from tabpilot.config import LOOPBACK_HOST, Settings
+from tabpilot.errors import BridgeFailure, ExtensionNotConnected, TabpilotError
 
 logger = logging.getLogger("tabpilot.browser")
 
@@ -48,11 +50,29 @@ CHROMIUM_FLAGS = (
 _STOP_TIMEOUT_S = 5.0
 
 
-class BrowserError(TabpilotError):
+class BrowserError(BridgeFailure):
     """The managed Chromium could not be found or started."""
 
+    code, status = "browser_unavailable", 503
+    meaning = "A managed Chromium could not be found or started; the message says why."
+    default_message = (
+        "The managed Chromium did not start. Check that Chromium is installed, or point "
+        "TABPILOT_CHROMIUM at it."
+    )
+
     def __init__(self, message: str) -> None:
-        super().__init__("browser_unavailable", message, status=503)
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class Proxy:
+    """A managed context's proxy: Chromium's launch flags name the server, and the extension
+    answers its authentication with the credentials (never on the command line)."""
+
+    server: str
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+    bypass: str | None = None
 
 
 def extension_source_dir() -> Path:
@@ -97,10 +117,21 @@ def _die_with_parent() -> None:
 
 
 class ManagedBrowser:
-    """A Chromium the daemon starts, owns and stops."""
+    """A Chromium the daemon starts, owns and stops: the managed context ``context``, whose
+    extension proves itself to the daemon with ``key`` (both in its managed.json)."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        context: str = "default",
+        key: str | None = None,
+        proxy: Proxy | None = None,
+    ) -> None:
         self._settings = settings
+        self.context = context
+        self.key = key or secrets.token_urlsafe(24)
+        self.proxy = proxy
         self._process: asyncio.subprocess.Process | None = None
         self._profile: Path | None = None
         self._binary: str | None = None
@@ -112,6 +143,13 @@ class ManagedBrowser:
         args.append(f"--load-extension={extension}")
         if not self._settings.headed:
             args.append("--headless=new")
+        if self.proxy is not None:
+            args.append(f"--proxy-server={self.proxy.server}")
+            # Chromium sends loopback direct anyway, unless the list says `<-loopback>`: the
+            # extension's link to this daemon never goes through the proxy either way.
+            bypass = [self.proxy.bypass] if self.proxy.bypass else []
+            bypass.append(f"{LOOPBACK_HOST}:{self._settings.port}")
+            args.append(f"--proxy-bypass-list={';'.join(bypass)}")
         if os.geteuid() == 0:
             # Chromium refuses to run as root with its sandbox on (containers, CI).
             args.append("--no-sandbox")
@@ -131,11 +169,19 @@ class ManagedBrowser:
             "managed": True,
             "pilot_default": True,
             "daemon_port": self._settings.port,
+            "context": self.context,
+            "context_key": self.key,
         }
         if self._settings.token:
             managed["token"] = self._settings.token
+        if self.proxy is not None and self.proxy.username is not None:
+            managed["proxy_auth"] = {
+                "username": self.proxy.username,
+                "password": self.proxy.password or "",
+            }
         managed_file = extension / "managed.json"
-        # Created private: it may hold the token. The profile dir is 0700 (mkdtemp) as well.
+        # Created private: it holds the context's key, and may hold the token and the proxy's
+        # credentials. The profile dir is 0700 (mkdtemp) as well.
         managed_file.touch(mode=0o600)
         managed_file.write_text(json.dumps(managed) + "\n")
         return profile, extension
@@ -157,7 +203,12 @@ class ManagedBrowser:
                 preexec_fn=_die_with_parent,
             )
         self._profile, self._binary = profile, binary
-        logger.info("managed Chromium started (pid %s, log %s)", self._process.pid, log_path)
+        logger.info(
+            "managed Chromium of context %s started (pid %s, log %s)",
+            self.context,
+            self._process.pid,
+            log_path,
+        )
 
     @property
     def running(self) -> bool:
@@ -210,6 +261,7 @@ class ManagedBrowser:
         process = self._process
         return {
             "managed": True,
+            "context": self.context,
             "binary": self._binary,
             "headless": not self._settings.headed,
             "pid": process.pid if process else None,

@@ -25,8 +25,8 @@ from pydantic import ValidationError
 from starlette.websockets import WebSocket
 
 from tabpilot import guard
-from tabpilot.bridge import Bridge
 from tabpilot.config import Settings
+from tabpilot.contexts import Contexts, Scope
 from tabpilot.envelope import envelope_of, failure_body, success_body
 from tabpilot.errors import InvalidRequest, TabpilotError
 from tabpilot.frame_gate import OVERSIZED
@@ -50,12 +50,13 @@ class CallsSocket:
     def __init__(
         self,
         ws: WebSocket,
-        bridge: Bridge,
-        status: Callable[[], dict[str, Any]],
+        contexts: Contexts,
+        status: Callable[[Scope], dict[str, Any]],
         settings: Settings,
     ) -> None:
         self._ws = ws
-        self._bridge = bridge
+        # The socket's active context: browser_context_switch on it moves this caller only.
+        self._scope = Scope(contexts)
         self._status = status
         self._settings = settings
         self._in_flight: dict[str | int, asyncio.Task[None]] = {}
@@ -120,12 +121,15 @@ class CallsSocket:
 
     async def _run(self, frame: CallFrame) -> None:
         request_id = new_request_id()
+        scope = self._scope.naming(frame.context)
         try:
             if frame.method == "status":
-                body = success_body(request_id, self._status())
+                body = success_body(request_id, self._status(scope))
             else:
                 body = await envelope_of(
-                    request_id, lambda rid: self._call(frame, rid), f"the {frame.method} call"
+                    request_id,
+                    lambda rid: self._call(frame, scope, rid),
+                    f"the {frame.method} call",
                 )
         finally:
             # Free before the answer goes out: a caller may reuse the id as soon as it has it.
@@ -135,16 +139,17 @@ class CallsSocket:
         finally:
             self._unanswered.release()
 
-    async def _call(self, frame: CallFrame, request_id: str) -> ResultFrame:
+    async def _call(self, frame: CallFrame, scope: Scope, request_id: str) -> ResultFrame:
         tool = TOOLS.get(frame.method)
         if tool is not None:
             ask, params = guard.split(tool, frame.params)
-            return await guard.run(tool, self._bridge, params, ask, request_id)
+            return await guard.run(tool, scope, params, ask, request_id)
         if frame.method == "ping":
-            return await self._bridge.ping(PingParams.parse(frame.params), request_id)
+            params = PingParams.parse(frame.params)
+            return await scope.bridge(params).ping(params, request_id)
         if frame.params:
             raise InvalidRequest(f"Invalid call: {frame.method} takes no params; send {{}}.")
-        return await self._bridge.list_tabs(request_id)
+        return await scope.bridge(None).list_tabs(request_id)
 
     async def _answer(self, call_id: str | int | None, envelope: dict[str, Any]) -> None:
         # An AnswerFrame, written with json.dumps: the same text as its model_dump_json, and for a

@@ -13,10 +13,19 @@ from collections.abc import Sequence
 from typing import Any
 
 from tabpilot import __version__
-from tabpilot.cli_tools import CliError, add_tool_commands, fetch_envelope, port_of
+from tabpilot.cli_tools import (
+    CliError,
+    add_context_option,
+    add_tool_commands,
+    context_query,
+    fetch_envelope,
+    port_of,
+)
 from tabpilot.client import CLIENT_SLACK_S
 from tabpilot.config import DEFAULT_PORT, LOOPBACK_HOST, Settings
 from tabpilot.envelope import result_text
+from tabpilot.errors import TabpilotError
+from tabpilot.tools import parse_caps
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -28,7 +37,7 @@ def format_result(result: Any, result_type: str | None) -> str:
 
 
 def _request(args: argparse.Namespace, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
-    status, body = fetch_envelope(args, method, path, **kwargs)
+    status, body = fetch_envelope(args, method, path, params=context_query(args), **kwargs)
     if not body.get("success"):
         error = body.get("error") or {}
         raise CliError(error.get("message") or f"HTTP {status}")
@@ -63,9 +72,11 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING, format="tabpilot mcp: %(levelname)s: %(message)s")
     settings = Settings.from_env(port=args.port)
 
+    caps = parse_caps(args.caps or "")
+
     async def serve() -> None:
         async with DaemonClient(settings) as client:
-            await run_stdio(client)
+            await run_stdio(client, caps)
 
     # uvloop where it is installed (not on Windows), as the daemon runs: its loop and pipes
     # cost less per call.
@@ -107,6 +118,14 @@ def _timeout_ms(text: str) -> int:
     if not value.is_integer():
         raise argparse.ArgumentTypeError(f"{text} is not a whole number of milliseconds")
     return int(value)
+
+
+def _caps(text: str) -> str:
+    try:
+        parse_caps(text)
+    except TabpilotError as error:
+        raise argparse.ArgumentTypeError(error.message) from None
+    return text
 
 
 def cmd_exec(args: argparse.Namespace) -> int:
@@ -298,6 +317,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--prompt-text", metavar="TEXT", help="what an accepted prompt answers (default: its own)"
     )
     run.add_argument("--json", action="store_true", help="print the whole response envelope")
+    add_context_option(run)
     run.add_argument("--port", type=int, help=port_help)
     run.set_defaults(func=cmd_exec)
 
@@ -307,6 +327,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="Serve tabpilot's MCP tools (the page tools, execute_javascript, "
         "browser_tabs, pilot_status) over stdio. An MCP client starts it; each call "
         "goes to the daemon, which must be running (`tabpilot serve`).",
+    )
+    mcp.add_argument(
+        "--caps",
+        type=_caps,
+        metavar="CAPS",
+        help="also list these tools, comma-separated: contexts (create, switch, list, close and "
+        "save browser contexts)",
     )
     mcp.add_argument("--port", type=int, help=port_help)
     mcp.set_defaults(func=cmd_mcp)
@@ -332,6 +359,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tabs.add_argument("target", nargs="?", metavar="URL|ID", help="the url to open, or a tab id")
     tabs.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_context_option(tabs)
     tabs.add_argument("--port", type=int, help=port_help)
     tabs.set_defaults(func=cmd_tabs)
 

@@ -12,6 +12,7 @@ import argparse
 import json
 import types
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin
 
 import httpx
@@ -36,6 +37,40 @@ class CliError(Exception):
 def port_of(args: argparse.Namespace) -> int:
     """The daemon's port: --port, else TABPILOT_PORT, else the default."""
     return int(args.port) if args.port is not None else Settings.from_env().port
+
+
+#: The CLI's own active context (`tabpilot context switch`), in the state dir: each command is
+#: its own process, so the daemon cannot hold it.
+CONTEXT_FILE_NAME = "cli-context"
+
+
+def _context_file() -> Path:
+    return Settings.from_env().state_dir / CONTEXT_FILE_NAME
+
+
+def cli_context() -> str | None:
+    """The context `tabpilot context switch` chose for later commands, if any."""
+    try:
+        name = _context_file().read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return name or None
+
+
+def set_cli_context(name: str | None) -> None:
+    """Make ``name`` the context of later commands (None: the daemon's default context)."""
+    path = _context_file()
+    if name is None:
+        path.unlink(missing_ok=True)
+        return
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path.write_text(name + "\n", encoding="utf-8")
+
+
+def context_query(args: argparse.Namespace) -> dict[str, str]:
+    """The ``?context=`` of a command: --context, else the one `context switch` chose."""
+    name = getattr(args, "context", None) or cli_context()
+    return {"context": name} if name else {}
 
 
 def fetch_envelope(
@@ -97,12 +132,27 @@ def _option(tool: Tool, name: str) -> tuple[list[str], dict[str, Any]]:
 
 
 def add_tool_commands(commands: Any, port_help: str) -> None:
-    """A subcommand for each tool of the table, but for those cli.py writes itself."""
+    """A subcommand for each tool of the table, but for those cli.py writes itself; a tool whose
+    `cli` is two words (`context create`) is a subcommand of the first."""
+    groups: dict[str, Any] = {}
     for tool in TOOLS.values():
         if tool.cli in HAND_WRITTEN:
             continue
-        parser = commands.add_parser(
-            tool.cli,
+        where, name = commands, tool.cli
+        if " " in tool.cli:
+            group, name = tool.cli.split(" ", 1)
+            if group not in groups:
+                parent = commands.add_parser(
+                    group,
+                    help=GROUP_HELP[group],
+                    description=GROUP_HELP[group][0].upper() + GROUP_HELP[group][1:] + ".",
+                )
+                groups[group] = parent.add_subparsers(
+                    dest=f"{group}_command", metavar="COMMAND", required=True
+                )
+            where = groups[group]
+        parser = where.add_parser(
+            name,
             help=tool.summary[0].lower() + tool.summary[1:],
             description=tool.description.replace("%", "%%"),
         )
@@ -119,8 +169,24 @@ def add_tool_commands(commands: Any, port_help: str) -> None:
                 "current directory; -: stdout)",
             )
         parser.add_argument("--json", action="store_true", help="print the whole envelope")
+        if tool.daemon is None:
+            add_context_option(parser)
         parser.add_argument("--port", type=int, help=port_help)
         parser.set_defaults(func=_command(tool))
+
+
+#: What `tabpilot <group> --help` says of a group of subcommands.
+GROUP_HELP = {"context": "create, list, switch, close and save the daemon's browser contexts"}
+
+
+def add_context_option(parser: argparse.ArgumentParser) -> None:
+    """``--context NAME``: the context a command runs in."""
+    parser.add_argument(
+        "--context",
+        metavar="NAME",
+        help="the context to run in (default: the one `tabpilot context switch` chose, else "
+        "the daemon's default context)",
+    )
 
 
 def _command(tool: Tool) -> Callable[[argparse.Namespace], int]:
@@ -133,9 +199,19 @@ def _command(tool: Tool) -> Callable[[argparse.Namespace], int]:
 def call_tool(tool: Tool, args: argparse.Namespace) -> int:
     """Call ``tool`` with the fields given on the command line; print its text or envelope."""
     body = {name: getattr(args, name) for name in tool.params.model_fields if name in args}
+    if tool.model_check is not None:
+        # An agent may run the CLI and read what it prints.
+        refused = tool.model_check(tool.params.model_construct(**body))
+        if refused is not None:
+            raise CliError(refused.message)
     # The params' own defaults decide how long the daemon may take; the CLI waits past that.
     timeout = tool.timeout_s(tool.params.model_construct(**body)) + CLIENT_SLACK_S
-    _, envelope = fetch_envelope(args, "POST", f"/{tool.name}", json=body, timeout=timeout)
+    query = context_query(args) if tool.daemon is None else {}
+    _, envelope = fetch_envelope(
+        args, "POST", f"/{tool.name}", json=body, params=query, timeout=timeout
+    )
+    if envelope.get("success"):
+        _follow_context(tool, envelope)
     output = getattr(args, "output", None)
     if args.json:
         # The image is in the envelope; a file is written only when -o names one.
@@ -152,3 +228,14 @@ def call_tool(tool: Tool, args: argparse.Namespace) -> int:
         return 0
     print(tool.text(envelope))
     return 0
+
+
+def _follow_context(tool: Tool, envelope: dict[str, Any]) -> None:
+    """Later commands run in the context this one created or switched to; not in one it
+    closed."""
+    result = envelope.get("result")
+    name = result.get("name") if isinstance(result, dict) else None
+    if tool.name in ("browser_context_create", "browser_context_switch"):
+        set_cli_context(name)
+    elif tool.name == "browser_context_close" and name == cli_context():
+        set_cli_context(None)

@@ -80,8 +80,10 @@ class _Link:
 class DaemonClient:
     """The daemon on 127.0.0.1, over one callers' socket, or one keep-alive HTTP pool."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, context: str | None = None) -> None:
         self.settings = settings
+        #: The context every call names (tabpilot.contexts); None: the socket's active one.
+        self.context = context
         self._link: _Link | None = None
         self._opening = asyncio.Lock()
         self._ids = itertools.count(1)
@@ -136,14 +138,20 @@ class DaemonClient:
         """The envelope of GET /tabs."""
         return await self.call("tabs")
 
-    async def status(self) -> dict[str, Any]:
-        """The envelope of GET /status."""
+    async def status(self, session: object | None = None) -> dict[str, Any]:
+        """The envelope of GET /status, with this socket's active context."""
         return await self.call("status")
 
     async def run_tool(
-        self, tool: Tool, params: Params | None, ask: guard.Ask = guard.WHOLE
+        self,
+        tool: Tool,
+        params: Params | None,
+        ask: guard.Ask = guard.WHOLE,
+        session: object | None = None,
     ) -> dict[str, Any]:
-        """The envelope of a tool's call (``POST /<tool name>``); ``ask``: the guard's fields."""
+        """The envelope of a tool's call (``POST /<tool name>``); ``ask``: the guard's fields.
+        Every call of this client shares its socket, and so its active context (``session`` is
+        the one MCP session of `tabpilot mcp`)."""
         timeout = (tool.timeout_s(params) if params is not None else 0) + CLIENT_SLACK_S
         # Only what differs from the defaults: the daemon fills in the rest, the same way.
         body = params.model_dump(exclude_defaults=True) if params is not None else {}
@@ -181,6 +189,8 @@ class DaemonClient:
         text = ""
         call_id = next(self._ids)
         frame = {"type": "call", "id": call_id, "method": method, "params": params}
+        if self.context is not None:
+            frame["context"] = self.context
         for attempt in range(2):
             link = await self._open_link()
             if link is None:

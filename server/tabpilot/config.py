@@ -103,6 +103,10 @@ class Settings:
     headed: bool = False
     #: Log a line per HTTP request (uvicorn's access log), `tabpilot serve --access-log`.
     access_log: bool = False
+    #: Managed contexts at once, `default` included (browser_context_create refuses past it):
+    #: each is a headless Chromium of about 150 MB (make bench), and a 2-core machine keeps up
+    #: with a handful acting at once.
+    max_contexts: int = 6
     #: Path of a Chromium binary; found on PATH when None.
     chromium_path: str | None = None
     #: Shared secret that callers and the extension must present (README, "Security model");
@@ -118,6 +122,7 @@ class Settings:
             connect_grace_s=_env_float("TABPILOT_CONNECT_GRACE", cls.connect_grace_s),
             max_in_flight=_env_int("TABPILOT_MAX_IN_FLIGHT", cls.max_in_flight),
             max_script_bytes=_env_int("TABPILOT_MAX_SCRIPT_BYTES", cls.max_script_bytes),
+            max_contexts=_env_int("TABPILOT_MAX_CONTEXTS", cls.max_contexts),
             state_dir=state_dir,
             chromium_path=os.environ.get("TABPILOT_CHROMIUM") or None,
             token=read_token(state_dir),

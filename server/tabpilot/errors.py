@@ -439,4 +439,5 @@ def from_extension(code: str, message: str | None = "", stack: str | None = None
 
 # The page tools' codes register themselves as they are defined; importing them here means every
 # code is known wherever this module is.
+from tabpilot import context_errors as _context_errors  # noqa: E402, F401
 from tabpilot import page_errors as _page_errors  # noqa: E402, F401

@@ -29,7 +29,7 @@ from tabpilot.mcp_schema import TOKEN_SCHEMA
 from tabpilot.protocol import ResultFrame
 
 if TYPE_CHECKING:
-    from tabpilot.bridge import Bridge
+    from tabpilot.contexts import Scope
     from tabpilot.params import Params
     from tabpilot.tools import Tool
 
@@ -146,13 +146,14 @@ def given(arguments: dict[str, Any], model: type[Params]) -> dict[str, Any]:
 
 
 async def run(
-    tool: Tool, bridge: Bridge, params: Params | None, ask: Ask, request_id: str
+    tool: Tool, scope: Scope, params: Params | None, ask: Ask, request_id: str
 ) -> ResultFrame:
-    """The tool's answer as ``ask`` wants it: whole, previewed, or taken from the store."""
+    """The tool's answer, in the caller's context (``scope``), as ``ask`` wants it: whole,
+    previewed, or taken from the store."""
     if ask.token is not None:
         return STORE.take(tool.name, ask.token, request_id)
     assert params is not None
-    answer = await tool.run(bridge, params, request_id)
+    answer = await tool.run(scope, params, request_id)
     if ask.limit is None or not answer.ok:
         return answer
     return preview(tool, answer, ask.limit)

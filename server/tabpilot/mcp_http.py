@@ -14,12 +14,17 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
+from starlette.datastructures import QueryParams
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from tabpilot.bridge import Bridge
 from tabpilot.config import Settings
+from tabpilot.contexts import Contexts
+from tabpilot.contexts import Scope as ContextScope
+from tabpilot.envelope import render_error
+from tabpilot.errors import TabpilotError
 from tabpilot.limits import bounded_request
+from tabpilot.tools import parse_caps
 
 MCP_PATH = "/mcp"
 #: MCP clients connected over HTTP at once, and how long an idle one's session is kept.
@@ -31,31 +36,43 @@ class LazyMCPApp:
     """The ``/mcp`` ASGI app; :meth:`aclose` stops its sessions (safe to call twice)."""
 
     def __init__(
-        self, bridge: Bridge, status: Callable[[], dict[str, Any]], settings: Settings
+        self,
+        contexts: Contexts,
+        status: Callable[[ContextScope], dict[str, Any]],
+        settings: Settings,
     ) -> None:
-        self._bridge = bridge
+        self._contexts = contexts
         self._settings = settings
         self._status = status
-        self._app: ASGIApp | None = None
+        # One server per set of capabilities asked for (`/mcp?caps=contexts`), each built on
+        # its first request.
+        self._apps: dict[frozenset[str], ASGIApp] = {}
         self._starting = asyncio.Lock()
         self._stop = asyncio.Event()
-        self._sessions: asyncio.Task[None] | None = None
+        self._sessions: list[asyncio.Task[None]] = []
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            caps = parse_caps(QueryParams(scope.get("query_string", b"")).get("caps", ""))
+        except TabpilotError as error:
+            await render_error(str((scope.get("state") or {}).get("request_id", "")), error)(
+                scope, receive, send
+            )
+            return
         # The SDK reads a POST's body whole: read it here, within the routes' own limit.
         bounded = await bounded_request(scope, receive, send, self._settings)
         if bounded is None:
             return
-        app = self._app or await self._start()
+        app = self._apps.get(caps) or await self._start(caps)
         await app(scope, bounded, send)
 
-    async def _start(self) -> ASGIApp:
+    async def _start(self, caps: frozenset[str]) -> ASGIApp:
         async with self._starting:
-            if self._app is not None:
-                return self._app
+            if caps in self._apps:
+                return self._apps[caps]
             from tabpilot.mcp_server import LocalBackend, build_server
 
-            server = build_server(LocalBackend(self._bridge, self._status))
+            server = build_server(LocalBackend(self._contexts, self._status), caps)
             # Plain JSON answers: each tools/call is one POST with one answer, nothing streamed.
             # Sessions (one per client, from its initialize) are kept because a stateless server
             # builds a whole server session for every request, a fifth of a millisecond more a
@@ -76,13 +93,14 @@ class LazyMCPApp:
             started = asyncio.Event()
             # The session manager's task group must be entered and left by one task, so it lives
             # in its own, not in whichever request came first.
-            self._sessions = asyncio.create_task(self._run_sessions(server, started))
+            sessions = asyncio.create_task(self._run_sessions(server, started))
+            self._sessions.append(sessions)
             waiting = asyncio.ensure_future(started.wait())
-            await asyncio.wait({waiting, self._sessions}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({waiting, sessions}, return_when=asyncio.FIRST_COMPLETED)
             if not started.is_set():  # the manager failed to start: say why, here
                 waiting.cancel()
-                self._sessions.result()
-            self._app = app
+                sessions.result()
+            self._apps[caps] = app
             return app
 
     async def _run_sessions(self, server: Any, started: asyncio.Event) -> None:
@@ -92,6 +110,6 @@ class LazyMCPApp:
 
     async def aclose(self) -> None:
         self._stop.set()
-        if self._sessions is not None:
+        for sessions in self._sessions:
             with contextlib.suppress(asyncio.CancelledError):
-                await self._sessions
+                await sessions

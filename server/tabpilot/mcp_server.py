@@ -24,6 +24,7 @@ import asyncio
 import inspect
 import logging
 import os
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Annotated, Any, Protocol
@@ -34,11 +35,11 @@ from mcp_types import CallToolResult, ImageContent, TextContent, ToolAnnotations
 from pydantic import PlainValidator, ValidationError, WithJsonSchema
 
 from tabpilot import __version__, guard, tool_text
-from tabpilot.bridge import Bridge
+from tabpilot.contexts import Contexts, Scope
 from tabpilot.envelope import envelope_of, failure_body, success_body
 from tabpilot.errors import InvalidRequest
 from tabpilot.mcp_schema import input_schema, output_schema
-from tabpilot.nudges import Nudges
+from tabpilot.nudges import Nudges, session_key
 from tabpilot.params import Params, invalid_reasons
 from tabpilot.security import new_request_id
 from tabpilot.tool_text import dialogs_note
@@ -60,35 +61,68 @@ script's structured content adds `truncated`, `total_length`, `shown_length`, `c
 `advice`). Lines starting `Tip:` point to a better tool. Ask only for what you need: answers fill
 your context."""
 
+#: With the contexts capability: what a context is, said once.
+CONTEXTS_INSTRUCTIONS = """
+Several browsers (contexts) may be open: yours is the active one (browser_context_switch); a
+`tab_id` names its context by itself."""
+
 
 class Backend(Protocol):
-    """Where the tools send their calls; each method answers one envelope (a plain dict)."""
+    """Where the tools send their calls; each method answers one envelope (a plain dict).
+
+    ``session`` is the key of the MCP session calling (:func:`tabpilot.nudges.session_key`):
+    each has its own active context.
+    """
 
     async def run_tool(
-        self, tool: Tool, params: Params | None, ask: guard.Ask = guard.WHOLE
+        self,
+        tool: Tool,
+        params: Params | None,
+        ask: guard.Ask = guard.WHOLE,
+        session: object | None = None,
     ) -> dict[str, Any]: ...
 
-    async def status(self) -> dict[str, Any]: ...
+    async def status(self, session: object | None = None) -> dict[str, Any]: ...
+
+
+#: MCP sessions whose active context the daemon keeps; the least recently used goes first.
+MAX_SCOPES = 256
 
 
 class LocalBackend:
-    """The daemon's own bridge, for ``/mcp``: no HTTP hop in between."""
+    """The daemon's own contexts, for ``/mcp``: no HTTP hop in between. Each MCP session has its
+    own active context (browser_context_switch moves that session only); requests without a
+    session (the 2026-07-28 revision) share one per client program, as the hints do."""
 
-    def __init__(self, bridge: Bridge, status: Callable[[], dict[str, Any]]) -> None:
-        self._bridge = bridge
+    def __init__(self, contexts: Contexts, status: Callable[[Scope], dict[str, Any]]) -> None:
+        self._contexts = contexts
         self._status = status
+        # By session key (tabpilot.nudges.session_key), the most recently used last.
+        self._scopes: OrderedDict[object, Scope] = OrderedDict()
+
+    def _scope(self, session: object | None) -> Scope:
+        scope = self._scopes.pop(session, None) or Scope(self._contexts)
+        self._scopes[session] = scope
+        while len(self._scopes) > MAX_SCOPES:
+            self._scopes.popitem(last=False)
+        return scope
 
     async def run_tool(
-        self, tool: Tool, params: Params | None, ask: guard.Ask = guard.WHOLE
+        self,
+        tool: Tool,
+        params: Params | None,
+        ask: guard.Ask = guard.WHOLE,
+        session: object | None = None,
     ) -> dict[str, Any]:
+        scope = self._scope(session)
         return await envelope_of(
             new_request_id(),
-            lambda request_id: guard.run(tool, self._bridge, params, ask, request_id),
+            lambda request_id: guard.run(tool, scope, params, ask, request_id),
             "an MCP tool call",
         )
 
-    async def status(self) -> dict[str, Any]:
-        return success_body(new_request_id(), self._status())
+    async def status(self, session: object | None = None) -> dict[str, Any]:
+        return success_body(new_request_id(), self._status(self._scope(session)))
 
 
 #: The tools whose answer is a script's value (``Tool.value``): their structured content carries
@@ -185,7 +219,11 @@ def table_tool(
         pending = None
         if nudges is not None and params is not None:
             pending = nudges.prepare(mcp_context, tool.name, params)
-        envelope = await backend.run_tool(tool, params, ask)
+        if tool.model_check is not None and params is not None:
+            refused = tool.model_check(params)
+            if refused is not None:
+                return tool_result(failure_body(new_request_id(), refused), tool.text)
+        envelope = await backend.run_tool(tool, params, ask, session=session_key(mcp_context))
         text = partial(write, params=params) if write and params else tool.text
         answer = tool_result(envelope, text, image=tool.image, value=value)
         return pending.answer(answer) if pending else answer
@@ -229,25 +267,30 @@ def _takes_text(annotation: Any) -> bool:
     return "str" in text and "list[" not in text
 
 
-def build_server(backend: Backend) -> MCPServer:
-    """An MCP server whose tools call ``backend``: every tool of the table, and two of its own."""
+def build_server(backend: Backend, caps: frozenset[str] = frozenset()) -> MCPServer:
+    """An MCP server whose tools call ``backend``: the tools of the table that need no
+    capability or one of ``caps`` (tabpilot.tools.CAPS), and one of its own."""
+    instructions = INSTRUCTIONS + (CONTEXTS_INSTRUCTIONS if "contexts" in caps else "")
     # log_level: the SDK configures logging only where nothing else has; keep it quiet there.
     server = MCPServer(
-        "tabpilot", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
+        "tabpilot", version=__version__, instructions=instructions, log_level="WARNING"
     )
     # The SDK wraps every message in an OpenTelemetry span, a no-op without an exporter that still
     # costs about 0.15 ms of a tools/call (make bench); tabpilot exports no traces.
     server._lowlevel_server.middleware = []
 
-    async def pilot_status() -> CallToolResult:
+    async def pilot_status(mcp_context: Context) -> CallToolResult:
         """Is tabpilot ready: the daemon, the extension, the user's AI Web Pilot switch? E.g. {} →
         a line each, the last `AI Web Pilot: ON. Scripts may run.`"""
-        return tool_result(await backend.status(), tool_text.status_text)
+        status = await backend.status(session=session_key(mcp_context))
+        return tool_result(status, tool_text.status_text)
 
     # The other hints' defaults (destructive, open world, not idempotent) suit the tools that act.
     reads = ToolAnnotations(read_only_hint=True)
     nudges = Nudges()
     for tool in TOOLS.values():
+        if tool.cap is not None and tool.cap not in caps:
+            continue
         server.add_tool(
             table_tool(tool, backend, nudges),
             name=tool.name,
@@ -278,7 +321,7 @@ def _publish(
     registered.fn_metadata.output_schema = answers
 
 
-async def run_stdio(backend: Backend) -> None:
+async def run_stdio(backend: Backend, caps: frozenset[str] = frozenset()) -> None:
     """Serve the tools over stdin/stdout until the client closes them.
 
     The SDK's own stdio streams read and write through a worker thread, three thread hops a
@@ -286,7 +329,7 @@ async def run_stdio(backend: Backend) -> None:
     read and written on the event loop's own pipes takes them out. As the SDK does, fds 0 and 1
     then point at /dev/null and stderr, so that nothing else can write into the protocol.
     """
-    server = build_server(backend)
+    server = build_server(backend, caps)
     try:
         lines, out = await _event_loop_pipes()
     except (OSError, ValueError):

@@ -110,7 +110,8 @@ def invalid_reasons(errors: Sequence[Any], fields: Iterable[str]) -> str:
         elif not where:
             parts.append("the body must be a JSON object sent with Content-Type: application/json")
         else:
-            parts.append(f"`{where}`: {err.get('msg', 'invalid')}")
+            message = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+            parts.append(f"`{where}`: {message}")
     return "; ".join(parts) or "bad body"
 
 

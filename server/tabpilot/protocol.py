@@ -35,6 +35,11 @@ CLOSE_PROTOCOL_MISMATCH = 4001
 CLOSE_BUSY = 4002
 CLOSE_HELLO_EXPECTED = 4003
 CLOSE_UNAUTHORIZED = 4004
+#: A caller closed this human browser's context (browser_context_close): it is dropped from the
+#: list until its extension connects again.
+CLOSE_DROPPED = 4005
+#: The hello named a context that another browser holds, or a name that is not valid.
+CLOSE_NAME_TAKEN = 4006
 
 #: Longest result the extension sends, in characters of its JSON (16 MiB). The extension answers
 #: ``result_too_large`` past it (extension/inject.js holds the same number); it keeps every result
@@ -58,9 +63,16 @@ ToolName = Literal[
     "eval_call_function",
     "eval_list_functions",
     "eval_remove_function",
+    "browser_context_create",
+    "browser_context_switch",
+    "browser_context_list",
+    "browser_context_close",
+    "browser_context_save_storage",
 ]
 
-CommandName = Literal[ToolName, "list_tabs", "ping"]
+#: The commands the daemon sends to an extension: the page tools' own (the context tools run in
+#: the daemon), and those it uses itself.
+CommandName = Literal[ToolName, "list_tabs", "ping", "storage_export", "storage_import"]
 
 
 class _Frame(BaseModel):
@@ -122,6 +134,11 @@ class ExtensionHello(_Frame):
     user_agent: str | None = None
     #: The daemon's token, when it has one (a browser cannot put headers on a WebSocket).
     token: str | None = Field(default=None, repr=False)
+    #: The context this browser is: a managed one's name (from its managed.json), or the name the
+    #: person gave in the popup (``chrome`` by default). An older extension sends none: ``chrome``.
+    context: str | None = None
+    #: The secret a managed context's browser proves itself with (its managed.json).
+    context_key: str | None = Field(default=None, repr=False)
 
 
 class DialogRecord(BaseModel):
@@ -252,6 +269,9 @@ class CallFrame(BaseModel):
     method: CallMethod
     #: The route's JSON body; {} for ``tabs`` and ``status``.
     params: dict[str, Any] = Field(default_factory=dict)
+    #: The context to run in, for this call only; else the socket's active context
+    #: (browser_context_switch), else the default one.
+    context: StrictStr | None = None
 
 
 class AnswerFrame(BaseModel):

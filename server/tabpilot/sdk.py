@@ -71,15 +71,24 @@ class Client(_Methods[Any]):
     ``port`` and ``token`` default to TABPILOT_PORT and the token (TABPILOT_TOKEN or the token
     file), as the CLI reads them. ``guard``: True (each tool's limit) or a number of characters
     (200 to 1,000,000) asks the large-output guard on every tool call: an answer past it comes as
-    a :class:`Preview`, and :meth:`rest` fetches the rest. Use it as a context manager, or call
-    :meth:`close`.
+    a :class:`Preview`, and :meth:`rest` fetches the rest. ``context`` names the browser context
+    every call runs in (tabpilot.contexts); without it, the client's own active context, which
+    :meth:`context_switch` moves. Use it as a context manager, or call :meth:`close`.
     """
 
     def __init__(
-        self, port: int | None = None, *, token: str | None = None, guard: bool | int = False
+        self,
+        port: int | None = None,
+        *,
+        token: str | None = None,
+        guard: bool | int = False,
+        context: str | None = None,
     ) -> None:
         self._guard = guard_fields(guard)
         self.settings = Settings.from_env(port=port, token=token)
+        #: The context every call names; None: this client's active one (:meth:`context_switch`
+        #: moves it), else the daemon's default context.
+        self.context = context
         self._ws: BlockingSocket | None = None
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
@@ -112,7 +121,9 @@ class Client(_Methods[Any]):
     def _round_trip(self, method: str, params: dict[str, Any], timeout: float) -> dict[str, Any]:
         where = f"{self.settings.host}:{self.settings.port}"
         call_id = next(self._ids)
-        frame = {"type": "call", "id": call_id, "method": method, "params": params}
+        frame: dict[str, Any] = {"type": "call", "id": call_id, "method": method, "params": params}
+        if self.context is not None:
+            frame["context"] = self.context
         text = json.dumps(frame, ensure_ascii=False)
         deadline = time.monotonic() + timeout
         if self._ws is not None and not self._ws.alive():
@@ -168,16 +179,21 @@ class Client(_Methods[Any]):
 class AsyncClient(_Methods[Awaitable[Any]]):
     """The daemon on 127.0.0.1, called from asyncio code; calls may run concurrently.
 
-    ``port``, ``token`` and ``guard`` as for :class:`Client`. Use it as an async context manager,
-    or await :meth:`aclose`.
+    ``port``, ``token``, ``guard`` and ``context`` as for :class:`Client`. Use it as an async
+    context manager, or await :meth:`aclose`.
     """
 
     def __init__(
-        self, port: int | None = None, *, token: str | None = None, guard: bool | int = False
+        self,
+        port: int | None = None,
+        *,
+        token: str | None = None,
+        guard: bool | int = False,
+        context: str | None = None,
     ) -> None:
         self._guard = guard_fields(guard)
         self.settings = Settings.from_env(port=port, token=token)
-        self._daemon = DaemonClient(self.settings)
+        self._daemon = DaemonClient(self.settings, context=context)
 
     async def __aenter__(self) -> AsyncClient:
         return self

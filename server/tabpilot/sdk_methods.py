@@ -344,6 +344,41 @@ class _Methods(Generic[R]):
     def remove_function(self, name: str) -> R:
         """Remove the defined function ``name``: ``{name, removed}``."""
 
+    @_tool()
+    def context_create(
+        self,
+        name: str,
+        *,
+        proxy: dict[str, Any] | None = None,
+        storage_state: str | dict[str, Any] | None = None,
+    ) -> R:
+        """Start the managed context ``name`` (a fresh headless Chromium), optionally through
+        ``proxy`` (``{server, username?, password?, bypass?}``) and with ``storage_state`` loaded
+        (a saved name, or a Playwright storageState dict); it becomes this client's active
+        context: ``{name, is_active, managed, connected, page_count, current_url, proxy,
+        startup_ms, storage?}``."""
+
+    @_tool()
+    def context_switch(self, name: str) -> R:
+        """Make ``name`` this client's active context: ``{name, is_active, managed, …}``."""
+
+    @_tool()
+    def context_list(self) -> R:
+        """Every context: ``[{name, is_active, managed, connected, page_count, current_url,
+        proxy}]``."""
+
+    @_tool()
+    def context_close(self, name: str) -> R:
+        """Close the managed context ``name`` (its browser stops), or drop a person's Chrome
+        from the list: ``{name, managed, closed, active}``."""
+
+    @_tool()
+    def context_save_storage(self, name: str | None = None, *, path: str | None = None) -> R:
+        """The cookies and localStorage of context ``name`` (the active one by default), as
+        Playwright's storageState: written to ``path`` (a name under the daemon's storage/
+        folder), else in the answer's ``storage_state``. ``{name, cookies, origins, pages,
+        skipped, path?, storage_state?}``."""
+
     def rest(self, preview: Preview) -> R:
         """The rest of a guarded answer that was cut, by its ``confirm_token``, without running
         the tool again: the whole result, or past 50,000 characters of its text, the next part

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from starlette.responses import Response
 
 from tabpilot import guard
-from tabpilot.bridge import Bridge
+from tabpilot.contexts import Contexts, Scope
 from tabpilot.envelope import (
     REQUEST_ID_HEADER,
     FailureEnvelope,
@@ -75,7 +75,24 @@ async def read_raw(request: Request, model: type[Params], *, empty: str | None =
     return body
 
 
-def add_tool_routes(app: FastAPI, bridge: Bridge) -> None:
+#: The query parameter that names a request's context (tabpilot.contexts).
+CONTEXT_PARAMETER = {
+    "name": "context",
+    "in": "query",
+    "required": False,
+    "schema": {"type": "string"},
+    "description": "The context to run in (browser_context_list names them); the default "
+    "context without it. A `tab_id` says its own context.",
+}
+
+
+def scope_of(request: Request | WebSocket, contexts: Contexts) -> Scope:
+    """An HTTP request's view of the contexts: the one its ``?context=`` names, if any."""
+    named = request.query_params.get("context")
+    return Scope(contexts, named=named if named else None)
+
+
+def add_tool_routes(app: FastAPI, contexts: Contexts) -> None:
     """``POST /<name>`` for every tool."""
     for tool in TOOLS.values():
         # A tool that negotiates answers its raw image too, with Accept: image/png or image/jpeg.
@@ -86,7 +103,10 @@ def add_tool_routes(app: FastAPI, bridge: Bridge) -> None:
             summary=tool.title,
             description=tool.description,
             response_model=SuccessEnvelope,
-            openapi_extra=body_schema(tool.params, required=tool.empty_body is None),
+            openapi_extra={
+                **body_schema(tool.params, required=tool.empty_body is None),
+                "parameters": [CONTEXT_PARAMETER],
+            },
             responses={
                 200: {
                     "description": "The tool answered. A script that threw answers here too, "
@@ -96,10 +116,10 @@ def add_tool_routes(app: FastAPI, bridge: Bridge) -> None:
                 },
                 **responses(*TOOL_STATUSES),
             },
-        )(_endpoint(tool, bridge))
+        )(_endpoint(tool, contexts))
 
 
-def _endpoint(tool: Tool, bridge: Bridge) -> Any:
+def _endpoint(tool: Tool, contexts: Contexts) -> Any:
     async def endpoint(request: Request) -> Response:
         started = time.perf_counter()
         request_id = request_id_of(request)
@@ -107,7 +127,7 @@ def _endpoint(tool: Tool, bridge: Bridge) -> Any:
         raw = None
         if tool.negotiate is not None and params is not None:
             params, raw = tool.negotiate(request.headers.get("accept", ""), params)
-        answer = await guard.run(tool, bridge, params, ask, request_id)
+        answer = await guard.run(tool, scope_of(request, contexts), params, ask, request_id)
         if raw is not None:
             return raw_response(answer, request_id, REQUEST_ID_HEADER)
         return render(answer_body(request_id, answer, started))

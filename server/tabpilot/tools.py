@@ -16,8 +16,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from tabpilot import functions, log_text, screenshot, tool_text
-from tabpilot.errors import PilotDisabled, TabpilotError
+from tabpilot import context_tools, functions, log_text, screenshot, tool_text
+from tabpilot.errors import InvalidRequest, PilotDisabled, TabpilotError
 from tabpilot.log_params import ConsoleParams, NetworkParams
 from tabpilot.page_params import ActParams, CloseParams, NavigateParams, ReadParams, SnapshotParams
 from tabpilot.params import ExecuteParams, Params, TabsParams
@@ -25,6 +25,7 @@ from tabpilot.protocol import ResultFrame, ToolName
 
 if TYPE_CHECKING:
     from tabpilot.bridge import Bridge
+    from tabpilot.contexts import Scope
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +40,7 @@ LOG_TIMEOUT_S = 10.0
 CLOSE_TIMEOUT_S = 30.0
 
 Send = Callable[["Bridge", Any, str], Awaitable[ResultFrame]]
+RunInDaemon = Callable[["Scope", Any, str], Awaitable[ResultFrame]]
 
 
 def _timeout_ms(params: Any) -> float:
@@ -66,8 +68,18 @@ class Tool:
     positional: tuple[str, ...] = ()
     #: What an empty HTTP body stands for; None: a body is required.
     empty_body: str | None = "{}"
-    #: How the daemon sends it; None: the command as is (:meth:`Bridge.command`).
+    #: How the daemon sends it to the bridge of the call's context; None: the command as is
+    #: (:meth:`Bridge.command`).
     send: Send | None = None
+    #: A tool the daemon answers itself, with the caller's view of the contexts (the context
+    #: tools); it sends nothing as such.
+    daemon: RunInDaemon | None = None
+    #: The MCP capability that lists it (None: always listed): an agent that drives one
+    #: browser does not pay for the context tools' schemas on every turn (:data:`CAPS`).
+    cap: str | None = None
+    #: On the faces whose answer a model may read (MCP, the CLI): the error that refuses these
+    #: params (None: run them), for what a model must not be handed (a storage state's cookies).
+    model_check: Callable[[Any], TabpilotError | None] | None = None
     #: Result fields the text carries whole: the large-output guard cuts them first.
     in_text: tuple[str, ...] = ()
     #: The result field holding an image in base64: MCP answers it as an image content block.
@@ -84,8 +96,12 @@ class Tool:
         """The description's first sentence: the CLI's one-line help."""
         return self.description.split(". ", 1)[0].rstrip(".")
 
-    async def run(self, bridge: Bridge, params: Params, request_id: str) -> ResultFrame:
-        """Send this tool's command for ``params``; the extension's ok answer, or raises."""
+    async def run(self, scope: Scope, params: Params, request_id: str) -> ResultFrame:
+        """Run this tool for ``params`` in the caller's context (``scope``): the extension's ok
+        answer, or the daemon's own; or raises."""
+        if self.daemon is not None:
+            return await self.daemon(scope, params, request_id)
+        bridge = scope.bridge(params)
         if self.send is not None:
             return await self.send(bridge, params, request_id)
         return await bridge.command(self.name, params, request_id, self.timeout_s(params))
@@ -390,7 +406,121 @@ _TOOLS = (
         empty_body=None,
         send=functions.remove,
     ),
+    Tool(
+        name="browser_context_create",
+        params=context_tools.CreateParams,
+        title="Open a new isolated browser",
+        description=describe(
+            """
+            A new isolated browser (own cookies, tabs), made your active context. E.g. {"name":
+            "b"} → Created context "b" (managed), now active: 1 tab, http://…
+            """
+        ),
+        timeout_s=lambda params: context_tools.CREATE_TIMEOUT_S,
+        text=context_tools.create_text,
+        read_only=False,
+        cli="context create",
+        method="context_create",
+        positional=("name",),
+        empty_body=None,
+        daemon=context_tools.create,
+        cap="contexts",
+    ),
+    Tool(
+        name="browser_context_switch",
+        params=context_tools.NameParams,
+        title="Work in another browser context",
+        description=describe(
+            """
+            Your next calls run in this context's tabs. E.g. {"name": "chrome"} → Switched to
+            context "chrome" (person's Chrome): 3 tabs, https://a.test/
+            """
+        ),
+        timeout_s=lambda params: context_tools.LIST_TIMEOUT_S,
+        text=context_tools.switch_text,
+        read_only=False,
+        cli="context switch",
+        method="context_switch",
+        positional=("name",),
+        empty_body=None,
+        daemon=context_tools.switch,
+        cap="contexts",
+    ),
+    Tool(
+        name="browser_context_list",
+        params=context_tools.ListParams,
+        title="List the browser contexts",
+        description=describe(
+            """
+            The browsers, yours marked *. E.g. {} → * default (managed): 1 tab, https://a.test/
+            """
+        ),
+        timeout_s=lambda params: context_tools.LIST_TIMEOUT_S,
+        text=context_tools.list_text,
+        read_only=True,
+        cli="context list",
+        method="context_list",
+        daemon=context_tools.list_contexts,
+        cap="contexts",
+    ),
+    Tool(
+        name="browser_context_close",
+        params=context_tools.NameParams,
+        title="Close a browser context",
+        description=describe(
+            """
+            Close a context and its browser (a person's Chrome is only unlisted). E.g. {"name":
+            "b"} → Closed context "b" and stopped its browser. Active: default.
+            """
+        ),
+        timeout_s=lambda params: context_tools.CLOSE_TIMEOUT_S,
+        text=context_tools.close_text,
+        read_only=False,
+        cli="context close",
+        method="context_close",
+        positional=("name",),
+        empty_body=None,
+        daemon=context_tools.close,
+        cap="contexts",
+    ),
+    Tool(
+        name="browser_context_save_storage",
+        params=context_tools.SaveStorageParams,
+        title="Save a context's cookies and localStorage",
+        description=describe(
+            """
+            Save cookies and localStorage (Playwright storageState) as file `path`, for
+            browser_context_create's `storage_state`. E.g. {"path": "login"} → Saved context
+            "default" to …/login.json: 4 cookies, localStorage of 1 origin.
+            """
+        ),
+        timeout_s=lambda params: context_tools.EXPORT_TIMEOUT_S,
+        text=context_tools.save_text,
+        read_only=False,
+        cli="context save",
+        method="context_save_storage",
+        positional=("name",),
+        daemon=context_tools.save_storage,
+        cap="contexts",
+        model_check=context_tools.refuse_unsaved,
+    ),
 )
 
 #: Every tool, by name.
 TOOLS: dict[str, Tool] = {tool.name: tool for tool in _TOOLS}
+
+#: The MCP capabilities a client may ask for, as Playwright MCP's `--caps`: `tabpilot mcp --caps
+#: contexts`, or `/mcp?caps=contexts`. Every other face has every tool.
+CAPS = frozenset(tool.cap for tool in TOOLS.values() if tool.cap is not None)
+
+
+def parse_caps(text: str) -> frozenset[str]:
+    """The capabilities of a comma-separated list, or InvalidRequest naming the known ones."""
+    asked = frozenset(part.strip() for part in text.split(",") if part.strip())
+    unknown = asked - CAPS
+    if unknown:
+        raise InvalidRequest(
+            f"Unknown MCP capability {sorted(unknown)[0]!r}; the capabilities are "
+            f"{', '.join(sorted(CAPS))}."
+        )
+    return asked

@@ -29,10 +29,19 @@ EXAMPLES = {"POST /execute_javascript": 120, "GET /status": 15, "GET /tabs": 15,
 BRIDGE_STATUSES = {502, 503, 504}
 
 
+#: No Chromium to start: browser_context_create is fuzzed for its checks, and then answers
+#: browser_unavailable at once rather than start a browser per request.
+NO_CHROMIUM = "/nonexistent/chromium"
+
+
 @pytest.fixture(scope="module")
-def daemon() -> Iterator[Daemon]:
-    # A short connect grace keeps the "no extension" half fast: each command waits it out.
-    with run_daemon(connect_grace_s=0.05) as running:
+def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
+    # A short connect grace keeps the "no extension" half fast: each command waits it out. Its
+    # own state dir: browser_context_save_storage writes files there.
+    state_dir = tmp_path_factory.mktemp("fuzz-state")
+    with run_daemon(
+        connect_grace_s=0.05, chromium_path=NO_CHROMIUM, state_dir=state_dir
+    ) as running:
         yield running
 
 
@@ -68,6 +77,9 @@ def _check(response: httpx.Response, label: str, extension: bool, token: bool = 
     assert failure.error.message, label
     if response.status_code >= 500:
         assert response.status_code in BRIDGE_STATUSES, f"{label}: {body}"
+        if failure.error.code == "browser_unavailable":
+            assert label == "POST /browser_context_create", f"{label}: {body}"
+            return
         # Connected, the echoing extension answers every command: no bridge failure is due.
         assert not extension, f"{label}: {body}"
 
