@@ -18,6 +18,10 @@ def reference() -> str:
     subparsers = next(a for a in parser._actions if a.dest == "command")
     for name, sub in subparsers.choices.items():  # type: ignore[attr-defined]
         sections.append((f"tabpilot {name} --help", sub.format_help()))
+        # A group's own subcommands (`tabpilot context create`), each with its help.
+        group = next((a for a in sub._actions if a.dest == f"{name}_command"), None)
+        for inner, parser in (group.choices if group is not None else {}).items():  # type: ignore[attr-defined]
+            sections.append((f"tabpilot {name} {inner} --help", parser.format_help()))
     parts = [f"```console\n$ {command}\n{text.rstrip()}\n```" for command, text in sections]
     return "\n\n".join(parts) + "\n"
 

@@ -16,8 +16,8 @@ from typing import Any
 from readme_block import main
 
 from tabpilot.mcp_schema import TOOLS_LIST_BUDGET
-from tabpilot.mcp_server import INSTRUCTIONS, build_server
-from tabpilot.tools import TOOLS
+from tabpilot.mcp_server import CONTEXTS_INSTRUCTIONS, INSTRUCTIONS, build_server
+from tabpilot.tools import CAPS, TOOLS
 
 #: What a tool without an output schema answers as structured content.
 NONE = "none on success (the text is the whole answer); `error` on a failure"
@@ -33,23 +33,36 @@ class _NoBackend:
         raise NotImplementedError
 
 
-def listed() -> list[dict[str, Any]]:
-    """The tools as ``tools/list`` answers them."""
-    tools = asyncio.run(build_server(_NoBackend()).list_tools())
+def listed(caps: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
+    """The tools as ``tools/list`` answers them, with the capabilities ``caps``."""
+    tools = asyncio.run(build_server(_NoBackend(), caps).list_tools())
     return [tool.model_dump(exclude_none=True, by_alias=True) for tool in tools]
+
+
+def _size(tools: list[dict[str, Any]]) -> int:
+    return len(json.dumps(tools, separators=(",", ":"), ensure_ascii=False))
 
 
 def reference() -> str:
     tools = listed()
-    size = len(json.dumps(tools, separators=(",", ":"), ensure_ascii=False))
     parts = [
-        f"`tools/list` is {size:,} characters of compact JSON for its {len(tools)} tools (the "
-        f"budget, checked by a test: {TOOLS_LIST_BUDGET:,}); the server's instructions, which a "
-        f"client shows its model once, are {len(INSTRUCTIONS):,}:",
+        f"`tools/list` is {_size(tools):,} characters of compact JSON for its {len(tools)} tools "
+        f"(the budget, checked by a test: {TOOLS_LIST_BUDGET:,}); the server's instructions, "
+        f"which a client shows its model once, are {len(INSTRUCTIONS):,}:",
         "\n".join(f"> {line}" if line else ">" for line in INSTRUCTIONS.splitlines()),
     ]
     for tool in tools:
         parts.append(_tool(tool))
+    for cap in sorted(CAPS):
+        more = listed(frozenset({cap}))
+        extra = [tool for tool in more if tool["name"] not in {t["name"] for t in tools}]
+        parts.append(
+            f"With the `{cap}` capability (`tabpilot mcp --caps {cap}`, or `/mcp?caps={cap}`), "
+            f"`tools/list` adds {len(extra)} tools, {_size(more) - _size(tools):,} characters, "
+            "and the instructions one paragraph:"
+        )
+        parts.append("> " + CONTEXTS_INSTRUCTIONS.strip().replace("\n", "\n> "))
+        parts.extend(_tool(tool) for tool in extra)
     return "\n\n".join(parts) + "\n"
 
 
@@ -77,7 +90,8 @@ def _type(schema: dict[str, Any]) -> str:
     option = options[0] if options else schema
     if "enum" in option:
         return " \\| ".join(f"`{value}`" for value in option["enum"])
-    kind = str(option.get("type", "any"))
+    kinds = option.get("type", "any")
+    kind = " \\| ".join(kinds) if isinstance(kinds, list) else str(kinds)
     bounds = [
         f"{word} {option[key]:,}"
         for key, word in (("minimum", "≥"), ("maximum", "≤"), ("maxLength", "length ≤"))

@@ -75,14 +75,15 @@ async def test_a_first_page_that_loads_leaves_the_browser_alone() -> None:
     browser = FakeBrowser()
     # Still loading twice (no url yet; the extension busy once), then the landing page.
     bridge = FakeBridge([""], ["refused"], ["http://127.0.0.1:7878/"])
-    await first_page.watch(bridge, browser)  # type: ignore[arg-type]
+    assert await first_page.watch(bridge, browser) is True  # type: ignore[arg-type]
     assert (browser.starts, browser.stops, bridge.dropped) == (0, 0, [])
 
 
 async def test_a_first_page_that_never_loads_gets_a_fresh_browser_at_most_twice() -> None:
     browser = FakeBrowser()
     bridge = FakeBridge(["", "about:blank"])
-    await first_page.watch(bridge, browser)  # type: ignore[arg-type]
+    # Its verdict: a new context's create fails on it (browser_unavailable).
+    assert await first_page.watch(bridge, browser) is False  # type: ignore[arg-type]
     assert (browser.starts, browser.stops) == (first_page.RESTARTS, first_page.RESTARTS)
     assert len(bridge.dropped) == first_page.RESTARTS
 

@@ -100,7 +100,7 @@ class Bridge:
         self.browser: ManagedBrowser | None = None
         # The watch over a start of that browser (tabpilot.first_page): calls wait for its
         # verdict, so none runs in a browser it is about to replace.
-        self._first_page: asyncio.Task[None] | None = None
+        self._first_page: asyncio.Task[bool] | None = None
         #: The functions of eval_define_function: daemon-wide, in memory (tabpilot.functions),
         #: one registry for every context's bridge.
         self.functions = functions if functions is not None else FunctionRegistry()
@@ -292,7 +292,7 @@ class Bridge:
         meanwhile (/status says ``browser.ready: false``)."""
         return self._first_page is not None and not self._first_page.done()
 
-    def watch_first_page(self, browser: ManagedBrowser) -> asyncio.Task[None]:
+    def watch_first_page(self, browser: ManagedBrowser) -> asyncio.Task[bool]:
         """Watch a start of ``browser`` until its first page loads (tabpilot.first_page), once
         however many callers ask; calls meanwhile wait for the verdict."""
         if self._first_page is None or self._first_page.done():

@@ -60,9 +60,6 @@ class BrowserError(BridgeFailure):
         "TABPILOT_CHROMIUM at it."
     )
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-
 
 @dataclass(frozen=True)
 class Proxy:

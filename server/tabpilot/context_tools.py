@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 from pydantic import Field, ValidationError, WithJsonSchema, field_validator, model_validator
 
 from tabpilot.browser import Proxy
-from tabpilot.contexts import Context, Scope, check_name
+from tabpilot.contexts import NAME_RULE, Context, Scope, check_name
 from tabpilot.errors import InvalidRequest, TabpilotError
 from tabpilot.params import Params
 from tabpilot.protocol import ResultFrame
@@ -40,7 +40,7 @@ LIST_TIMEOUT_S = 10.0
 #: A managed context's Chromium stopping.
 CLOSE_TIMEOUT_S = 30.0
 PROXY_SCHEMES = ("http", "https", "socks5")
-_NAME_FIELD = Field(min_length=1, max_length=40)
+_NAME_FIELD = Field(min_length=1, max_length=40, description=f"A context's name: {NAME_RULE}.")
 
 
 def _name(value: str) -> str:
@@ -154,7 +154,9 @@ class ListParams(Params):
 class SaveStorageParams(Params):
     example: ClassVar[str] = '{"name": "default", "path": "login"}'
 
-    name: str | None = Field(default=None, min_length=1, max_length=40)
+    name: str | None = Field(
+        default=None, min_length=1, max_length=40, description="The context; yours by default."
+    )
     path: str | None = Field(
         default=None, min_length=1, max_length=100, description="A file name, e.g. `login`."
     )

@@ -26,7 +26,7 @@ from typing import Any
 
 from starlette.websockets import WebSocket
 
-from tabpilot.bridge import BROWSER_START_GRACE_S, Bridge
+from tabpilot.bridge import Bridge
 from tabpilot.browser import BrowserError, ManagedBrowser, Proxy
 from tabpilot.config import Settings
 from tabpilot.context_errors import ContextExists, ContextLimit, ContextNotClosable, ContextNotFound
@@ -48,6 +48,9 @@ NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
 NAME_RULE = "1 to 40 letters, digits, '.', '_' or '-', starting with a letter or digit"
 #: People's browsers connected at once under different names; past it, a newcomer is told busy.
 MAX_HUMAN = 8
+#: The longest a new context's start may take: Chromium, its extension, its first page, with
+#: the first-page watch's restarts (tabpilot.first_page).
+CREATE_WAIT_S = 100.0
 #: How long browser_context_list waits for a context's tabs before it shows them as unknown.
 LIST_TIMEOUT_S = 2.0
 
@@ -262,13 +265,14 @@ class Contexts:
         self._starting.add(name)
         try:
             await browser.start()
-            await asyncio.wait_for(
-                asyncio.shield(bridge.watch_first_page(browser)), BROWSER_START_GRACE_S * 2
+            loaded = await asyncio.wait_for(
+                asyncio.shield(bridge.watch_first_page(browser)), CREATE_WAIT_S
             )
-            if not bridge.connected:
+            if not (loaded and bridge.connected):
                 raise BrowserError(
                     f"The browser of context {name!r} started, but its extension did not "
-                    "connect. Retry; if it keeps failing, see the daemon's log."
+                    "connect or its first page never loaded, after restarts. Retry; if it keeps "
+                    "failing, see the daemon's log."
                 )
             # A call whose browser died is started again, as for the default context.
             bridge.browser = browser

@@ -39,18 +39,19 @@ RESTARTS = 2
 WEB = ("http:", "https:")
 
 
-async def watch(bridge: Bridge, browser: ManagedBrowser) -> None:
-    """Start ``browser`` again while its first page does not load; never raises. Returns once a
-    first page loaded, or once the last browser started has had its wait too."""
+async def watch(bridge: Bridge, browser: ManagedBrowser) -> bool:
+    """Start ``browser`` again while its first page does not load; never raises. Returns True
+    once a first page loaded (or the browser was stopped meanwhile), False once the last browser
+    started has had its wait too."""
     try:
         for restarts in range(RESTARTS + 1):
             if await _loaded(bridge, browser):
-                return
+                return True
             if restarts == RESTARTS:
                 log.warning(
                     "the managed browser's first page did not load after %d restarts", restarts
                 )
-                return
+                return False
             log.warning(
                 "the managed browser's first page did not load in %.0f s: starting it again",
                 FIRST_PAGE_WAIT_S,
@@ -60,6 +61,7 @@ async def watch(bridge: Bridge, browser: ManagedBrowser) -> None:
             await browser.start()
     except Exception:  # the watch must never take the daemon down
         log.exception("watching the managed browser's first page failed")
+    return False
 
 
 async def _loaded(bridge: Bridge, browser: ManagedBrowser) -> bool:

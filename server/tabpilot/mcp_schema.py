@@ -7,7 +7,7 @@ values and its description. Titles, defaults (a description says the ones that m
 and range bounds (the error names them when crossed), ``null`` alternatives (leaving a field out
 is how one says "none") and the descriptions of the fields every tool shares (``tab_id``,
 ``timeout_ms``: the server's instructions say them once) or whose name says it all (``limit``,
-``clear``…) are left out.
+``clear``, ``name``…) are left out.
 
 Only the tools whose answer is a script's value declare an output schema (:func:`output_schema`):
 every other tool's text is its whole answer, and it has no structured content
@@ -46,7 +46,10 @@ TOKEN_SCHEMA: dict[str, Any] = {"type": "string"}
 #: fields whose name and type say what they do: the other faces (OpenAPI, --help) describe them.
 SHARED_FIELDS = frozenset({"tab_id", "timeout_ms"})
 SELF_EVIDENT = frozenset(
-    {"limit", "offset", "all_pages", "clear", "full_page", "interactive_only", "await_promise"}
+    {
+        *("limit", "offset", "all_pages", "clear", "full_page", "interactive_only"),
+        *("await_promise", "name"),
+    }
 )
 
 #: Keys of a field's JSON schema that a model writing a call does not need.
