@@ -81,10 +81,9 @@ def _create(rig: Rig, name: str, created: list[str]) -> dict[str, Any]:
     restarts_before = _count_lines(log, RESTART_LINE)
     row: dict[str, Any] = {"context": name}
     start = time.perf_counter()
-    try:
-        answer = rig.client.post("/browser_context_create", {"name": name})
-    except RuntimeError as exc:
-        row["error"] = f"browser_context_create failed: {exc}"[:400]
+    answer, why = _post(rig, "/browser_context_create", {"name": name})
+    if answer is None:
+        row["error"] = f"browser_context_create failed: {why}"
         row["restarts"] = _count_lines(log, RESTART_LINE) - restarts_before
         return row
     created.append(name)
@@ -93,12 +92,11 @@ def _create(rig: Rig, name: str, created: list[str]) -> dict[str, Any]:
     row["daemon_startup_ms"] = answer["result"]["startup_ms"]
     refused: list[str] = []
     while True:
-        try:
-            first = rig.client.post(f"/execute_javascript?context={name}", {"script": "1+1"})
-        except RuntimeError as exc:
-            refused.append(str(exc))
+        first, why = _post(rig, f"/execute_javascript?context={name}", {"script": "1+1"})
+        if first is None:
+            refused.append(why)
             if time.perf_counter() - answered > FIRST_ANSWER_WAIT_S:
-                row["error"] = f"no answer to 1+1 in {FIRST_ANSWER_WAIT_S:g} s: {exc}"[:400]
+                row["error"] = f"no answer to 1+1 in {FIRST_ANSWER_WAIT_S:g} s: {why}"
                 break
             time.sleep(0.1)
             continue
@@ -110,9 +108,22 @@ def _create(rig: Rig, name: str, created: list[str]) -> dict[str, Any]:
         break
     row["refused_first_calls"] = len(refused)
     if refused:
-        row["first_refusal"] = refused[0][:400]
+        row["first_refusal"] = refused[0]
     row["restarts"] = _count_lines(log, RESTART_LINE) - restarts_before
     return row
+
+
+def _post(rig: Rig, path: str, payload: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
+    """(the envelope, "") of a call that succeeded, else (None, "code: message")."""
+    status, data = rig.client.request("POST", path, json.dumps(payload).encode())
+    try:
+        body = json.loads(data)
+    except ValueError:
+        return None, f"HTTP {status}: {data[:200]!r}"
+    if status == 200 and body.get("success") is True:
+        return body, ""
+    error = body.get("error") or {}
+    return None, f"{error.get('code')}: {error.get('message')}"[:400]
 
 
 def _count_lines(path: Path, text: str) -> int:

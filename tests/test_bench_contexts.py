@@ -10,11 +10,12 @@ import signal
 import subprocess
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from bench import context_report as cr
-from bench.contexts import browser_pid, tree_memory
+from bench.contexts import _create, browser_pid, tree_memory
 
 MB = 1024 * 1024
 STARTUP = "a new context's first `1+1` < 5 s after create"
@@ -187,3 +188,51 @@ def test_a_contexts_process_group_is_found_by_its_profile_and_summed(tmp_path: P
         for process in (ours, other):
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+
+
+class _Client:
+    """Answers the daemon's calls from a script: (status, envelope) in turn."""
+
+    def __init__(self, answers: list[tuple[int, dict[str, Any]]]) -> None:
+        self.answers = answers
+        self.paths: list[str] = []
+
+    def request(self, method: str, path: str, body: bytes | None = None) -> tuple[int, bytes]:
+        self.paths.append(path)
+        status, envelope = self.answers.pop(0)
+        return status, json.dumps(envelope).encode()
+
+
+def _refusal(code: str, message: str) -> tuple[int, dict[str, Any]]:
+    return 409, {"success": False, "error": {"code": code, "message": message}}
+
+
+def test_a_refused_first_call_is_made_again_and_counted_and_a_failed_create_says_why(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "daemon.log").write_text("the managed browser's first page did not load in 15 s\n")
+    created_answer = {"success": True, "result": {"startup_ms": 1200}}
+    client = _Client(
+        [
+            (200, created_answer),
+            _refusal("tab_not_scriptable", "Cannot run scripts in tab 7 (no url)."),
+            _refusal("tab_not_scriptable", "Cannot run scripts in tab 7 (no url)."),
+            (200, {"success": True, "result": 2}),
+            (503, {"success": False, "error": {"code": "browser_unavailable", "message": "No."}}),
+        ]
+    )
+    rig = SimpleNamespace(client=client, daemon=SimpleNamespace(state_dir=tmp_path))
+    created: list[str] = []
+    row = _create(rig, "bench-1", created)  # type: ignore[arg-type]
+    assert created == ["bench-1"] and "error" not in row
+    assert client.paths == ["/browser_context_create"] + 3 * ["/execute_javascript?context=bench-1"]
+    assert row["refused_first_calls"] == 2 and row["restarts"] == 0
+    assert row["first_refusal"] == "tab_not_scriptable: Cannot run scripts in tab 7 (no url)."
+    assert row["to_first_answer_ms"] >= row["create_ms"] and row["daemon_startup_ms"] == 1200
+
+    assert _create(rig, "bench-2", created) == {  # type: ignore[arg-type]
+        "context": "bench-2",
+        "error": "browser_context_create failed: browser_unavailable: No.",
+        "restarts": 0,
+    }
+    assert created == ["bench-1"]
