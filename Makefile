@@ -63,9 +63,9 @@ $(BENCH_NODE): bench/package.json bench/package-lock.json
 	cd bench && npm ci --no-audit --no-fund
 	touch $@
 
-## bench: latency against Selenium, each hop, throughput, large results, start-up, and tabpilot
-## beside Playwright MCP and chrome-devtools-mcp; writes bench/results/ (json, md, png) and the
-## README's benchmark section
+## bench: latency against Selenium, each hop, throughput, large results, start-up, contexts, and
+## tabpilot beside Playwright MCP and chrome-devtools-mcp; writes bench/results/ (json, md, png) and
+## the README's benchmark section
 bench: $(STAMP) $(BENCH_NODE)
 	@scripts/ensure-system-deps.sh
 	$(BIN)/python -m bench --readme

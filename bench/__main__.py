@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bench import peer_report, peer_suite, report, routes, suites
+from bench import contexts, peer_report, peer_suite, report, routes, suites
 from bench.rig import chromium_version, machine, proc_status, rig
 from bench.systems import client_systems, comparison_systems, hop_systems
 
@@ -25,7 +25,8 @@ def run(
     counts: suites.Counts, daemon_args: tuple[str, ...], command: str, only: str | None = None
 ) -> dict[str, Any]:
     """Every suite; with `only="peers"` the rows against other servers and the client's; with
-    `only="tasks"` the task suite and the `tools/list` row alone."""
+    `only="tasks"` the task suite and the `tools/list` row alone; with `only="contexts"` the
+    contexts suite alone."""
     started = time.perf_counter()
     everything = only is None
     results: dict[str, Any] = {"command": command, "machine": machine()}
@@ -38,18 +39,22 @@ def run(
             results["machine"]["chromium"] = r.driver.capabilities.get("browserVersion")
             if everything:
                 _suites(r, counts, results)
-            _say("1+1 by tabpilot's Python client and by Selenium's CDP")
-            fewer = max(counts.calls // 4, 2 * counts.blocks)
-            quarter = replace(counts, calls=fewer, warmup=counts.warmup // 4)
-            results["client"] = suites.latency(client_systems(r), quarter)
+            if everything or only == "contexts":
+                results["contexts"] = _contexts(r, counts)
+            if only != "contexts":
+                _say("1+1 by tabpilot's Python client and by Selenium's CDP")
+                fewer = max(counts.calls // 4, 2 * counts.blocks)
+                quarter = replace(counts, calls=fewer, warmup=counts.warmup // 4)
+                results["client"] = suites.latency(client_systems(r), quarter)
     else:  # no rig: the version of the Chromium every server here starts
         results["machine"]["chromium"] = chromium_version()
-    _say("tabpilot, Playwright MCP and chrome-devtools-mcp side by side")
-    peers = peer_suite.measure(counts, only_tasks=only == "tasks")
-    results["tools_list"] = peers.pop("tools_list")
-    results["tasks"] = peers.pop("tasks")
-    if peers:
-        results["peers"] = peers
+    if only != "contexts":
+        _say("tabpilot, Playwright MCP and chrome-devtools-mcp side by side")
+        peers = peer_suite.measure(counts, only_tasks=only == "tasks")
+        results["tools_list"] = peers.pop("tools_list")
+        results["tasks"] = peers.pop("tasks")
+        if peers:
+            results["peers"] = peers
     results["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     results["seconds"] = round(time.perf_counter() - started, 1)
     results["targets"] = [
@@ -79,6 +84,13 @@ def _suites(r: Any, counts: suites.Counts, results: dict[str, Any]) -> None:
     results["routes"] = routes.measure(r, suites.latency, counts)
 
 
+def _contexts(r: Any, counts: suites.Counts) -> dict[str, Any]:
+    """The contexts suite on the rig's daemon: new managed Chromiums beside the rig's browser."""
+    _say(f"{counts.contexts} managed contexts: start-up, memory, 1+1 alone and all at once")
+    warmup = max(1, counts.warmup // 4)
+    return contexts.measure(r, counts.contexts, counts.context_calls, warmup, counts.blocks)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where results go")
@@ -95,9 +107,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--only",
-        choices=["peers", "tasks"],
+        choices=["peers", "tasks", "contexts"],
         help="peers: only the rows against other MCP servers and the Python client's (faster); "
-        "tasks: only the whole tasks beside the other MCP servers and their tools/list",
+        "tasks: only the whole tasks beside the other MCP servers and their tools/list; "
+        "contexts: only the managed contexts' start-up, memory and 1+1",
     )
     args = parser.parse_args(argv)
     if args.only and args.readme:

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench import peer_report
+from bench import context_report, peer_report
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
@@ -27,8 +27,8 @@ def _ms(value: float | None) -> str:
 
 def targets(results: dict[str, Any]) -> list[tuple[str, str, bool]]:
     """(target, measured, met) for the targets the benchmark is held to."""
-    if "latency" not in results:  # a run of `--only peers`
-        return peer_report.targets(results)
+    if "latency" not in results:  # a run of `--only peers`, `tasks` or `contexts`
+        return context_report.targets(results) + peer_report.targets(results)
     rows = {r["system"]: r for r in results["latency"]}
     ours, theirs = rows["tabpilot HTTP"], rows[BASELINE]
     out = [
@@ -65,7 +65,7 @@ def targets(results: dict[str, Any]) -> list[tuple[str, str, bool]]:
         out.append(
             ("10 MB result in < 1 s end to end", f"{big['p50_ms']:.0f} ms", big["p50_ms"] < 1000)
         )
-    return out + peer_report.targets(results)
+    return out + context_report.targets(results) + peer_report.targets(results)
 
 
 def markdown(results: dict[str, Any]) -> str:
@@ -85,6 +85,7 @@ def markdown(results: dict[str, Any]) -> str:
     lines += [f"| {t} | {v} | {'yes' if ok else '**no**'} |" for t, v, ok in targets(results)]
     if "latency" in results:
         lines += _suites_markdown(results)
+    lines += context_report.markdown(results)
     lines += peer_report.markdown(results)
     return "\n".join(lines) + "\n"
 

@@ -43,6 +43,10 @@ class Counts:
     task_runs: int = 5
     task_warmup: int = 1
     task_keys: tuple[str, ...] | None = None
+    #: The contexts suite (bench/contexts.py): managed contexts created, and `1+1` calls in each,
+    #: alone and all at once.
+    contexts: int = 3
+    context_calls: int = 1000
 
     @classmethod
     def smoke(cls) -> Counts:
@@ -60,6 +64,8 @@ class Counts:
             task_runs=1,
             task_warmup=0,
             task_keys=("error",),
+            contexts=2,
+            context_calls=12,
         )
 
 

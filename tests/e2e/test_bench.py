@@ -71,11 +71,32 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
     ]
     assert all(row["n"] >= 10 and row["p50"] > 0 for row in results["routes"])
     assert results["startup"]["startup_p50_ms"] > 0 and results["startup"]["idle_rss_bytes"] > 0
+    # Two managed contexts: each started and answered (or its row says why not: a Chromium
+    # whose first page stalls on a loaded machine), its Chromium's process group found and
+    # measured, 1+1 in each alone and in all of them at once; closed at the end.
+    contexts = results["contexts"]
+    assert [r["context"] for r in contexts["startup"]] == ["bench-1", "bench-2"]
+    answering = [r["context"] for r in contexts["startup"] if "error" not in r]
+    assert answering and contexts["contexts"] == len(answering), contexts["startup"]
+    for r in contexts["startup"]:
+        if "error" not in r:
+            assert r["to_first_answer_ms"] > r["create_ms"] >= r["daemon_startup_ms"] > 0
+    assert [r["context"] for r in contexts["memory"]] == ["bench-1", "bench-2"]
+    for r in contexts["memory"]:
+        assert r["processes"] >= 3 and r["rss_bytes"] > r["pss_bytes"] > 10 * 1024 * 1024, r
+    assert [r["system"] for r in contexts["latency"]] == [
+        "default context alone",
+        *(f"{name} alone" for name in answering),
+        *(f"{name}, all at once" for name in answering),
+        "all at once",
+    ]
+    assert all(r["n"] >= 10 and r["p50"] > 0 for r in contexts["latency"])
+    assert contexts["latency"][-1]["n"] == len(answering) * contexts["latency"][-2]["n"]
     # 2 latency, 3 MCP, throughput, 10 MB; 1+1, 3 of the product snapshot, the click and the
     # 10,000-element snapshot against the peers; 2 of the viewport screenshot and the full-page
     # one; the console and network queries and answers; the Python client's; the tools/list
-    # and the tasks.
-    assert len(results["targets"]) == 23
+    # and the tasks; the contexts' start-up, memory and 1+1 at once.
+    assert len(results["targets"]) == 26
     assert all(isinstance(t["met"], bool) and t["measured"] for t in results["targets"])
 
     # The Python client beside Selenium's CDP, and the rows against the other MCP servers: each
@@ -140,6 +161,8 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
         "**Throughput**",
         "by route",
         "**Start-up**",
+        "**Contexts**",
+        "in several contexts at once",
         "**Against other MCP browser servers**",
         "whole `tools/list`",
         "**Whole tasks**",
