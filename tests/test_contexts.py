@@ -46,6 +46,8 @@ async def answers(command: Command) -> Reply | None:
         return ok({**STATE, "pages": [page], "skipped": skipped}, "object", tab=None)
     if command.command in ("list_tabs", "browser_tabs"):
         return ok([{**TAB, "active": True, "window_id": 1}], "array", tab=None)
+    if command.params.get("script") == "throw":
+        return fail("execution_error", "no tab 5 here")  # a script's own words
     if command.params.get("tab_id") not in (None, CHROME_ID):
         return fail("tab_not_found", f"No tab with id {command.params['tab_id']}.")
     return ok(command.params.get("script"), "string")
@@ -93,6 +95,10 @@ async def test_each_browser_is_the_context_its_hello_names(daemon: Daemon) -> No
         missing = other_id + 5
         refused = await client.post("/execute_javascript", json={"script": "1", "tab_id": missing})
         assert refused.json()["error"]["message"] == f"No tab with id {missing}."
+
+        # A script's own message is its own, even in words that look like a tab's.
+        thrown = await client.post("/execute_javascript?context=work", json={"script": "throw"})
+        assert thrown.json()["error"]["message"] == "no tab 5 here"
 
         # A tab of no context, an unknown context, a tab of another context than the one named.
         nowhere = await client.post(
@@ -145,6 +151,10 @@ async def test_each_socket_and_each_mcp_session_has_its_own_active_context(
         assert [(c["name"], c["is_active"]) for c in listed] == [("chrome", False), (SECOND, True)]
         status = (await socket_call(mine, "status"))["envelope"]["result"]
         assert status["active_context"] == SECOND
+        # A status that names no such context still answers.
+        frame = {"type": "call", "id": 8, "method": "status", "params": {}, "context": "nope"}
+        await mine.send(json.dumps(frame))
+        assert json.loads(await mine.recv())["envelope"]["success"] is True
 
         # Two MCP sessions: one switches, the other stays on the default context.
         async with (
@@ -325,6 +335,12 @@ def test_the_cli_keeps_its_own_active_context(
     assert "Give `path`" in capsys.readouterr().err
     assert cli.main(["tabs", "--context", "elsewhere", *port]) == 1
     assert seen[-1].url.params["context"] == "elsewhere"
+    # A proxy as JSON, or as its bare server.
+    socks = '{"server": "socks5://p.test:1080", "username": "u"}'
+    assert cli.main(["context", "create", "x", "--proxy", socks, *port]) == 1
+    assert "SOCKS5 authentication" in capsys.readouterr().err
+    assert cli.main(["context", "create", "x", "--proxy", "ftp://p.test:21", *port]) == 1
+    assert "the proxy's scheme must be one of" in capsys.readouterr().err
 
 
 def _recording(request: Any, seen: list[httpx.Request]) -> Any:

@@ -113,7 +113,10 @@ def create_app(settings: Settings) -> FastAPI:
 
     def status_result(scope: Scope | None = None) -> dict[str, Any]:
         browser: ManagedBrowser | None = app.state.browser
-        current = scope.current() if scope is not None else None
+        try:
+            current = scope.current() if scope is not None else None
+        except TabpilotError:  # a call that names a context there is none of: status still answers
+            current = None
         return {
             "daemon_version": settings.version,
             "protocol_version": PROTOCOL_VERSION,

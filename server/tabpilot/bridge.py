@@ -28,6 +28,7 @@ from tabpilot.errors import (
     InternalError,
     PilotDisabled,
     QueueFull,
+    ScriptFailed,
     ScriptTooLarge,
     TabpilotError,
     from_extension,
@@ -200,6 +201,8 @@ class Bridge:
                 answer = await self._call(
                     command, tab_ids.inward(params, self.tab_base), request_id, timeout_s
                 )
+            except ScriptFailed:
+                raise  # a script's own words are passed on as they are
             except TabpilotError as error:
                 raise tab_ids.outward_error(error, self.tab_base) from None
             return tab_ids.outward(command, answer, self.tab_base)

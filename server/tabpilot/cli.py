@@ -195,6 +195,20 @@ def cmd_status(args: argparse.Namespace) -> int:
             else "stopped (the next call starts it)"
         )
         lines.append(("browser", f"managed {mode} Chromium, {state}"))
+    contexts = status.get("contexts") or []
+    if len(contexts) > 1:
+        default = status.get("default_context")
+        lines.append(
+            (
+                "contexts",
+                ", ".join(
+                    c["name"]
+                    + (" (default)" if c["name"] == default else "")
+                    + ("" if c.get("connected") else " (not connected)")
+                    for c in contexts
+                ),
+            )
+        )
     width = max(len(label) for label, _ in lines)
     for label, value in lines:
         print(f"{label.ljust(width)}  {value}")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin
 
 import httpx
+from pydantic import BaseModel
 
 from tabpilot.client import CLIENT_SLACK_S
 from tabpilot.config import LOOPBACK_HOST, Settings, client_headers
@@ -118,6 +119,9 @@ def _option(tool: Tool, name: str) -> tuple[list[str], dict[str, Any]]:
         options["help"] += " Repeat the option for each."
     elif get_origin(kind) is Literal:
         options["choices"] = get_args(kind)
+    elif isinstance(kind, type) and issubclass(kind, BaseModel):
+        options.update(type=_object_or_server, metavar=name.upper())
+        options["help"] += " A JSON object, or just its server: scheme://host:port."
     elif kind is int:
         options.update(type=int, metavar="N")
     else:
@@ -129,6 +133,18 @@ def _option(tool: Tool, name: str) -> tuple[list[str], dict[str, Any]]:
             options["nargs"] = "?"
         return [name], options
     return [OPTION_NAMES.get(name, "--" + name.replace("_", "-"))], options
+
+
+def _object_or_server(text: str) -> dict[str, Any] | str:
+    """A nested object given on the command line (a context's proxy): JSON, or a bare url that
+    stands for ``{"server": url}``."""
+    if text.lstrip().startswith("{"):
+        try:
+            value = json.loads(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(f"not a JSON object: {exc}") from None
+        return value if isinstance(value, dict) else text
+    return {"server": text}
 
 
 def add_tool_commands(commands: Any, port_help: str) -> None:

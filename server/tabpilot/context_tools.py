@@ -125,7 +125,9 @@ class CreateParams(Params):
     example: ClassVar[str] = '{"name": "clean"}'
 
     name: str = _NAME_FIELD
-    proxy: Annotated[ProxyParams | None, WithJsonSchema(PROXY_SCHEMA)] = None
+    proxy: Annotated[ProxyParams | None, WithJsonSchema(PROXY_SCHEMA)] = Field(
+        default=None, description="Route its traffic through this proxy."
+    )
     storage_state: Annotated[
         str | dict[str, Any] | None,
         WithJsonSchema(
@@ -134,7 +136,7 @@ class CreateParams(Params):
                 "description": "A saved `path`, or a storageState object, to load.",
             }
         ),
-    ] = None
+    ] = Field(default=None, description="A saved `path`, or a storageState object, to load.")
 
     _check_name = field_validator("name")(_name)
 
