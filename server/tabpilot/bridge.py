@@ -33,7 +33,7 @@ from tabpilot.errors import (
     TabpilotError,
     from_extension,
 )
-from tabpilot.extension_hello import close_socket, read_hello
+from tabpilot.extension_hello import close_socket
 from tabpilot.function_registry import FunctionRegistry
 from tabpilot.params import ExecuteParams, Params, PingParams
 from tabpilot.protocol import (
@@ -322,13 +322,6 @@ class Bridge:
                 self._detach(link, "The connection to the extension broke.")
 
     # -- the connection -----------------------------------------------------------------------
-
-    async def serve_connection(self, ws: WebSocket) -> None:
-        """Run one extension WebSocket until it closes, whatever context its hello names."""
-        await ws.accept()
-        hello = await read_hello(ws, self._settings.token)
-        if hello is not None:
-            await self.serve_link(ws, hello)
 
     async def serve_link(self, ws: WebSocket, hello: ExtensionHello) -> None:
         """Run an extension's accepted WebSocket, whose hello was read, until it closes (the

@@ -104,8 +104,8 @@ class Settings:
     #: Log a line per HTTP request (uvicorn's access log), `tabpilot serve --access-log`.
     access_log: bool = False
     #: Managed contexts at once, `default` included (browser_context_create refuses past it):
-    #: each is a headless Chromium of about 150 MB (make bench), and a 2-core machine keeps up
-    #: with a handful acting at once.
+    #: each is a headless Chromium of about 200 MB PSS (make bench), and a 2-core machine keeps
+    #: up with a handful acting at once.
     max_contexts: int = 6
     #: Path of a Chromium binary; found on PATH when None.
     chromium_path: str | None = None
