@@ -31,7 +31,7 @@ from tabpilot.protocol import ResultFrame
 if TYPE_CHECKING:
     from tabpilot.contexts import Scope
     from tabpilot.params import Params
-    from tabpilot.tools import Tool
+    from tabpilot.tool import Tool
 
 #: Characters of an answer's text a model sees at most, by tool; the others: DEFAULT_LIMIT.
 LIMITS: dict[str, int] = {

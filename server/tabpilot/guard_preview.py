@@ -20,7 +20,7 @@ from tabpilot.guard_store import STORE, guarded
 from tabpilot.protocol import ResultFrame
 
 if TYPE_CHECKING:
-    from tabpilot.tools import Tool
+    from tabpilot.tool import Tool
 
 ADVICE: dict[str, str] = {
     "browser_snapshot": "Scope it: browser_snapshot with `ref` (one element's subtree) or "

@@ -1,31 +1,30 @@
 """The tools, defined once: every face of tabpilot is generated from :data:`TOOLS`.
 
-Each :class:`Tool` holds its params model, a description written for a model, its timeout rule,
-whether it only reads, and the formatter of its answer's text. Its name is at once the extension
-command it sends, the HTTP route (``POST /<name>``), the ``/ws/calls`` method, the MCP tool, and,
-in ``cli`` and the public client, the subcommand and method. The faces: :mod:`tabpilot.tool_routes`
-(HTTP), :mod:`tabpilot.calls` (the callers' socket), :mod:`tabpilot.mcp_server` (MCP),
-:mod:`tabpilot.cli_tools` (CLI) and :mod:`tabpilot.sdk` (``tabpilot.Client``).
+Each :class:`~tabpilot.tool.Tool` holds its params model, a description written for a model, its
+timeout rule, whether it only reads, and the formatter of its answer's text. Its name is at once
+the extension command it sends, the HTTP route (``POST /<name>``), the ``/ws/calls`` method, the
+MCP tool, and, in ``cli`` and the public client, the subcommand and method. The faces:
+:mod:`tabpilot.tool_routes` (HTTP), :mod:`tabpilot.calls` (the callers' socket),
+:mod:`tabpilot.mcp_server` (MCP), :mod:`tabpilot.cli_tools` (CLI) and :mod:`tabpilot.sdk`
+(``tabpilot.Client``). The context tools' entries are in :mod:`tabpilot.context_table`.
 """
 
 from __future__ import annotations
 
-import inspect
 import logging
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from tabpilot import context_tools, functions, log_text, screenshot, tool_text
+from tabpilot import functions, log_text, screenshot, tool_text
+from tabpilot.context_table import CONTEXT_TOOLS
 from tabpilot.errors import InvalidRequest, PilotDisabled, TabpilotError
 from tabpilot.log_params import ConsoleParams, NetworkParams
 from tabpilot.page_params import ActParams, CloseParams, NavigateParams, ReadParams, SnapshotParams
-from tabpilot.params import ExecuteParams, Params, TabsParams
-from tabpilot.protocol import ResultFrame, ToolName
+from tabpilot.params import ExecuteParams, TabsParams
+from tabpilot.protocol import ResultFrame
+from tabpilot.tool import Tool, describe
 
 if TYPE_CHECKING:
     from tabpilot.bridge import Bridge
-    from tabpilot.contexts import Scope
 
 log = logging.getLogger(__name__)
 
@@ -39,78 +38,9 @@ LOG_TIMEOUT_S = 10.0
 #: Closing tabs and detaching the debugger: a handful of chrome.* calls.
 CLOSE_TIMEOUT_S = 30.0
 
-Send = Callable[["Bridge", Any, str], Awaitable[ResultFrame]]
-RunInDaemon = Callable[["Scope", Any, str], Awaitable[ResultFrame]]
-
 
 def _timeout_ms(params: Any) -> float:
     return float(params.timeout_ms) / 1000
-
-
-@dataclass(frozen=True)
-class Tool:
-    """One tool and everything its faces need."""
-
-    name: ToolName
-    params: type[Params]
-    #: A short human title (MCP's ``title``) and the description a model reads.
-    title: str
-    description: str
-    #: Seconds the extension may take, before the daemon's grace.
-    timeout_s: Callable[[Any], float]
-    #: The text of a success envelope, for a model and for the CLI.
-    text: Callable[[dict[str, Any]], str]
-    read_only: bool
-    #: The CLI subcommand and the public client's method.
-    cli: str
-    method: str
-    #: Fields the CLI takes as positional arguments, in order.
-    positional: tuple[str, ...] = ()
-    #: What an empty HTTP body stands for; None: a body is required.
-    empty_body: str | None = "{}"
-    #: How the daemon sends it to the bridge of the call's context; None: the command as is
-    #: (:meth:`Bridge.command`).
-    send: Send | None = None
-    #: A tool the daemon answers itself, with the caller's view of the contexts (the context
-    #: tools); it sends nothing as such.
-    daemon: RunInDaemon | None = None
-    #: The MCP capability that lists it (None: always listed): an agent that drives one
-    #: browser does not pay for the context tools' schemas on every turn (:data:`CAPS`).
-    cap: str | None = None
-    #: On the faces whose answer a model may read (MCP, the CLI): the error that refuses these
-    #: params (None: run them), for what a model must not be handed (a storage state's cookies).
-    model_check: Callable[[Any], TabpilotError | None] | None = None
-    #: Result fields the text carries whole: the large-output guard cuts them first.
-    in_text: tuple[str, ...] = ()
-    #: The result field holding an image in base64: MCP answers it as an image content block.
-    image: str | None = None
-    #: Its result is a script's value, which MCP also answers as structured content (JSON shows
-    #: a value better than a text does); every other tool's text is its whole answer.
-    value: bool = False
-    #: HTTP content negotiation: (Accept header, params) -> the params to run and the raw mime
-    #: type to answer with (None: the JSON envelope).
-    negotiate: Callable[[str, Any], tuple[Any, str | None]] | None = None
-
-    @property
-    def summary(self) -> str:
-        """The description's first sentence: the CLI's one-line help."""
-        return self.description.split(". ", 1)[0].rstrip(".")
-
-    async def run(self, scope: Scope, params: Params, request_id: str) -> ResultFrame:
-        """Run this tool for ``params`` in the caller's context (``scope``): the extension's ok
-        answer, or the daemon's own; or raises."""
-        if self.daemon is not None:
-            return await self.daemon(scope, params, request_id)
-        bridge = scope.bridge(params)
-        if self.send is not None:
-            return await self.send(bridge, params, request_id)
-        return await bridge.command(self.name, params, request_id, self.timeout_s(params))
-
-
-def describe(text: str) -> str:
-    """A description written as indented paragraphs, as a model reads it: each on one line."""
-    paragraphs = inspect.cleandoc(text).split("\n\n")
-    return "\n\n".join(" ".join(p.split()) for p in paragraphs)
 
 
 async def _execute(bridge: Bridge, params: Any, request_id: str) -> ResultFrame:
@@ -406,104 +336,7 @@ _TOOLS = (
         empty_body=None,
         send=functions.remove,
     ),
-    Tool(
-        name="browser_context_create",
-        params=context_tools.CreateParams,
-        title="Open a new isolated browser",
-        description=describe(
-            """
-            A new isolated browser (own cookies, tabs), made your active context. E.g. {"name":
-            "b"} → Created context "b" (managed), now active: 1 tab, http://…
-            """
-        ),
-        timeout_s=lambda params: context_tools.CREATE_TIMEOUT_S,
-        text=context_tools.create_text,
-        read_only=False,
-        cli="context create",
-        method="context_create",
-        positional=("name",),
-        empty_body=None,
-        daemon=context_tools.create,
-        cap="contexts",
-    ),
-    Tool(
-        name="browser_context_switch",
-        params=context_tools.NameParams,
-        title="Work in another browser context",
-        description=describe(
-            """
-            Your next calls run in this context's tabs. E.g. {"name": "chrome"} → Switched to
-            context "chrome" (person's Chrome): 3 tabs, https://a.test/
-            """
-        ),
-        timeout_s=lambda params: context_tools.LIST_TIMEOUT_S,
-        text=context_tools.switch_text,
-        read_only=False,
-        cli="context switch",
-        method="context_switch",
-        positional=("name",),
-        empty_body=None,
-        daemon=context_tools.switch,
-        cap="contexts",
-    ),
-    Tool(
-        name="browser_context_list",
-        params=context_tools.ListParams,
-        title="List the browser contexts",
-        description=describe(
-            """
-            The browsers, yours marked *. E.g. {} → * default (managed): 1 tab, https://a.test/
-            """
-        ),
-        timeout_s=lambda params: context_tools.LIST_TIMEOUT_S,
-        text=context_tools.list_text,
-        read_only=True,
-        cli="context list",
-        method="context_list",
-        daemon=context_tools.list_contexts,
-        cap="contexts",
-    ),
-    Tool(
-        name="browser_context_close",
-        params=context_tools.NameParams,
-        title="Close a browser context",
-        description=describe(
-            """
-            Close a context and its browser (a person's Chrome is only unlisted). E.g. {"name":
-            "b"} → Closed context "b" and stopped its browser. Active: default.
-            """
-        ),
-        timeout_s=lambda params: context_tools.CLOSE_TIMEOUT_S,
-        text=context_tools.close_text,
-        read_only=False,
-        cli="context close",
-        method="context_close",
-        positional=("name",),
-        empty_body=None,
-        daemon=context_tools.close,
-        cap="contexts",
-    ),
-    Tool(
-        name="browser_context_save_storage",
-        params=context_tools.SaveStorageParams,
-        title="Save a context's cookies and localStorage",
-        description=describe(
-            """
-            Save cookies and localStorage (Playwright storageState) as file `path`, for
-            browser_context_create's `storage_state`. E.g. {"path": "login"} → Saved context
-            "default" to …/login.json: 4 cookies, localStorage of 1 origin.
-            """
-        ),
-        timeout_s=lambda params: context_tools.EXPORT_TIMEOUT_S,
-        text=context_tools.save_text,
-        read_only=False,
-        cli="context save",
-        method="context_save_storage",
-        positional=("name",),
-        daemon=context_tools.save_storage,
-        cap="contexts",
-        model_check=context_tools.refuse_unsaved,
-    ),
+    *CONTEXT_TOOLS,
 )
 
 #: Every tool, by name.
@@ -524,3 +357,6 @@ def parse_caps(text: str) -> frozenset[str]:
             f"{', '.join(sorted(CAPS))}."
         )
     return asked
+
+
+__all__ = ["CAPS", "TOOLS", "Tool", "describe", "parse_caps"]
