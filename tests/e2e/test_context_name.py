@@ -4,26 +4,12 @@ context."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from tests.e2e.harness import POPUP_URL, Daemon, wait_for
-
-
-@contextmanager
-def _popup(driver: webdriver.Chrome) -> Iterator[None]:
-    previous = driver.current_window_handle
-    driver.switch_to.new_window("tab")
-    try:
-        driver.get(POPUP_URL)
-        yield
-    finally:
-        driver.close()
-        driver.switch_to.window(previous)
+from tests.e2e.harness import Daemon, wait_for
+from tests.e2e.test_popup import popup
 
 
 def _stored_name(driver: webdriver.Chrome) -> object:
@@ -47,7 +33,7 @@ def _joined(daemon: Daemon, name: str) -> bool:
 def test_the_context_name_is_chrome_until_named_and_a_new_name_reconnects(
     browser: webdriver.Chrome, daemon: Daemon
 ) -> None:
-    with _popup(browser):
+    with popup(browser):
         field = browser.find_element(By.ID, "context-name")
         wait_for(lambda: field.get_attribute("value") == "chrome", 5, "the field to show chrome")
         assert _stored_name(browser) is None
