@@ -12,11 +12,14 @@ from tabpilot import first_page
 from tabpilot.bridge import Bridge
 from tabpilot.config import Settings
 from tabpilot.errors import ExtensionNotConnected, PilotDisabled, TabNotScriptable
+from tabpilot.page_params import NavigateParams
 from tabpilot.params import PingParams
 from tabpilot.protocol import ResultFrame
 
 
 class FakeBrowser:
+    landing_url = "http://127.0.0.1:7878/"
+
     def __init__(self) -> None:
         self.running = True
         self.starts = 0
@@ -40,6 +43,7 @@ class FakeBridge:
         self.answers = list(urls)
         self.connected = connected
         self.dropped: list[str] = []
+        self.navigated: list[tuple[int | None, str | None]] = []
 
     async def list_tabs(self, request_id: str) -> ResultFrame:
         urls = self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
@@ -60,6 +64,13 @@ class FakeBridge:
             raise TabNotScriptable(f"Cannot run scripts in tab {params.tab_id} (no url).")
         return ResultFrame(id=request_id, ok=True, result="pong", result_type="string")
 
+    async def command(
+        self, command: str, params: NavigateParams, request_id: str, timeout_s: float
+    ) -> ResultFrame:
+        assert command == "browser_navigate"
+        self.navigated.append((params.tab_id, params.url))
+        return ResultFrame(id=request_id, ok=True, result={}, result_type="object")
+
     def drop_link(self, why: str) -> None:
         self.dropped.append(why)
 
@@ -77,6 +88,24 @@ async def test_a_first_page_that_loads_leaves_the_browser_alone() -> None:
     bridge = FakeBridge([""], ["refused"], ["http://127.0.0.1:7878/"])
     assert await first_page.watch(bridge, browser) is True  # type: ignore[arg-type]
     assert (browser.starts, browser.stops, bridge.dropped) == (0, 0, [])
+
+
+async def test_the_blank_start_tab_is_sent_to_the_landing_page_once_the_extension_is_there() -> (
+    None
+):
+    """Chromium starts on about:blank (a url on its command line may never load: first_page);
+    the watch navigates that tab, and judges the browser by the page it loads."""
+    browser = FakeBrowser()
+    bridge = FakeBridge(["5=about:blank"], ["5=http://127.0.0.1:7878/"])
+    assert await first_page.watch(bridge, browser) is True  # type: ignore[arg-type]
+    assert bridge.navigated == [(5, "http://127.0.0.1:7878/")]
+    assert (browser.starts, browser.stops) == (0, 0)
+
+
+async def test_a_start_tab_showing_a_web_page_is_not_navigated() -> None:
+    bridge = FakeBridge(["1=http://127.0.0.1:7878/#stuck"], ["1=http://127.0.0.1:7878/"])
+    assert await first_page.watch(bridge, FakeBrowser()) is True  # type: ignore[arg-type]
+    assert bridge.navigated == []
 
 
 async def test_a_first_page_that_never_loads_gets_a_fresh_browser_at_most_twice() -> None:

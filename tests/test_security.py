@@ -116,6 +116,27 @@ async def test_no_cors_get_from_a_page_is_403(
     _assert_refused(response, 403, "forbidden_origin")
 
 
+@pytest.mark.parametrize("site", ["cross-site", "same-site"])
+async def test_a_tab_navigating_to_the_landing_page_is_served_whoever_sent_it(
+    client: httpx.AsyncClient, site: str
+) -> None:
+    # As chrome.tabs.update marks it: the managed browser's first page, browser_navigate.
+    navigation = {
+        "Sec-Fetch-Site": site,
+        "Sec-Fetch-Mode": "navigate",
+        "Sec-Fetch-Dest": "document",
+    }
+    response = await client.get("/", headers=navigation)
+    assert response.status_code == 200 and "tabpilot daemon is running" in response.text
+    # Only the landing page, only a top-level navigation, and only to read it.
+    _assert_refused(await client.get("/status", headers=navigation), 403, "forbidden_origin")
+    framed = {**navigation, "Sec-Fetch-Dest": "iframe"}
+    _assert_refused(await client.get("/", headers=framed), 403, "forbidden_origin")
+    fetched = {"Sec-Fetch-Site": site, "Sec-Fetch-Mode": "no-cors", "Sec-Fetch-Dest": "image"}
+    _assert_refused(await client.get("/", headers=fetched), 403, "forbidden_origin")
+    _assert_refused(await client.post("/", headers=navigation), 403, "forbidden_origin")
+
+
 def _assert_refused(response: httpx.Response, status: int, code: str) -> None:
     assert response.status_code == status
     body = response.json()

@@ -150,10 +150,17 @@ class ManagedBrowser:
         if os.geteuid() == 0:
             # Chromium refuses to run as root with its sandbox on (containers, CI).
             args.append("--no-sandbox")
-        # A normal web page as the first tab, so that `tabpilot exec` works at once: chrome:// and
-        # about: pages cannot run extension scripts.
-        args.append(f"{self._settings.base_url}/")
+        # Not a web page: Chromium would load it while the extension is still being installed,
+        # and with the webRequest permission that load may never start. The daemon opens its
+        # landing page in this tab once the extension connects (tabpilot.first_page).
+        args.append("about:blank")
         return args
+
+    @property
+    def landing_url(self) -> str:
+        """The daemon's landing page, a normal web page for the first tab: scripts cannot run on
+        chrome:// or about: pages."""
+        return f"{self._settings.base_url}/"
 
     def _prepare_profile(self) -> tuple[Path, Path]:
         self._settings.state_dir.mkdir(parents=True, exist_ok=True)

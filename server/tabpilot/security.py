@@ -87,6 +87,24 @@ def fetch_site_refused(sec_fetch_site: str | None, origin: str | None) -> bool:
     return (sec_fetch_site or "").strip().lower() in ("cross-site", "same-site")
 
 
+def landing_navigation(scope: Scope) -> bool:
+    """Whether the request is a tab navigating, top level, to the landing page ``/``.
+
+    Chrome marks a navigation an extension starts (``chrome.tabs.update``: the managed browser's
+    first page, browser_navigate) ``Sec-Fetch-Site: cross-site``, as it does a link on another
+    site. The landing page is static and changes nothing, and a page that sends a tab there
+    cannot read it; so such a navigation is served, while every other request of a page, to
+    ``/`` as well, is refused.
+    """
+    return (
+        scope["type"] == "http"
+        and scope.get("method") in ("GET", "HEAD")
+        and scope.get("path") == "/"
+        and (_header(scope, b"sec-fetch-mode") or "").lower() == "navigate"
+        and (_header(scope, b"sec-fetch-dest") or "").lower() == "document"
+    )
+
+
 def token_matches(given: str | None, expected: str | None) -> bool:
     """Whether ``given`` is the daemon's token; always true when the daemon has none."""
     if not expected:
@@ -137,9 +155,10 @@ class SecurityMiddleware:
         error: TabpilotError | None = None
         if not host_allowed(_header(scope, b"host")):
             error = ForbiddenHost()
-        elif origin_refused(
-            origin, websocket=is_ws, caller_socket=caller_socket
-        ) or fetch_site_refused(_header(scope, b"sec-fetch-site"), origin):
+        elif origin_refused(origin, websocket=is_ws, caller_socket=caller_socket) or (
+            fetch_site_refused(_header(scope, b"sec-fetch-site"), origin)
+            and not landing_navigation(scope)
+        ):
             error = ForbiddenOrigin(_socket_refusal(caller_socket) if is_ws else None)
         elif (
             (not is_ws or caller_socket)

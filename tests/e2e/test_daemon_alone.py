@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import time
 
+import httpx
+
 from tests.e2e.harness import spawn_daemon, wait_for
 
 
@@ -34,10 +36,19 @@ def test_managed_browser_answers_at_once_and_stops_with_the_daemon() -> None:
     with spawn_daemon("--browser", "--connect-grace", "20") as managed:
         # No waiting for the extension first: the grace covers a browser that is still starting,
         # as for a new user's first curl after `make run`.
-        response = managed.execute("navigator.userAgent")
+        response = managed.execute("[navigator.userAgent, location.href, document.title]")
         body = response.json()
         assert response.status_code == 200, body
-        assert "Chrome" in body["result"]
+        agent, url, title = body["result"]
+        assert "Chrome" in agent
+        # Chromium starts on about:blank; the daemon then loads its landing page in that tab
+        # (tabpilot.first_page), the one tab there is.
+        assert (url, title) == (f"{managed.url}/", "tabpilot")
+        assert [tab["url"] for tab in managed.get("/tabs").json()["result"]] == [url]
+        # Chrome marks a navigation the extension starts cross-site: the landing page serves it.
+        again = httpx.post(f"{managed.url}/browser_navigate", json={"url": url}, timeout=30)
+        assert again.json()["success"], again.text
+        assert managed.execute("document.title").json()["result"] == "tabpilot"
         status = managed.status()
         assert status["extension"]["pilot_enabled"] is True
         assert status["browser"]["managed"] is True

@@ -69,12 +69,7 @@ def context(daemon: Daemon, prefix: str) -> Iterator[tuple[str, dict[str, Any]]]
     yields its name and browser_context_create's answer."""
     name = f"{prefix}-{uuid.uuid4().hex[:6]}"
     body = {"name": name}
-    answer = call(daemon, "browser_context_create", body, timeout=CREATE_TIMEOUT_S)
-    if answer.json().get("error", {}).get("code") == "browser_unavailable":
-        # Its first page stalled through every restart (a known weakness on a loaded machine,
-        # tabpilot.first_page): the error says to retry, as a caller would, once.
-        answer = call(daemon, "browser_context_create", body, timeout=CREATE_TIMEOUT_S)
-    created = ok(answer)
+    created = ok(call(daemon, "browser_context_create", body, timeout=CREATE_TIMEOUT_S))
     try:
         yield name, created
     finally:
