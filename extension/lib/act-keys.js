@@ -36,6 +36,36 @@
     }
   }
 
+  // Focuses el as a click or Tab does. In a page whose window does not have the system's focus
+  // (its person is in another window or app), Chrome moves the focus but holds back the focus
+  // and blur events until the window is focused again; menus that open on focus and fields that
+  // check themselves on blur wait for them. So the ones Chrome held back are fired here, in the
+  // order a focused window gets them.
+  function focusOn(el, options) {
+    const before = focused();
+    if (before === el) return void el.focus(options); // no events, as for a focused window
+    let focusSeen = false;
+    let blurSeen = before == null || before === el.ownerDocument.body;
+    const sawFocus = () => (focusSeen = true);
+    const sawBlur = () => (blurSeen = true);
+    el.addEventListener("focus", sawFocus, true);
+    if (!blurSeen) before.addEventListener("blur", sawBlur, true);
+    try {
+      el.focus(options);
+    } finally {
+      el.removeEventListener("focus", sawFocus, true);
+      if (before) before.removeEventListener("blur", sawBlur, true);
+    }
+    if (focusSeen || focused() !== el) return; // the events came, or el takes no focus
+    const focusInit = (relatedTarget) => ({ cancelable: false, relatedTarget });
+    if (!blurSeen) {
+      fire(before, FocusEvent, "blur", { ...focusInit(el), bubbles: false });
+      fire(before, FocusEvent, "focusout", focusInit(el));
+    }
+    fire(el, FocusEvent, "focus", { ...focusInit(blurSeen ? null : before), bubbles: false });
+    fire(el, FocusEvent, "focusin", focusInit(blurSeen ? null : before));
+  }
+
   const isInput = (el) => el?.tagName === "INPUT";
   const isTextField = (el) => (isInput(el) && TEXT_TYPES.has(el.type)) || el?.tagName === "TEXTAREA";
   const isEditable = (el) => isTextField(el) || el?.isContentEditable === true;
@@ -70,7 +100,7 @@
 
   function typeInto(el, text, what) {
     assertEditable(el, what);
-    el.focus({ preventScroll: true });
+    focusOn(el, { preventScroll: true });
     if (el.isContentEditable) {
       // execCommand edits as the browser does, with its own (trusted) beforeinput and input events.
       const selection = el.ownerDocument.getSelection();
@@ -153,7 +183,7 @@
     if (order.length === 0) return;
     const at = order.indexOf(from);
     const next = at < 0 ? (back ? order.at(-1) : order[0]) : order[(at + (back ? -1 : 1) + order.length) % order.length];
-    next.focus();
+    focusOn(next);
   }
 
   const CLICKS_ON_ENTER = (el) => el.matches("a[href], area[href], button, input[type=submit], input[type=button], input[type=reset], input[type=image], summary");
@@ -187,5 +217,5 @@
     else el.ownerDocument.getSelection().selectAllChildren(el.isContentEditable ? el : el.ownerDocument.body);
   }
 
-  g.__tabpilotActKeys = Object.freeze({ focused, isInput, isDisabled, parentOf, viewOf, fire, typeInto, assertEditable, press, selectAll, FOCUSABLE });
+  g.__tabpilotActKeys = Object.freeze({ focused, focusOn, isInput, isDisabled, parentOf, viewOf, fire, typeInto, assertEditable, press, selectAll, FOCUSABLE });
 })();

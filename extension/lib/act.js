@@ -9,7 +9,7 @@
 
   const g = globalThis;
   const { fail, checkParams, parseKey, domHandles, sentence } = g.__tabpilotActCommon;
-  const { focused, isInput, isDisabled, parentOf, viewOf, fire, typeInto, assertEditable, press, selectAll, FOCUSABLE } = g.__tabpilotActKeys;
+  const { focused, focusOn, isInput, isDisabled, parentOf, viewOf, fire, typeInto, assertEditable, press, selectAll, FOCUSABLE } = g.__tabpilotActKeys;
   const CHECKABLE_ROLES = new Set(["checkbox", "switch", "radio", "menuitemcheckbox", "menuitemradio"]);
   // ---- pure parts (node tests load them without a DOM) ----
 
@@ -184,7 +184,7 @@
   function focusFor(target) {
     for (let n = target; n; n = parentOf(n)) {
       if (n.nodeType === 1 && n.matches(FOCUSABLE) && !isDisabled(n)) {
-        n.focus({ preventScroll: true });
+        focusOn(n, { preventScroll: true });
         return;
       }
     }
@@ -331,7 +331,7 @@
       }
       case "press": {
         const key = parseKey(p.key);
-        if (ref) el.focus({ preventScroll: false });
+        if (ref) focusOn(el, { preventScroll: false });
         press(ref ? el : (focused() ?? document.body), key);
         return { description: sentence("press", { what, ref, key: key.name, noDefault: !domHandles(key) }) };
       }
@@ -371,13 +371,13 @@
     if (p.kind === "type") {
       assertEditable(el, it);
       if (p.ref) reach(el, it);
-      el.focus({ preventScroll: true });
+      focusOn(el, { preventScroll: true });
       selectAll(el);
       return { description: what };
     }
     if (!p.ref) return { description: what };
     if (p.kind === "press") {
-      el.focus();
+      focusOn(el);
       return { description: what };
     }
     if (p.kind === "scroll" && !p.direction) {

@@ -151,6 +151,29 @@ def test_a_click_sends_the_whole_pointer_sequence(daemon: Daemon, pages: str, ta
     assert js(daemon, tab, "[document.getElementById('menu').hidden, seen]") == [False, sequence]
 
 
+def test_a_click_in_a_page_without_the_focus_still_fires_the_focus_events(
+    browser: webdriver.Chrome, daemon: Daemon, pages: str, tab: int
+) -> None:
+    """The person is in another tab (or window): Chrome moves the page's focus but holds back
+    its focus events, which the DOM route then fires itself, as a focused page gets them."""
+    open_page(daemon, tab, f"{pages}/act/pointer.html")
+    previous = browser.current_window_handle
+    browser.switch_to.new_window("tab")
+    try:
+        wait_for(lambda: js(daemon, tab, "document.hasFocus()") is False, 10, "another tab")
+        act(daemon, tab, kind="click", ref=ref(daemon, tab, 'button "Open menu"'))
+        seen = js(daemon, tab, "seen")
+        assert seen.count("focus") == 1, seen
+        assert seen.index("mousedown") < seen.index("focus") < seen.index("pointerup"), seen
+        assert js(daemon, tab, "document.activeElement.id") == "trigger"
+        # A second click on the focused element fires no focus, as in a focused window.
+        act(daemon, tab, kind="click", ref=ref(daemon, tab, 'button "Open menu"'))
+        assert js(daemon, tab, "seen").count("focus") == 1
+    finally:
+        browser.close()
+        browser.switch_to.window(previous)
+
+
 def test_hover_moves_the_pointer_over_the_element(daemon: Daemon, pages: str, tab: int) -> None:
     open_page(daemon, tab, f"{pages}/act/pointer.html")
     trigger = ref(daemon, tab, 'button "Open menu"')
