@@ -56,7 +56,8 @@
       el.removeEventListener("focus", sawFocus, true);
       if (before) before.removeEventListener("blur", sawBlur, true);
     }
-    if (focusSeen || focused() !== el) return; // the events came, or el takes no focus
+    // The events came (a page's own listener may stop them short of el), or el takes no focus.
+    if (focusSeen || el.ownerDocument.hasFocus() || focused() !== el) return;
     const focusInit = (relatedTarget) => ({ cancelable: false, relatedTarget });
     if (!blurSeen) {
       fire(before, FocusEvent, "blur", { ...focusInit(el), bubbles: false });
