@@ -133,7 +133,10 @@ def app_done(daemon: Daemon, tab: int) -> dict[str, Any]:
     def finished() -> dict[str, Any] | None:
         result = network(daemon, tab, include_static=True, limit=1000)
         last = [r for r in result["requests"] if r["url"].endswith("/api/last")]
-        return result if last and last[0]["status"] == 200 else None
+        # The stylesheet and the image load beside the app's own requests, and on a loaded
+        # machine may end after them.
+        static = [r for r in result["requests"] if "/static/" in r["url"] and r["status"] == 200]
+        return result if last and last[0]["status"] == 200 and len(static) == 2 else None
 
     found: dict[str, Any] = wait_for(finished, 10, "the app's requests")
     return found
