@@ -90,9 +90,7 @@ async def test_a_first_page_that_loads_leaves_the_browser_alone() -> None:
     assert (browser.starts, browser.stops, bridge.dropped) == (0, 0, [])
 
 
-async def test_the_blank_start_tab_is_sent_to_the_landing_page_once_the_extension_is_there() -> (
-    None
-):
+async def test_the_blank_start_tab_is_sent_to_the_landing_page() -> None:
     """Chromium starts on about:blank (a url on its command line may never load: first_page);
     the watch navigates that tab, and judges the browser by the page it loads."""
     browser = FakeBrowser()
