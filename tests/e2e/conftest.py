@@ -6,16 +6,15 @@ port, turn on AI Web Pilot.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
 from selenium import webdriver
 
 from tests.e2e.act_pages import ACT_PAGES
-from tests.e2e.harness import Daemon, connected_browser, spawn_daemon, wait_for
+from tests.e2e.harness import Daemon, connected_browser, serving, spawn_daemon, wait_for
 from tests.e2e.log_pages import LOG_PAGES
 from tests.e2e.shot_pages import SHOT_PAGES
 from tests.e2e.tool_pages import TOOL_PAGES
@@ -157,12 +156,8 @@ class _PageHandler(BaseHTTPRequestHandler):
 @pytest.fixture(scope="session")
 def pages() -> Iterator[str]:
     """Base URL of the test pages, served from 127.0.0.1 (also reachable as localhost)."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _PageHandler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serving(_PageHandler) as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 @pytest.fixture(scope="session")

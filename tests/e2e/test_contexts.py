@@ -17,10 +17,9 @@ import os
 import shutil
 import stat
 import tempfile
-import threading
 import uuid
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +35,7 @@ from tests.e2e.harness import (
     POPUP_URL,
     Daemon,
     launch_chromium,
+    serving,
     set_popup_switch,
     use_popup,
     wait_for,
@@ -78,11 +78,8 @@ class _Site(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def site() -> Iterator[int]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Site)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server.server_address[1]
-    server.shutdown()
-    server.server_close()
+    with serving(_Site) as port:
+        yield port
 
 
 def _call(daemon: Daemon, tool: str, body: dict[str, Any], context: str | None = None) -> Any:

@@ -19,7 +19,7 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from tests.e2e.harness import (
     EXTENSION_ID,
     POPUP_URL,
     launch_chromium,
+    serving,
     wait_for,
 )
 from tests.proxy_server import ProxyServer
@@ -79,12 +80,8 @@ class _Site(BaseHTTPRequestHandler):
 def site() -> Iterator[tuple[int, list[tuple[str, str | None]]]]:
     """The site's port, and each request it served: (path, its Authorization header)."""
     seen: list[tuple[str, str | None]] = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), type("Site", (_Site,), {"seen": seen}))
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    yield server.server_address[1], seen
-    server.shutdown()
-    server.server_close()
+    with serving(type("Site", (_Site,), {"seen": seen})) as port:
+        yield port, seen
 
 
 class _HelloRecorder:

@@ -4,16 +4,15 @@ tampers with prototypes and brand checks, and dialogs during a command (docs/pro
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
 from selenium import webdriver
 
-from tests.e2e.harness import Daemon, wait_for
+from tests.e2e.harness import Daemon, serving, wait_for
 from tests.e2e.test_execute import Matches
 
 
@@ -128,11 +127,8 @@ def modules() -> Iterator[str]:
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serving(Handler) as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 @pytest.mark.parametrize(
