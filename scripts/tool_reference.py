@@ -16,7 +16,7 @@ from typing import Any
 from readme_block import main
 
 from tabpilot.mcp_schema import TOOLS_LIST_BUDGET
-from tabpilot.mcp_server import CONTEXTS_INSTRUCTIONS, INSTRUCTIONS, build_server
+from tabpilot.mcp_server import CAP_INSTRUCTIONS, INSTRUCTIONS, build_server
 from tabpilot.tools import CAPS, TOOLS
 
 #: What a tool without an output schema answers as structured content.
@@ -61,7 +61,7 @@ def reference() -> str:
             f"`tools/list` adds {len(extra)} tools, {_size(more) - _size(tools):,} characters, "
             "and the instructions one paragraph:"
         )
-        parts.append("> " + CONTEXTS_INSTRUCTIONS.strip().replace("\n", "\n> "))
+        parts.append("> " + CAP_INSTRUCTIONS[cap].strip().replace("\n", "\n> "))
         parts.extend(_tool(tool) for tool in extra)
     return "\n\n".join(parts) + "\n"
 

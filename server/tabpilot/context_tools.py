@@ -129,13 +129,7 @@ class CreateParams(Params):
         default=None, description="Route its traffic through this proxy."
     )
     storage_state: Annotated[
-        str | dict[str, Any] | None,
-        WithJsonSchema(
-            {
-                "type": ["string", "object"],
-                "description": "A saved `path`, or a storageState object, to load.",
-            }
-        ),
+        str | dict[str, Any] | None, WithJsonSchema({"type": ["string", "object"]})
     ] = Field(default=None, description="A saved `path`, or a storageState object, to load.")
 
     _check_name = field_validator("name")(_name)

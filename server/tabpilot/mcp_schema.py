@@ -47,8 +47,14 @@ TOKEN_SCHEMA: dict[str, Any] = {"type": "string"}
 SHARED_FIELDS = frozenset({"tab_id", "timeout_ms"})
 SELF_EVIDENT = frozenset(
     {
-        *("limit", "offset", "all_pages", "clear", "full_page", "interactive_only"),
-        *("await_promise", "name"),
+        "limit",
+        "offset",
+        "all_pages",
+        "clear",
+        "full_page",
+        "interactive_only",
+        "await_promise",
+        "name",
     }
 )
 

@@ -65,6 +65,8 @@ your context."""
 CONTEXTS_INSTRUCTIONS = """
 Several browsers (contexts) may be open: yours is the active one (browser_context_switch); a
 `tab_id` names its context by itself."""
+#: What the instructions add for each capability a client asks for (tabpilot.tools.CAPS).
+CAP_INSTRUCTIONS = {"contexts": CONTEXTS_INSTRUCTIONS}
 
 
 class Backend(Protocol):
@@ -270,7 +272,7 @@ def _takes_text(annotation: Any) -> bool:
 def build_server(backend: Backend, caps: frozenset[str] = frozenset()) -> MCPServer:
     """An MCP server whose tools call ``backend``: the tools of the table that need no
     capability or one of ``caps`` (tabpilot.tools.CAPS), and one of its own."""
-    instructions = INSTRUCTIONS + (CONTEXTS_INSTRUCTIONS if "contexts" in caps else "")
+    instructions = INSTRUCTIONS + "".join(CAP_INSTRUCTIONS.get(cap, "") for cap in sorted(caps))
     # log_level: the SDK configures logging only where nothing else has; keep it quiet there.
     server = MCPServer(
         "tabpilot", version=__version__, instructions=instructions, log_level="WARNING"
