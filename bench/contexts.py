@@ -1,10 +1,10 @@
-"""Contexts (tabpilot.contexts): several managed Chromiums on the rig's daemon.
+"""Contexts (tabpilot.browsers.contexts): several managed Chromiums on the rig's daemon.
 
 - **Start-up**: N contexts are created one after another; each is timed from sending
   browser_context_create to the answer of its first `1+1` (`?context=NAME`), beside the
   `startup_ms` the daemon itself reports. A `1+1` refused (the context's tab not ready) is made
   again, and counted. A context whose first page never loaded is started again by the daemon
-  (tabpilot.first_page); its log says so, and the row counts those restarts.
+  (tabpilot.browsers.supervisor); its log says so, and the row counts those restarts.
 - **Memory**, once they are idle: each context's Chromium is found from outside the daemon, as
   the process whose `--user-data-dir` is a profile under the daemon's state folder, its name read
   from that profile's extension copy (managed.json). The daemon starts it in a session of its

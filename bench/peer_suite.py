@@ -313,7 +313,9 @@ def _managed_daemon() -> Iterator[Daemon]:
         def ready() -> bool:
             status = daemon.status()
             extension = status["extension"]
-            started = status["browser"]["ready"]  # its first page loaded (tabpilot.first_page)
+            started = status["browser"][
+                "ready"
+            ]  # its first page loaded (tabpilot.browsers.supervisor)
             return bool(extension["connected"] and extension.get("pilot_enabled") and started)
 
         wait_for(ready, 90, "the managed browser's first page, with AI Web Pilot on")

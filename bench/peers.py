@@ -33,7 +33,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp_types import CallToolResult
 
 from bench.systems import Unavailable
-from tabpilot.nudges import PREFIX as HINT_PREFIX
+from tabpilot.mcp.hints import PREFIX as HINT_PREFIX
 
 BENCH = Path(__file__).resolve().parent
 NODE_BIN = BENCH / "node_modules" / ".bin"
@@ -73,7 +73,7 @@ class Server:
 
 
 def _tabpilot_value(text: str) -> str:
-    # The result, without the hints that may follow it a line each (tabpilot.nudges).
+    # The result, without the hints that may follow it a line each (tabpilot.mcp.hints).
     lines = text.strip().split("\n")
     while len(lines) > 1 and lines[-1].startswith(HINT_PREFIX):
         lines.pop()

@@ -160,7 +160,7 @@ def _mcp_answer(data: bytes) -> None:
     """Checks a tools/call's answer. MCP's structured content is the value alone (what the text
     shows), so these rows have no time inside the daemon."""
     answer = json.loads(data)["result"]
-    # The result's line; hints (tabpilot.nudges) may follow it in a session.
+    # The result's line; hints (tabpilot.mcp.hints) may follow it in a session.
     text = answer["content"][0]["text"].split("\n")[0]
     if answer.get("isError") or text != "2":
         raise RuntimeError(f"tools/call gave {answer!r}")

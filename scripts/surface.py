@@ -24,11 +24,11 @@ from typing import Any
 os.environ["COLUMNS"] = "100"
 
 from tabpilot import AsyncClient, Client
-from tabpilot.app import create_app
 from tabpilot.cli import build_parser
 from tabpilot.config import Settings
 from tabpilot.errors import error_classes
-from tabpilot.mcp_server import build_server
+from tabpilot.http.app import create_app
+from tabpilot.mcp.server import build_server
 from tabpilot.tools import CAPS
 
 SURFACE = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "surface.json"

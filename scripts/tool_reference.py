@@ -15,8 +15,8 @@ from typing import Any
 
 from readme_block import main
 
-from tabpilot.mcp_schema import TOOLS_LIST_BUDGET
-from tabpilot.mcp_server import CAP_INSTRUCTIONS, INSTRUCTIONS, build_server
+from tabpilot.mcp.schema import TOOLS_LIST_BUDGET
+from tabpilot.mcp.server import CAP_INSTRUCTIONS, INSTRUCTIONS, build_server
 from tabpilot.tools import CAPS, TOOLS
 
 #: What a tool without an output schema answers as structured content.

@@ -19,7 +19,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult, ImageContent, TextContent
 
-from tabpilot.nudges import PREFIX
+from tabpilot.mcp.hints import PREFIX
 
 TRANSPORTS = ("stdio", "http")
 
@@ -91,7 +91,7 @@ def text_of(result: CallToolResult) -> str:
 
 
 def hints_of(result: CallToolResult) -> list[str]:
-    """The hints that end a result's text (tabpilot.nudges): its last lines starting `Tip: `."""
+    """The hints that end a result's text (tabpilot.mcp.hints): its last lines starting `Tip: `."""
     return _split(result)[1]
 
 

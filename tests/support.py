@@ -25,8 +25,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Origin
 
-from tabpilot.app import bind_socket, create_app, make_server
 from tabpilot.config import Settings
+from tabpilot.http.app import bind_socket, create_app, make_server
 from tabpilot.protocol import PROTOCOL_VERSION
 
 EXTENSION_ORIGIN = "chrome-extension://mmgjobhjaeaocmcbdnjglfiobpnpkdpf"

@@ -11,9 +11,9 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from tabpilot.app import bind_socket, create_app, make_server
 from tabpilot.cli import build_parser
 from tabpilot.config import Settings
+from tabpilot.http.app import bind_socket, create_app, make_server
 from tests.support import Command, Daemon, Reply, connected, fail, ok, run_daemon
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tabpilot.browser import BrowserError, ManagedBrowser, find_chromium
+from tabpilot.browsers.managed import BrowserError, ManagedBrowser, find_chromium
 from tabpilot.config import Settings
 
 

@@ -14,10 +14,10 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from tabpilot.client import DaemonClient
+from tabpilot.client.connection import DaemonClient
 from tabpilot.config import Settings
-from tabpilot.params import ExecuteParams
 from tabpilot.protocol import CALLS_PATH
+from tabpilot.tools.fields import ExecuteParams
 from tests.e2e.harness import free_port
 from tests.support import connected, run_daemon
 

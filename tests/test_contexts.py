@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from tabpilot import AsyncClient, ClientError, cli
-from tabpilot.tab_ids import TAB_SPAN
+from tabpilot.browsers.tab_ids import TAB_SPAN
 from tests.mcp_support import open_mcp, text_of
 from tests.support import TAB, Command, Daemon, Reply, connected, fail, ok, run_daemon
 from tests.test_calls import call as socket_call
@@ -325,7 +325,7 @@ def test_the_cli_keeps_its_own_active_context(
     port = ["--port", str(daemon.settings.port)]
     seen: list[httpx.Request] = []
     monkeypatch.setattr(
-        "tabpilot.cli_tools.httpx.request",
+        "tabpilot.cli.tool_commands.httpx.request",
         _recording(httpx.request, seen),
     )
     assert cli.main(["context", "switch", "nope", *port]) == 1

@@ -1,5 +1,5 @@
-"""The managed browser's first page must load (tabpilot.first_page): a Chromium whose first page
-never loads is started again, and one whose page loads is left alone."""
+"""The managed browser's first page must load (tabpilot.browsers.supervisor): a Chromium whose
+first page never loads is started again, and one whose page loads is left alone."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from tabpilot import first_page
-from tabpilot.bridge import Bridge
+from tabpilot.browsers import supervisor as first_page
+from tabpilot.browsers.bridge import Bridge
 from tabpilot.config import Settings
 from tabpilot.errors import ExtensionNotConnected, PilotDisabled, TabNotScriptable
-from tabpilot.page_params import NavigateParams
-from tabpilot.params import PingParams
 from tabpilot.protocol import ResultFrame
+from tabpilot.tools.fields import PingParams
+from tabpilot.tools.page import NavigateParams
 
 
 class FakeBrowser:

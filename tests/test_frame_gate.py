@@ -11,7 +11,7 @@ from websockets.frames import Frame, Opcode
 from websockets.protocol import State
 from websockets.server import ServerProtocol
 
-from tabpilot.frame_gate import HEAD_BYTES, FrameGate, Oversized
+from tabpilot.http.frame_gate import HEAD_BYTES, FrameGate, Oversized
 
 LIMIT = 1000
 

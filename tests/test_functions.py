@@ -1,6 +1,6 @@
-"""The function registry (tabpilot.functions): its params, the script a call runs, the registry's
-rules, and the four tools on every face against the scripted fake extension. The real browser's
-answers are in tests/e2e/test_functions.py."""
+"""The function registry (tabpilot.tools.functions): its params, the script a call runs, the
+registry's rules, and the four tools on every face against the scripted fake extension. The real
+browser's answers are in tests/e2e/test_functions.py."""
 
 from __future__ import annotations
 
@@ -14,16 +14,16 @@ from typing import Any
 import pytest
 
 from tabpilot import AsyncClient, ClientError, cli
+from tabpilot.browsers.functions import MAX_FUNCTIONS, FunctionRegistry
 from tabpilot.errors import InvalidRequest
-from tabpilot.function_registry import MAX_FUNCTIONS, FunctionRegistry
-from tabpilot.functions import (
+from tabpilot.errors.page import FunctionNotFound, TooManyFunctions
+from tabpilot.tools.functions import (
     CallFunctionParams,
     DefineFunctionParams,
     RemoveFunctionParams,
     call_script,
     js_literal,
 )
-from tabpilot.page_errors import FunctionNotFound, TooManyFunctions
 from tests.mcp_support import call as mcp_call
 from tests.mcp_support import open_mcp
 from tests.support import Command, Daemon, Reply, connected, fail, ok, run_daemon

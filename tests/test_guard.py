@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from tabpilot import AsyncClient, Client, ClientError, Preview, guard, guard_store
+from tabpilot import AsyncClient, Client, ClientError, Preview, guard
+from tabpilot.guard import store as guard_store
 from tests.mcp_support import TRANSPORTS, call, open_mcp
 from tests.support import Command, Daemon, Reply, connected, ok, run_daemon
 from tests.test_calls import call as socket_call

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tabpilot.guard_preview import brief, element_line, summary
+from tabpilot.guard.preview import brief, element_line, summary
 
 BUTTON = "[BUTTON#buy.btn.primary @ (120,340) 88x32]"
 

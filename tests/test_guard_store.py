@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from tabpilot.guard_store import PAGE_CHARS, PART, Guarded, Store
-from tabpilot.page_errors import (
+from tabpilot.errors.page import (
     ConfirmTokenExpired,
     ConfirmTokenMismatch,
     ConfirmTokenUnknown,
     ConfirmTokenUsed,
 )
+from tabpilot.guard.store import PAGE_CHARS, PART, Guarded, Store
 from tabpilot.protocol import ResultFrame
 
 ANSWER = ResultFrame(id="r", ok=True, result="x", result_type="string")

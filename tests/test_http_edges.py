@@ -15,9 +15,9 @@ import httpx
 import pytest
 import uvicorn
 
-from tabpilot.app import bind_socket, create_app
 from tabpilot.config import Settings
-from tabpilot.transport import EnvelopeH11Protocol
+from tabpilot.http.app import bind_socket, create_app
+from tabpilot.http.protocols import EnvelopeH11Protocol
 from tests.support import Command, Daemon, Reply, connected, echo, ok, run_daemon
 
 #: Small, so that bodies past the limit are cheap to send; the reading is the same at 1 MiB.

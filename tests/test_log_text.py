@@ -1,4 +1,4 @@
-"""The log tools' text (tabpilot.log_text) and params (tabpilot.log_params)."""
+"""The log tools' text (tabpilot.tools.log_text) and params (tabpilot.tools.logs)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ from typing import Any
 import pytest
 
 from tabpilot.errors import InvalidRequest
-from tabpilot.log_params import ConsoleParams, NetworkParams
-from tabpilot.log_text import (
+from tabpilot.tools.log_text import (
     LINE_CHARS,
     TEXT_BUDGET,
     console_text,
@@ -17,6 +16,7 @@ from tabpilot.log_text import (
     request_line,
     where,
 )
+from tabpilot.tools.logs import ConsoleParams, NetworkParams
 
 
 def envelope(messages: list[dict[str, Any]], **counts: Any) -> dict[str, Any]:

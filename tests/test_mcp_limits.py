@@ -11,8 +11,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tabpilot import mcp_http
-from tabpilot.mcp_http import MCP_MAX_SESSIONS, MCP_PATH, MCP_SESSION_IDLE_S
+from tabpilot.mcp import http as mcp_http
+from tabpilot.mcp.http import MCP_MAX_SESSIONS, MCP_PATH, MCP_SESSION_IDLE_S
 from tests.mcp_support import INITIALIZE, MCP_HEADERS
 from tests.support import run_daemon, until
 

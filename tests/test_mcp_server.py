@@ -21,13 +21,13 @@ import pytest
 from tabpilot import guard
 from tabpilot.cli import build_parser, cmd_mcp
 from tabpilot.config import DEFAULT_PORT
-from tabpilot.mcp_http import MCP_PATH
-from tabpilot.mcp_schema import TOOLS_LIST_BUDGET
-from tabpilot.mcp_server import VALUE_TOOLS, tool_result
-from tabpilot.page_params import NavigateParams
-from tabpilot.params import ExecuteParams
-from tabpilot.tool_text import navigate_text
+from tabpilot.mcp.http import MCP_PATH
+from tabpilot.mcp.schema import TOOLS_LIST_BUDGET
+from tabpilot.mcp.server import VALUE_TOOLS, tool_result
 from tabpilot.tools import TOOLS
+from tabpilot.tools.fields import ExecuteParams
+from tabpilot.tools.page import NavigateParams
+from tabpilot.tools.text import navigate_text
 from tests.e2e.harness import free_port, spawn_daemon
 from tests.mcp_support import TRANSPORTS, call, open_mcp
 from tests.support import (
@@ -382,9 +382,9 @@ def test_readme_client_configurations_name_the_real_command_and_route() -> None:
 def test_the_daemon_loads_the_mcp_sdk_only_when_mcp_is_first_called() -> None:
     # The SDK costs the daemon's start-up about 0.6 s and its idle memory about 28 MB.
     probe = (
-        "import sys, tabpilot.app, tabpilot.cli\n"
+        "import sys, tabpilot.http.app, tabpilot.cli\n"
         "from tabpilot.config import Settings\n"
-        "tabpilot.app.create_app(Settings())\n"
+        "tabpilot.http.app.create_app(Settings())\n"
         "print(sorted(m for m in sys.modules if m == 'mcp' or m.startswith('mcp.')))"
     )
     loaded = subprocess.run(

@@ -1,5 +1,5 @@
-"""Hints in execute_javascript's MCP answers (tabpilot.nudges; README, "Hints"): the similarity of
-scripts, the table of scripts that redo a tool, the rules of a session, and the answers of the
+"""Hints in execute_javascript's MCP answers (tabpilot.mcp.hints; README, "Hints"): the similarity
+of scripts, the table of scripts that redo a tool, the rules of a session, and the answers of the
 official SDK's client over stdio and at /mcp, with the fake extension of tests/support.py. A real
 tab: tests/e2e/test_nudges.py."""
 
@@ -16,9 +16,8 @@ import pytest
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, TextContent
 
-from tabpilot import nudges
-from tabpilot.mcp_http import MCP_MAX_SESSIONS
-from tabpilot.nudges import (
+from tabpilot.mcp import hints as nudges
+from tabpilot.mcp.hints import (
     FIRST_USE,
     REDOS,
     REPEAT,
@@ -29,8 +28,9 @@ from tabpilot.nudges import (
     sketch,
     tokens,
 )
-from tabpilot.params import ExecuteParams
+from tabpilot.mcp.http import MCP_MAX_SESSIONS
 from tabpilot.tools import TOOLS
+from tabpilot.tools.fields import ExecuteParams
 from tests.mcp_support import hints_of, open_mcp, text_of
 from tests.support import Command, Reply, connected, echo, fail, run_daemon
 

@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from tabpilot.params import ExecuteParams
 from tabpilot.protocol import (
     DAEMON_FRAME,
     PROTOCOL_VERSION,
@@ -20,6 +19,7 @@ from tabpilot.protocol import (
     ResultFrame,
     parse_extension_frame,
 )
+from tabpilot.tools.fields import ExecuteParams
 
 
 def test_protocol_version_is_1() -> None:

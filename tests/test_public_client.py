@@ -14,11 +14,11 @@ from pydantic import BaseModel
 
 import tabpilot
 from tabpilot import AsyncClient, Client, ClientError, TabpilotError
-from tabpilot.bridge import BROWSER_START_GRACE_S
-from tabpilot.client import CLIENT_SLACK_S
+from tabpilot.browsers.bridge import BROWSER_START_GRACE_S
+from tabpilot.client.connection import CLIENT_SLACK_S
 from tabpilot.config import Settings
-from tabpilot.screenshot import image_bytes
 from tabpilot.tools import TOOLS
+from tabpilot.tools.screenshot import image_bytes
 from tests.e2e.harness import free_port
 from tests.support import Command, Reply, connected, fail, never, ok, run_daemon
 from tests.test_tools import RESULTS, extension

@@ -10,7 +10,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 from websockets.typing import Origin
 
-from tabpilot.security import fetch_site_refused, host_allowed, origin_refused
+from tabpilot.http.security import fetch_site_refused, host_allowed, origin_refused
 from tests.support import EXTENSION_ORIGIN, Daemon, run_daemon
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tabpilot.errors import InvalidRequest, NotFound
-from tabpilot.storage_state import (
+from tabpilot.tools.storage_state import (
     MAX_EXPIRES,
     Cookie,
     from_chrome_cookie,

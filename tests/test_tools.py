@@ -17,13 +17,13 @@ from typing import Any, get_args
 import pytest
 
 from tabpilot import AsyncClient, cli, guard
-from tabpilot.client import DaemonClient
-from tabpilot.mcp_schema import input_schema
-from tabpilot.mcp_server import VALUE_TOOLS, mcp_description
-from tabpilot.page_params import ACT_KINDS
+from tabpilot.client.connection import DaemonClient
+from tabpilot.mcp.schema import input_schema
+from tabpilot.mcp.server import VALUE_TOOLS, mcp_description
 from tabpilot.protocol import CallMethod, CommandName
-from tabpilot.screenshot import image_bytes
 from tabpilot.tools import TOOLS
+from tabpilot.tools.page import ACT_KINDS
+from tabpilot.tools.screenshot import image_bytes
 from tests.mcp_support import TRANSPORTS, open_mcp
 from tests.mcp_support import call as mcp_call
 from tests.support import TAB, Command, Daemon, Reply, connected, fail, ok, run_daemon

@@ -13,17 +13,17 @@ __version__ = "0.1.0"
 __all__ = ["AsyncClient", "Client", "ClientError", "Preview", "TabpilotError", "__version__"]
 
 if TYPE_CHECKING:
+    from tabpilot.client import AsyncClient, Client, ClientError, Preview
     from tabpilot.errors import TabpilotError
-    from tabpilot.sdk import AsyncClient, Client, ClientError, Preview
 
 
 def __getattr__(name: str) -> Any:
     # Imported on first use: the daemon, the CLI and `tabpilot mcp` import this package for
     # __version__ alone, and need not load the client's WebSocket library for it.
     if name in ("AsyncClient", "Client", "ClientError", "Preview"):
-        from tabpilot import sdk
+        from tabpilot import client
 
-        return getattr(sdk, name)
+        return getattr(client, name)
     if name == "TabpilotError":
         from tabpilot.errors import TabpilotError
 

@@ -23,7 +23,6 @@ from pydantic import (
     model_validator,
 )
 
-from tabpilot.params import json_invalid
 from tabpilot.unicode import repair_json
 
 #: Bumped on any change that an older extension could misread. The extension sends its own in
@@ -96,6 +95,13 @@ def loads(data: str | bytes | None) -> Any:
         return json.loads(data)
     except (ValueError, RecursionError):  # deeply nested JSON exhausts the stack; not a frame
         return None
+
+
+def json_invalid(exc: ValidationError) -> bool:
+    """Whether pydantic refused the JSON text itself, not what it holds."""
+    # pydantic's parser refuses lone-surrogate escapes, which Python's json and JavaScript accept,
+    # as one or the other of these.
+    return exc.errors(include_input=False)[0]["type"] in ("json_invalid", "string_unicode")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -177,7 +177,8 @@ def browser(daemon: Daemon, pages: str) -> Iterator[webdriver.Chrome]:
 def managed() -> Iterator[Daemon]:
     """`tabpilot serve --browser`: a daemon with its own headless Chromium, as `make run` starts."""
     with spawn_daemon("--browser") as running:
-        # Its first page may take a restart or two on a loaded machine (tabpilot.first_page).
+        # Its first page may take a restart or two on a loaded machine
+        # (tabpilot.browsers.supervisor).
         wait_for(lambda: _ready(running.status()), 90, "the managed browser")
         yield running
 

@@ -29,8 +29,8 @@ from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from tabpilot.storage_state import parse_storage_state
-from tabpilot.tab_ids import TAB_SPAN
+from tabpilot.browsers.tab_ids import TAB_SPAN
+from tabpilot.tools.storage_state import parse_storage_state
 from tests.e2e.harness import (
     POPUP_URL,
     Daemon,
@@ -135,7 +135,7 @@ def test_a_proxied_login_saved_and_loaded_into_a_new_context(
             path = Path(result["path"])
             assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
             state = json.loads(path.read_text())
-            parsed = parse_storage_state(state)  # Playwright's rules (tabpilot.storage_state)
+            parsed = parse_storage_state(state)  # Playwright's rules (tabpilot.tools.storage_state)
             session = next(c for c in parsed.cookies if c.name == "session")
             assert (session.value, session.domain, session.httpOnly) == (SESSION, SITE, True)
             assert {"origin": origin, "localStorage": [{"name": "theme", "value": "dark"}]} in (

@@ -42,7 +42,7 @@ def test_managed_browser_answers_at_once_and_stops_with_the_daemon() -> None:
         agent, url, title = body["result"]
         assert "Chrome" in agent
         # Chromium starts on about:blank; the daemon then loads its landing page in that tab
-        # (tabpilot.first_page), the one tab there is.
+        # (tabpilot.browsers.supervisor), the one tab there is.
         assert (url, title) == (f"{managed.url}/", "tabpilot")
         assert [tab["url"] for tab in managed.get("/tabs").json()["result"]] == [url]
         # Chrome marks a navigation the extension starts cross-site: the landing page serves it.

@@ -22,7 +22,7 @@ import pytest
 from websockets.sync.client import connect
 
 import tabpilot
-from tabpilot.mcp_server import VALUE_TOOLS
+from tabpilot.mcp.server import VALUE_TOOLS
 from tabpilot.tools import TOOLS
 from tests.e2e.harness import Daemon
 from tests.mcp_support import open_mcp, text_of

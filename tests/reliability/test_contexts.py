@@ -29,7 +29,7 @@ __all__ = ["managed"]
 pytestmark = pytest.mark.e2e
 
 #: A context's Chromium, its extension and its first page (restarted if that page stalls:
-#: tabpilot.first_page), on a loaded 2-core machine.
+#: tabpilot.browsers.supervisor), on a loaded 2-core machine.
 CREATE_TIMEOUT_S = 150.0
 
 # Marks the page while it waits (the window in which the fault strikes), counts its runs.

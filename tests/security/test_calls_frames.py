@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
-from tabpilot.calls import id_from_head
+from tabpilot.http.calls import id_from_head
 from tabpilot.protocol import CALLS_PATH
 from tests.support import Daemon, connected, run_daemon
 

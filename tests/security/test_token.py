@@ -14,11 +14,11 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from tabpilot.browser import ManagedBrowser
+from tabpilot.browsers.managed import ManagedBrowser
 from tabpilot.cli import main
 from tabpilot.config import Settings, client_headers, read_token
+from tabpilot.http.security import bearer_token, token_matches
 from tabpilot.protocol import CALLS_PATH, CLOSE_UNAUTHORIZED
-from tabpilot.security import bearer_token, token_matches
 from tests.mcp_support import INITIALIZE, MCP_HEADERS
 from tests.support import Daemon, connected, run_daemon
 

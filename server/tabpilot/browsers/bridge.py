@@ -16,8 +16,11 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from starlette.websockets import WebSocket
 
-from tabpilot import first_page, tab_ids
-from tabpilot.browser import ManagedBrowser
+from tabpilot.browsers import supervisor as first_page
+from tabpilot.browsers import tab_ids
+from tabpilot.browsers.functions import FunctionRegistry
+from tabpilot.browsers.handshake import close_socket
+from tabpilot.browsers.managed import ManagedBrowser
 from tabpilot.config import Settings
 from tabpilot.envelope import dialog_dicts
 from tabpilot.errors import (
@@ -33,9 +36,7 @@ from tabpilot.errors import (
     TabpilotError,
     from_extension,
 )
-from tabpilot.extension_hello import close_socket
-from tabpilot.function_registry import FunctionRegistry
-from tabpilot.params import ExecuteParams, Params, PingParams
+from tabpilot.http.security import EXTENSION_ORIGIN_PREFIX
 from tabpilot.protocol import (
     CLOSE_BUSY,
     CommandFrame,
@@ -49,7 +50,7 @@ from tabpilot.protocol import (
     parse_extension_frame,
     payload,
 )
-from tabpilot.security import EXTENSION_ORIGIN_PREFIX
+from tabpilot.tools.fields import ExecuteParams, Params, PingParams
 
 log = logging.getLogger(__name__)
 
@@ -86,8 +87,8 @@ class Bridge:
         self, settings: Settings, *, functions: FunctionRegistry | None = None, tab_base: int = 0
     ) -> None:
         self._settings = settings
-        #: Added to its browser's tab ids on every face (tabpilot.tab_ids): 0 for the default
-        #: context, whose ids are Chrome's own.
+        #: Added to its browser's tab ids on every face (tabpilot.browsers.tab_ids): 0 for the
+        #: default context, whose ids are Chrome's own.
         self.tab_base = tab_base
         self._link: _Link | None = None
         self._last: _Link | None = None  # kept for /status after a disconnect
@@ -99,10 +100,10 @@ class Bridge:
         #: The managed Chromium of `serve --browser`, started again by a call that finds it
         #: stopped (set by the app once it started it).
         self.browser: ManagedBrowser | None = None
-        # The watch over a start of that browser (tabpilot.first_page): calls wait for its
+        # The watch over a start of that browser (tabpilot.browsers.supervisor): calls wait for its
         # verdict, so none runs in a browser it is about to replace.
         self._first_page: asyncio.Task[bool] | None = None
-        #: The functions of eval_define_function: daemon-wide, in memory (tabpilot.functions),
+        #: The functions of eval_define_function: daemon-wide, in memory (tabpilot.tools.functions),
         #: one registry for every context's bridge.
         self.functions = functions if functions is not None else FunctionRegistry()
 
@@ -296,8 +297,8 @@ class Bridge:
         return self._first_page is not None and not self._first_page.done()
 
     def watch_first_page(self, browser: ManagedBrowser) -> asyncio.Task[bool]:
-        """Watch a start of ``browser`` until its first page loads (tabpilot.first_page), once
-        however many callers ask; calls meanwhile wait for the verdict."""
+        """Watch a start of ``browser`` until its first page loads (tabpilot.browsers.supervisor),
+        once however many callers ask; calls meanwhile wait for the verdict."""
         if self._first_page is None or self._first_page.done():
             self._first_page = asyncio.create_task(first_page.watch(self, browser))
         return self._first_page
@@ -325,7 +326,7 @@ class Bridge:
 
     async def serve_link(self, ws: WebSocket, hello: ExtensionHello) -> None:
         """Run an extension's accepted WebSocket, whose hello was read, until it closes (the
-        /ws endpoint hands each to its context's bridge: tabpilot.contexts)."""
+        /ws endpoint hands each to its context's bridge: tabpilot.browsers.contexts)."""
         origin = ws.headers.get("origin", "")
         link = _Link(
             ws=ws,

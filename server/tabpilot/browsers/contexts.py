@@ -12,30 +12,35 @@ The daemon's *default context* is ``default`` when it runs a managed browser, el
 person's Chrome that connected. Every caller has an *active* context (:class:`Scope`): one per
 MCP session and per ``/ws/calls`` socket, set by browser_context_switch; an HTTP request names
 its context with ``?context=``. Without one, a call goes to the default context. A call with a
-``tab_id`` goes to the context that tab belongs to (:mod:`tabpilot.tab_ids`).
+``tab_id`` goes to the context that tab belongs to (:mod:`tabpilot.browsers.tab_ids`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.websockets import WebSocket
 
-from tabpilot.bridge import Bridge
-from tabpilot.browser import BrowserError, ManagedBrowser, Proxy
+from tabpilot.browsers.bridge import Bridge
+from tabpilot.browsers.functions import FunctionRegistry
+from tabpilot.browsers.handshake import close_socket, read_hello
+from tabpilot.browsers.managed import BrowserError, ManagedBrowser
+from tabpilot.browsers.tab_ids import TAB_SPAN, slot_of
 from tabpilot.config import Settings
-from tabpilot.context_errors import ContextExists, ContextLimit, ContextNotClosable, ContextNotFound
 from tabpilot.errors import InvalidRequest, TabNotFound, TabpilotError
-from tabpilot.extension_hello import close_socket, read_hello
-from tabpilot.function_registry import FunctionRegistry
+from tabpilot.errors.contexts import (
+    ContextExists,
+    ContextLimit,
+    ContextNotClosable,
+    ContextNotFound,
+)
+from tabpilot.http.security import new_request_id, token_matches
 from tabpilot.protocol import CLOSE_BUSY, CLOSE_DROPPED, CLOSE_NAME_TAKEN, ExtensionHello
-from tabpilot.security import new_request_id, token_matches
-from tabpilot.tab_ids import TAB_SPAN, slot_of
+from tabpilot.tools.contexts import NAME, NAME_RULE, Proxy, check_name
 
 log = logging.getLogger(__name__)
 
@@ -43,23 +48,13 @@ log = logging.getLogger(__name__)
 DEFAULT = "default"
 #: A person's Chrome whose popup names no context (and an older extension, which sends none).
 HUMAN_DEFAULT = "chrome"
-#: A context's name: short, and safe in a url's query, a log line and a file name.
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
-NAME_RULE = "1 to 40 letters, digits, '.', '_' or '-', starting with a letter or digit"
 #: People's browsers connected at once under different names; past it, a newcomer is told busy.
 MAX_HUMAN = 8
 #: The longest a new context's start may take: Chromium, its extension, its first page, with
-#: the first-page watch's restarts (tabpilot.first_page).
+#: the first-page watch's restarts (tabpilot.browsers.supervisor).
 CREATE_WAIT_S = 100.0
 #: How long browser_context_list waits for a context's tabs before it shows them as unknown.
 LIST_TIMEOUT_S = 2.0
-
-
-def check_name(name: str) -> str:
-    """``name`` if it is a valid context name, else InvalidRequest saying the rule."""
-    if not NAME.fullmatch(name):
-        raise InvalidRequest(f"Invalid context name {name[:60]!r}: use {NAME_RULE}.")
-    return name
 
 
 @dataclass(eq=False)
@@ -70,7 +65,7 @@ class Context:
     bridge: Bridge
     #: Its Chromium, for a managed context; None for a person's Chrome.
     browser: ManagedBrowser | None
-    #: Its tab ids are ``slot * TAB_SPAN + Chrome's`` (tabpilot.tab_ids).
+    #: Its tab ids are ``slot * TAB_SPAN + Chrome's`` (tabpilot.browsers.tab_ids).
     slot: int
     created: float = field(default_factory=time.monotonic)
 

@@ -1,5 +1,5 @@
-"""The daemon's registry of named functions (eval_define_function; :mod:`tabpilot.functions` has
-the tools): in memory, one per daemon, shared by every caller, forgotten when the daemon stops.
+"""The daemon's registry of named functions (eval_define_function; :mod:`tabpilot.tools.functions`
+has the tools): in memory, one per daemon, shared by every caller, forgotten when the daemon stops.
 """
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tabpilot.page_errors import FunctionNotFound, TooManyFunctions
+from tabpilot.errors.page import FunctionNotFound, TooManyFunctions
 
 #: How many functions the daemon keeps at most.
 MAX_FUNCTIONS = 100

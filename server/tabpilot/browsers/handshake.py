@@ -10,6 +10,7 @@ import logging
 from pydantic import ValidationError
 from starlette.websockets import WebSocket
 
+from tabpilot.http.security import token_matches
 from tabpilot.protocol import (
     CLOSE_HELLO_EXPECTED,
     CLOSE_PROTOCOL_MISMATCH,
@@ -19,7 +20,6 @@ from tabpilot.protocol import (
     loads,
     payload,
 )
-from tabpilot.security import token_matches
 
 log = logging.getLogger(__name__)
 

@@ -18,14 +18,14 @@ import signal
 import sys
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tabpilot.config import LOOPBACK_HOST, Settings
 from tabpilot.errors import BridgeFailure, ExtensionNotConnected, TabpilotError
+from tabpilot.tools.contexts import Proxy
 
-logger = logging.getLogger("tabpilot.browser")
+logger = logging.getLogger("tabpilot.browsers.managed")
 
 #: Names Debian, Ubuntu, Fedora and Arch give Chromium's binary, in the order tried.
 CHROMIUM_NAMES = ("chromium", "chromium-browser")
@@ -61,23 +61,12 @@ class BrowserError(BridgeFailure):
     )
 
 
-@dataclass(frozen=True)
-class Proxy:
-    """A managed context's proxy: Chromium's launch flags name the server, and the extension
-    answers its authentication with the credentials (never on the command line)."""
-
-    server: str
-    username: str | None = None
-    password: str | None = field(default=None, repr=False)
-    bypass: str | None = None
-
-
 def extension_source_dir() -> Path:
     """The unpacked extension shipped with tabpilot (TABPILOT_EXTENSION_DIR overrides it)."""
     override = os.environ.get("TABPILOT_EXTENSION_DIR")
     if override:
         return Path(override)
-    return Path(__file__).resolve().parents[2] / "extension"
+    return Path(__file__).resolve().parents[3] / "extension"
 
 
 def find_chromium(explicit: str | None = None) -> str:
@@ -152,7 +141,7 @@ class ManagedBrowser:
             args.append("--no-sandbox")
         # Not a web page: Chromium would load it while the extension is still being installed,
         # and with the webRequest permission that load may never start. The daemon opens its
-        # landing page in this tab once the extension connects (tabpilot.first_page).
+        # landing page in this tab once the extension connects (tabpilot.browsers.supervisor).
         args.append("about:blank")
         return args
 

@@ -21,13 +21,13 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from tabpilot.errors import PilotDisabled, TabpilotError
-from tabpilot.page_params import NavigateParams
-from tabpilot.params import PingParams
-from tabpilot.security import new_request_id
+from tabpilot.http.security import new_request_id
+from tabpilot.tools.fields import PingParams
+from tabpilot.tools.page import NavigateParams
 
 if TYPE_CHECKING:
-    from tabpilot.bridge import Bridge
-    from tabpilot.browser import ManagedBrowser
+    from tabpilot.browsers.bridge import Bridge
+    from tabpilot.browsers.managed import ManagedBrowser
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tabpilot import __version__
-from tabpilot.cli_tools import (
+from tabpilot.cli.tool_commands import (
     CliError,
     add_context_option,
     add_tool_commands,
@@ -21,7 +21,7 @@ from tabpilot.cli_tools import (
     fetch_envelope,
     port_of,
 )
-from tabpilot.client import CLIENT_SLACK_S
+from tabpilot.client.connection import CLIENT_SLACK_S
 from tabpilot.config import DEFAULT_PORT, LOOPBACK_HOST, Settings
 from tabpilot.envelope import result_text
 from tabpilot.errors import TabpilotError
@@ -46,7 +46,7 @@ def _request(args: argparse.Namespace, method: str, path: str, **kwargs: Any) ->
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run the daemon in the foreground until Ctrl-C."""
-    from tabpilot.app import serve
+    from tabpilot.http.app import serve
 
     settings = Settings.from_env(
         host=args.host,
@@ -65,8 +65,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     """Serve tabpilot's MCP tools over stdio, forwarding each call to the running daemon."""
     import anyio
 
-    from tabpilot.client import DaemonClient
-    from tabpilot.mcp_server import run_stdio
+    from tabpilot.client.connection import DaemonClient
+    from tabpilot.mcp.server import run_stdio
 
     # stdout carries the protocol; anything the server logs goes to stderr.
     logging.basicConfig(level=logging.WARNING, format="tabpilot mcp: %(levelname)s: %(message)s")

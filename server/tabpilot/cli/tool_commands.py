@@ -18,11 +18,11 @@ from typing import Any, Literal, Union, get_args, get_origin
 import httpx
 from pydantic import BaseModel
 
-from tabpilot.client import CLIENT_SLACK_S
+from tabpilot.client.connection import CLIENT_SLACK_S
 from tabpilot.config import LOOPBACK_HOST, Settings, client_headers
 from tabpilot.errors import START_DAEMON
-from tabpilot.screenshot import save_image
 from tabpilot.tools import TOOLS, Tool
+from tabpilot.tools.screenshot import save_image
 
 #: Subcommands of table tools that cli.py writes by hand.
 HAND_WRITTEN = ("exec", "tabs")

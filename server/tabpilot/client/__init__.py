@@ -6,11 +6,12 @@ returns the envelope's ``result`` as plain Python data, and raises :class:`Clien
 message, data, request_id) for any failure, the daemon's or the client's own
 (``daemon_unreachable``). With ``guard``, an answer past its limit comes as a :class:`Preview`.
 
-The methods are written once, in :mod:`tabpilot.sdk_methods`, one per tool of
+The methods are written once, in :mod:`tabpilot.client.methods`, one per tool of
 :data:`tabpilot.tools.TOOLS`; each client here supplies ``_call``: how a call travels.
 
 The blocking client writes a frame and reads its answer on the calling thread, one call at a time
-under a lock (:mod:`tabpilot.sync_socket`): no event loop and no thread hop in the path of a call.
+under a lock (:mod:`tabpilot.client.blocking_socket`): no event loop and no thread hop in the path
+of a call.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from typing import Any
 
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
-from tabpilot.client import (
+from tabpilot.client.blocking_socket import BlockingSocket
+from tabpilot.client.connection import (
     CLIENT_SLACK_S,
     SHORT_TIMEOUT_S,
     DaemonClient,
@@ -35,12 +37,11 @@ from tabpilot.client import (
     _not_running,
     _not_tabpilot,
 )
+from tabpilot.client.methods import ClientError, Preview, _Methods, guard_fields, result_of
 from tabpilot.config import Settings, client_headers
 from tabpilot.protocol import CALLS_PATH, CallMethod, loads
-from tabpilot.screenshot import image_bytes
-from tabpilot.sdk_methods import ClientError, Preview, _Methods, guard_fields, result_of
-from tabpilot.sync_socket import BlockingSocket
 from tabpilot.tools import TOOLS, Tool
+from tabpilot.tools.screenshot import image_bytes
 
 
 def _timeout(method: CallMethod, params: dict[str, Any]) -> float:
@@ -72,8 +73,8 @@ class Client(_Methods[Any]):
     file), as the CLI reads them. ``guard``: True (each tool's limit) or a number of characters
     (200 to 1,000,000) asks the large-output guard on every tool call: an answer past it comes as
     a :class:`Preview`, and :meth:`rest` fetches the rest. ``context`` names the browser context
-    every call runs in (tabpilot.contexts); without it, the client's own active context, which
-    :meth:`context_switch` moves. Use it as a context manager, or call :meth:`close`.
+    every call runs in (tabpilot.browsers.contexts); without it, the client's own active context,
+    which :meth:`context_switch` moves. Use it as a context manager, or call :meth:`close`.
     """
 
     def __init__(

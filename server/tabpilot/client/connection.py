@@ -29,10 +29,10 @@ from tabpilot import guard
 from tabpilot.config import Settings, client_headers
 from tabpilot.envelope import failure_body
 from tabpilot.errors import START_DAEMON, DaemonUnreachable
-from tabpilot.params import ExecuteParams, Params
+from tabpilot.http.security import new_request_id
 from tabpilot.protocol import CALLS_PATH, CallMethod, loads
-from tabpilot.security import new_request_id
 from tabpilot.tools import TOOLS, Tool
+from tabpilot.tools.fields import ExecuteParams, Params
 
 #: Seconds a call waits beyond the command's own timeout: the daemon answers at that timeout plus
 #: its timeout grace, after at most its connect grace, or the 30 s it gives a managed browser it
@@ -82,7 +82,7 @@ class DaemonClient:
 
     def __init__(self, settings: Settings, *, context: str | None = None) -> None:
         self.settings = settings
-        #: The context every call names (tabpilot.contexts); None: the socket's active one.
+        #: The context every call names (tabpilot.browsers.contexts); None: the socket's active one.
         self.context = context
         self._link: _Link | None = None
         self._opening = asyncio.Lock()

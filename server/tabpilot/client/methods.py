@@ -26,10 +26,10 @@ from typing import Any, Generic, Literal, TypeVar, cast
 
 from tabpilot.errors import TabpilotError, error_for_code
 from tabpilot.guard import ask_of
-from tabpilot.guard_store import PART
-from tabpilot.log_params import RequestType
+from tabpilot.guard.store import PART
 from tabpilot.protocol import CallMethod
 from tabpilot.tools import TOOLS, Tool
+from tabpilot.tools.logs import RequestType
 
 R = TypeVar("R")
 F = TypeVar("F", bound=Callable[..., Any])

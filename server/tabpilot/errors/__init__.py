@@ -48,7 +48,7 @@ The hierarchy::
     `tabpilot mcp`, when the daemon does not answer; the daemon itself never sends it.
 
 The page tools' own refusals (a ref, an element, a page load, the debugger switch) are defined
-in :mod:`tabpilot.page_errors`, which this module imports last so that every code is known here.
+in :mod:`tabpilot.errors.page`, which this module imports last so that every code is known here.
 
 Each class carries its ``code``, ``status``, a one-line ``meaning`` (the API table in the OpenAPI
 description is built from these) and a ``default_message`` that says what to do next.
@@ -439,5 +439,5 @@ def from_extension(code: str, message: str | None = "", stack: str | None = None
 
 # The page tools' codes register themselves as they are defined; importing them here means every
 # code is known wherever this module is.
-from tabpilot import context_errors as _context_errors  # noqa: E402, F401
-from tabpilot import page_errors as _page_errors  # noqa: E402, F401
+from tabpilot.errors import contexts as _context_errors  # noqa: E402, F401
+from tabpilot.errors import page as _page_errors  # noqa: E402, F401

@@ -3,9 +3,9 @@
 Every MCP tool answer is guarded; HTTP, ``/ws/calls`` and the clients answer whole results unless
 their body asks with ``"guard": true`` (the tool's default limit) or ``"guard": <characters>``.
 Past the limit (:data:`LIMITS`, in characters of the answer's text as a model reads it), the answer
-carries a preview instead of the result (:mod:`tabpilot.guard_preview`), and the fields
+carries a preview instead of the result (:mod:`tabpilot.guard.preview`), and the fields
 ``truncated``, ``total_length``, ``shown_length``, ``confirm_token`` and ``advice``. The daemon
-keeps the whole answer under the token (:mod:`tabpilot.guard_store`); the same tool called with
+keeps the whole answer under the token (:mod:`tabpilot.guard.store`); the same tool called with
 ``confirm_token`` alone answers it.
 
 This module is what the faces share: how a body (:func:`split`) or an MCP call (:func:`mcp_ask`)
@@ -23,15 +23,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import WithJsonSchema
 
 from tabpilot.errors import InvalidRequest
-from tabpilot.guard_preview import preview
-from tabpilot.guard_store import PART, STORE
-from tabpilot.mcp_schema import TOKEN_SCHEMA
+from tabpilot.guard.preview import preview
+from tabpilot.guard.store import PART, STORE
+from tabpilot.mcp.schema import TOKEN_SCHEMA
 from tabpilot.protocol import ResultFrame
 
 if TYPE_CHECKING:
-    from tabpilot.contexts import Scope
-    from tabpilot.params import Params
-    from tabpilot.tool import Tool
+    from tabpilot.browsers.contexts import Scope
+    from tabpilot.tools.fields import Params
+    from tabpilot.tools.tool import Tool
 
 #: Characters of an answer's text a model sees at most, by tool; the others: DEFAULT_LIMIT.
 LIMITS: dict[str, int] = {

@@ -1,6 +1,6 @@
 """The guard's previews: what a model sees of an answer past its limit.
 
-:func:`preview` keeps the whole answer (:mod:`tabpilot.guard_store`) and answers what fits in the
+:func:`preview` keeps the whole answer (:mod:`tabpilot.guard.store`) and answers what fits in the
 limit, with the guard's fields and one line of advice. A script's value is summed up
 (:func:`summary`): an array as ``Array(n) [first 3 items, …]``, an object as ``Object(n) {keys}``,
 a DOM element as one line (:func:`element_line`); a page tool's long text or list is cut to what
@@ -16,11 +16,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tabpilot.envelope import answer_body, result_text
-from tabpilot.guard_store import STORE, guarded
+from tabpilot.guard.store import STORE, guarded
 from tabpilot.protocol import ResultFrame
 
 if TYPE_CHECKING:
-    from tabpilot.tool import Tool
+    from tabpilot.tools.tool import Tool
 
 ADVICE: dict[str, str] = {
     "browser_snapshot": "Scope it: browser_snapshot with `ref` (one element's subtree) or "

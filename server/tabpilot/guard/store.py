@@ -1,6 +1,6 @@
 """The guard's store: whole answers kept under one-time tokens, and the parts a token answers.
 
-A cut answer (:mod:`tabpilot.guard_preview`) is kept whole under a ``confirm_token``
+A cut answer (:mod:`tabpilot.guard.preview`) is kept whole under a ``confirm_token``
 (:class:`Store`: :data:`KEEP_S` seconds, at most :data:`KEEP_BYTES` in all, oldest out first). The
 same tool called with the token alone answers it, without running anything again: whole up to
 :data:`PAGE_CHARS` characters of text, else the next part of its text (:data:`PART`) with a token
@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import Field
 
-from tabpilot.page_errors import (
+from tabpilot.errors.page import (
     ConfirmTokenExpired,
     ConfirmTokenMismatch,
     ConfirmTokenUnknown,

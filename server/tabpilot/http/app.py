@@ -21,10 +21,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from tabpilot.browser import BrowserError, ManagedBrowser, find_chromium
-from tabpilot.calls import CallsSocket
+from tabpilot.browsers.contexts import Contexts, Scope
+from tabpilot.browsers.managed import BrowserError, ManagedBrowser, find_chromium
 from tabpilot.config import LOOPBACK_HOST, Settings
-from tabpilot.contexts import Contexts, Scope
 from tabpilot.envelope import SuccessEnvelope, answer_body, render, render_error, render_success
 from tabpilot.errors import (
     InternalError,
@@ -34,11 +33,10 @@ from tabpilot.errors import (
     TabpilotError,
     error_classes,
 )
-from tabpilot.mcp_http import MCP_PATH, LazyMCPApp
-from tabpilot.params import ExecuteParams, PingParams, describe_invalid
-from tabpilot.protocol import CALLS_PATH, PROTOCOL_VERSION
-from tabpilot.security import SecurityMiddleware
-from tabpilot.tool_routes import (
+from tabpilot.http.calls import CallsSocket
+from tabpilot.http.protocols import HTTP_PROTOCOL, websocket_protocol
+from tabpilot.http.security import SecurityMiddleware
+from tabpilot.http.tool_routes import (
     CONTEXT_PARAMETER,
     add_tool_routes,
     body_schema,
@@ -47,8 +45,10 @@ from tabpilot.tool_routes import (
     responses,
     scope_of,
 )
+from tabpilot.mcp.http import MCP_PATH, LazyMCPApp
+from tabpilot.protocol import CALLS_PATH, PROTOCOL_VERSION
 from tabpilot.tools import TOOLS
-from tabpilot.transport import HTTP_PROTOCOL, websocket_protocol
+from tabpilot.tools.fields import ExecuteParams, PingParams, describe_invalid
 
 log = logging.getLogger(__name__)
 

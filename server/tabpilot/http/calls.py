@@ -25,16 +25,16 @@ from pydantic import ValidationError
 from starlette.websockets import WebSocket
 
 from tabpilot import guard
+from tabpilot.browsers.contexts import Contexts, Scope
 from tabpilot.config import Settings
-from tabpilot.contexts import Contexts, Scope
 from tabpilot.envelope import envelope_of, failure_body, success_body
 from tabpilot.errors import InvalidRequest, TabpilotError
-from tabpilot.frame_gate import OVERSIZED
-from tabpilot.limits import body_too_large
-from tabpilot.params import PingParams, invalid_reasons
+from tabpilot.http.frame_gate import OVERSIZED
+from tabpilot.http.limits import body_too_large
+from tabpilot.http.security import new_request_id
 from tabpilot.protocol import CALL_ID, MAX_CALL_ID_CHARS, CallFrame, ResultFrame, loads, payload
-from tabpilot.security import new_request_id
 from tabpilot.tools import TOOLS
+from tabpilot.tools.fields import PingParams, invalid_reasons
 
 log = logging.getLogger(__name__)
 

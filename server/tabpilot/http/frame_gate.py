@@ -2,7 +2,7 @@
 
 uvicorn reads every WebSocket with one ``ws_max_size`` (64 MiB: the extension's results need it)
 and closes a socket whose message is larger. On ``/ws/calls`` a call is a route's body in a frame,
-so the daemon's WebSocket protocol (tabpilot.transport) holds its frames to
+so the daemon's WebSocket protocol (tabpilot.http.protocols) holds its frames to
 ``Settings.max_body_bytes`` and keeps the socket: a :class:`FrameGate` in front of uvicorn's
 parser reads each frame's header, passes the frames within the limit through untouched and throws
 away, as its bytes arrive, a message past it. In its place the app receives a

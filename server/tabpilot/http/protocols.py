@@ -23,9 +23,9 @@ from websockets.server import ServerProtocol
 
 from tabpilot.envelope import REQUEST_ID_HEADER, dumps, failure_body
 from tabpilot.errors import InvalidRequest
-from tabpilot.frame_gate import OVERSIZED, FrameGate, Oversized
+from tabpilot.http.frame_gate import OVERSIZED, FrameGate, Oversized
+from tabpilot.http.security import new_request_id
 from tabpilot.protocol import CALLS_PATH
-from tabpilot.security import new_request_id
 
 MALFORMED_HTTP = (
     "Invalid request: the daemon could not read it as HTTP/1.1 (a bad request line, header or "
@@ -110,7 +110,7 @@ class _EnvelopeServerProtocol(ServerProtocol):
 
 class WebSocketProtocol(WebSocketsSansIOProtocol):
     """uvicorn's WebSocket protocol: a broken handshake is refused in the envelope, and the
-    frames of ``/ws/calls`` pass a :class:`~tabpilot.frame_gate.FrameGate`."""
+    frames of ``/ws/calls`` pass a :class:`~tabpilot.http.frame_gate.FrameGate`."""
 
     #: The limit of a call frame: Settings.max_body_bytes (see :func:`websocket_protocol`).
     max_call_bytes: ClassVar[int]

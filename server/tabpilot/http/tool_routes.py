@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from starlette.responses import Response
 
 from tabpilot import guard
-from tabpilot.contexts import Contexts, Scope
+from tabpilot.browsers.contexts import Contexts, Scope
 from tabpilot.envelope import (
     REQUEST_ID_HEADER,
     FailureEnvelope,
@@ -22,11 +22,11 @@ from tabpilot.envelope import (
     render,
 )
 from tabpilot.errors import InvalidRequest, error_classes
-from tabpilot.limits import read_body
-from tabpilot.params import Params, describe_invalid
-from tabpilot.screenshot import OPENAPI_IMAGES, raw_response
-from tabpilot.security import new_request_id
+from tabpilot.http.limits import read_body
+from tabpilot.http.security import new_request_id
 from tabpilot.tools import TOOLS, Tool
+from tabpilot.tools.fields import Params, describe_invalid
+from tabpilot.tools.screenshot import OPENAPI_IMAGES, raw_response
 
 P = TypeVar("P", bound=Params)
 
@@ -75,7 +75,7 @@ async def read_raw(request: Request, model: type[Params], *, empty: str | None =
     return body
 
 
-#: The query parameter that names a request's context (tabpilot.contexts).
+#: The query parameter that names a request's context (tabpilot.browsers.contexts).
 CONTEXT_PARAMETER = {
     "name": "context",
     "in": "query",

@@ -3,7 +3,7 @@
 The MCP SDK takes about 0.6 s and 28 MB to import (make bench: start-up and idle memory), which a
 daemon that no MCP client calls over HTTP should not pay; `tabpilot mcp` over stdio and plain HTTP
 callers never need it. So the route is an ASGI app that imports the SDK, builds the tools
-(:func:`tabpilot.mcp_server.build_server`) and starts their session manager when the first request
+(:func:`tabpilot.mcp.server.build_server`) and starts their session manager when the first request
 comes, and stops it when the daemon shuts down.
 """
 
@@ -18,12 +18,12 @@ from starlette.datastructures import QueryParams
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from tabpilot.browsers.contexts import Contexts
+from tabpilot.browsers.contexts import Scope as ContextScope
 from tabpilot.config import Settings
-from tabpilot.contexts import Contexts
-from tabpilot.contexts import Scope as ContextScope
 from tabpilot.envelope import render_error
 from tabpilot.errors import TabpilotError
-from tabpilot.limits import bounded_request
+from tabpilot.http.limits import bounded_request
 from tabpilot.tools import parse_caps
 
 MCP_PATH = "/mcp"
@@ -70,7 +70,7 @@ class LazyMCPApp:
         async with self._starting:
             if caps in self._apps:
                 return self._apps[caps]
-            from tabpilot.mcp_server import LocalBackend, build_server
+            from tabpilot.mcp.server import LocalBackend, build_server
 
             server = build_server(LocalBackend(self._contexts, self._status), caps)
             # Plain JSON answers: each tools/call is one POST with one answer, nothing streamed.

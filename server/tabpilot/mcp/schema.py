@@ -11,7 +11,7 @@ is how one says "none") and the descriptions of the fields every tool shares (``
 
 Only the tools whose answer is a script's value declare an output schema (:func:`output_schema`):
 every other tool's text is its whole answer, and it has no structured content
-(:mod:`tabpilot.mcp_server`).
+(:mod:`tabpilot.mcp.server`).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The MCP tools of tabpilot, defined once and served two ways.
 
 - ``tabpilot mcp`` serves them over stdio and forwards each call to the running daemon over its
-  callers' socket (:class:`tabpilot.client.DaemonClient`, one WebSocket for every call).
+  callers' socket (:class:`tabpilot.client.connection.DaemonClient`, one WebSocket for every call).
 - The daemon serves them itself at ``/mcp`` (streamable HTTP), calling its bridge directly
-  (:class:`LocalBackend`, mounted by :mod:`tabpilot.mcp_http` on first use), behind the same
+  (:class:`LocalBackend`, mounted by :mod:`tabpilot.mcp.http` on first use), behind the same
   Host, Origin and token guard as every other route.
 
 Both hand the same :class:`Backend` to :func:`build_server`, so there is one definition of each
@@ -34,16 +34,17 @@ from mcp.server.stdio import stdio_server
 from mcp_types import CallToolResult, ImageContent, TextContent, ToolAnnotations
 from pydantic import PlainValidator, ValidationError, WithJsonSchema
 
-from tabpilot import __version__, guard, tool_text
-from tabpilot.contexts import Contexts, Scope
+from tabpilot import __version__, guard
+from tabpilot.browsers.contexts import Contexts, Scope
 from tabpilot.envelope import envelope_of, failure_body, success_body
 from tabpilot.errors import InvalidRequest
-from tabpilot.mcp_schema import input_schema, output_schema
-from tabpilot.nudges import Nudges, session_key
-from tabpilot.params import Params, invalid_reasons
-from tabpilot.security import new_request_id
-from tabpilot.tool_text import dialogs_note
+from tabpilot.http.security import new_request_id
+from tabpilot.mcp.hints import Nudges, session_key
+from tabpilot.mcp.schema import input_schema, output_schema
 from tabpilot.tools import TOOLS, Tool, describe
+from tabpilot.tools import text as tool_text
+from tabpilot.tools.fields import Params, invalid_reasons
+from tabpilot.tools.text import dialogs_note
 
 __all__ = ["Backend", "LocalBackend", "build_server", "dialogs_note", "run_stdio", "tool_result"]
 
@@ -72,7 +73,7 @@ CAP_INSTRUCTIONS = {"contexts": CONTEXTS_INSTRUCTIONS}
 class Backend(Protocol):
     """Where the tools send their calls; each method answers one envelope (a plain dict).
 
-    ``session`` is the key of the MCP session calling (:func:`tabpilot.nudges.session_key`):
+    ``session`` is the key of the MCP session calling (:func:`tabpilot.mcp.hints.session_key`):
     each has its own active context.
     """
 
@@ -99,7 +100,7 @@ class LocalBackend:
     def __init__(self, contexts: Contexts, status: Callable[[Scope], dict[str, Any]]) -> None:
         self._contexts = contexts
         self._status = status
-        # By session key (tabpilot.nudges.session_key), the most recently used last.
+        # By session key (tabpilot.mcp.hints.session_key), the most recently used last.
         self._scopes: OrderedDict[object, Scope] = OrderedDict()
 
     def _scope(self, session: object | None) -> Scope:
@@ -310,7 +311,7 @@ def build_server(backend: Backend, caps: frozenset[str] = frozenset()) -> MCPSer
 def _publish(
     server: MCPServer, name: str, parameters: dict[str, Any], answers: dict[str, Any] | None
 ) -> None:
-    """Give a registered tool its lean schemas (:mod:`tabpilot.mcp_schema`); ``answers`` None:
+    """Give a registered tool its lean schemas (:mod:`tabpilot.mcp.schema`); ``answers`` None:
     no output schema (the text is the whole answer).
 
     The output schema is published without a model, so the SDK does not validate each answer

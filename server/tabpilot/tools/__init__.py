@@ -1,12 +1,12 @@
 """The tools, defined once: every face of tabpilot is generated from :data:`TOOLS`.
 
-Each :class:`~tabpilot.tool.Tool` holds its params model, a description written for a model, its
-timeout rule, whether it only reads, and the formatter of its answer's text. Its name is at once
+Each :class:`~tabpilot.tools.tool.Tool` holds its params model, a description written for a model,
+its timeout rule, whether it only reads, and the formatter of its answer's text. Its name is at once
 the extension command it sends, the HTTP route (``POST /<name>``), the ``/ws/calls`` method, the
 MCP tool, and, in ``cli`` and the public client, the subcommand and method. The faces:
-:mod:`tabpilot.tool_routes` (HTTP), :mod:`tabpilot.calls` (the callers' socket),
-:mod:`tabpilot.mcp_server` (MCP), :mod:`tabpilot.cli_tools` (CLI) and :mod:`tabpilot.sdk`
-(``tabpilot.Client``). The context tools' entries are in :mod:`tabpilot.context_table`.
+:mod:`tabpilot.http.tool_routes` (HTTP), :mod:`tabpilot.http.calls` (the callers' socket),
+:mod:`tabpilot.mcp.server` (MCP), :mod:`tabpilot.cli.tool_commands` (CLI) and :mod:`tabpilot.client`
+(``tabpilot.Client``). The context tools' entries are in :mod:`tabpilot.tools.context_table`.
 """
 
 from __future__ import annotations
@@ -14,17 +14,18 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, cast
 
-from tabpilot import functions, log_text, screenshot, tool_text
-from tabpilot.context_table import CONTEXT_TOOLS
 from tabpilot.errors import InvalidRequest, PilotDisabled, TabpilotError
-from tabpilot.log_params import ConsoleParams, NetworkParams
-from tabpilot.page_params import ActParams, CloseParams, NavigateParams, ReadParams, SnapshotParams
-from tabpilot.params import ExecuteParams, TabsParams
 from tabpilot.protocol import ResultFrame
-from tabpilot.tool import Tool, describe
+from tabpilot.tools import functions, log_text, screenshot
+from tabpilot.tools import text as tool_text
+from tabpilot.tools.context_table import CONTEXT_TOOLS
+from tabpilot.tools.fields import ExecuteParams, TabsParams
+from tabpilot.tools.logs import ConsoleParams, NetworkParams
+from tabpilot.tools.page import ActParams, CloseParams, NavigateParams, ReadParams, SnapshotParams
+from tabpilot.tools.tool import Tool, describe
 
 if TYPE_CHECKING:
-    from tabpilot.bridge import Bridge
+    from tabpilot.browsers.bridge import Bridge
 
 log = logging.getLogger(__name__)
 

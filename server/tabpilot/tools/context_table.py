@@ -1,11 +1,11 @@
 """The context tools' entries in the tool table (:data:`tabpilot.tools.TOOLS`): what each face
 needs of browser_context_create, _switch, _list, _close and _save_storage. The daemon answers them
-itself (:mod:`tabpilot.context_tools`), and MCP lists them with the `contexts` capability."""
+itself (:mod:`tabpilot.tools.contexts`), and MCP lists them with the `contexts` capability."""
 
 from __future__ import annotations
 
-from tabpilot import context_tools
-from tabpilot.tool import Tool, describe
+from tabpilot.tools import contexts as context_tools
+from tabpilot.tools.tool import Tool, describe
 
 CONTEXT_TOOLS = (
     Tool(

@@ -1,25 +1,25 @@
 """The context tools: create, switch, list and close contexts, and save a context's storage.
 
 The daemon answers them itself (``Tool.daemon``), with the caller's view of the contexts
-(:class:`tabpilot.contexts.Scope`); saving and loading storage are the extension's
+(:class:`tabpilot.browsers.contexts.Scope`); saving and loading storage are the extension's
 ``storage_export`` and ``storage_import`` commands (docs/protocol.md).
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 import time
-from typing import Annotated, Any, ClassVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 from urllib.parse import urlsplit
 
 from pydantic import Field, ValidationError, WithJsonSchema, field_validator, model_validator
 
-from tabpilot.browser import Proxy
-from tabpilot.contexts import NAME_RULE, Context, Scope, check_name
 from tabpilot.errors import InvalidRequest, TabpilotError
-from tabpilot.params import Params
 from tabpilot.protocol import ResultFrame
-from tabpilot.storage_state import (
+from tabpilot.tools.fields import Params
+from tabpilot.tools.storage_state import (
     Cookie,
     Origin,
     StorageState,
@@ -28,6 +28,32 @@ from tabpilot.storage_state import (
     storage_path,
     write_storage_state,
 )
+
+if TYPE_CHECKING:
+    from tabpilot.browsers.contexts import Context, Scope
+
+#: A context's name: short, and safe in a url's query, a log line and a file name.
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
+NAME_RULE = "1 to 40 letters, digits, '.', '_' or '-', starting with a letter or digit"
+
+
+def check_name(name: str) -> str:
+    """``name`` if it is a valid context name, else InvalidRequest saying the rule."""
+    if not NAME.fullmatch(name):
+        raise InvalidRequest(f"Invalid context name {name[:60]!r}: use {NAME_RULE}.")
+    return name
+
+
+@dataclass(frozen=True)
+class Proxy:
+    """A managed context's proxy: Chromium's launch flags name the server, and the extension
+    answers its authentication with the credentials (never on the command line)."""
+
+    server: str
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+    bypass: str | None = None
+
 
 #: A new context's Chromium, its extension and its first page; then its storage state.
 CREATE_TIMEOUT_S = 120.0

@@ -2,8 +2,8 @@
 readable sentence (:meth:`Params.parse`).
 
 The bodies of ``POST /execute_javascript``, ``/browser_tabs`` and ``/ping`` live here; the page
-tools' in :mod:`tabpilot.page_params`, :mod:`tabpilot.log_params` and :mod:`tabpilot.screenshot`.
-The wire frames that carry them are in :mod:`tabpilot.protocol`.
+tools' in :mod:`tabpilot.tools.page`, :mod:`tabpilot.tools.logs` and
+:mod:`tabpilot.tools.screenshot`. The wire frames that carry them are in :mod:`tabpilot.protocol`.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from pydantic import (
 )
 
 from tabpilot.errors import InvalidRequest
+from tabpilot.protocol import json_invalid
 from tabpilot.unicode import loads_lone_surrogates
 
 #: Longest timeout_ms a command may ask for: two minutes.
@@ -198,10 +199,3 @@ class PingParams(Params):
     tab_id: int | None = Field(
         default=None, description="Target tab; null: the active tab of the last focused window."
     )
-
-
-def json_invalid(exc: ValidationError) -> bool:
-    """Whether pydantic refused the JSON text itself, not what it holds."""
-    # pydantic's parser refuses lone-surrogate escapes, which Python's json and JavaScript accept,
-    # as one or the other of these.
-    return exc.errors(include_input=False)[0]["type"] in ("json_invalid", "string_unicode")

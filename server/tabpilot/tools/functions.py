@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import Field, field_validator
 
 from tabpilot.errors import ExtensionError, ExtensionNotConnected, ScriptTooLarge
-from tabpilot.page_params import TAB_ID_DESCRIPTION, Ref
-from tabpilot.params import ExecuteParams, Params, TimeoutMs
 from tabpilot.protocol import ResultFrame
+from tabpilot.tools.fields import ExecuteParams, Params, TimeoutMs
+from tabpilot.tools.page import TAB_ID_DESCRIPTION, Ref
 
 if TYPE_CHECKING:
-    from tabpilot.bridge import Bridge
+    from tabpilot.browsers.bridge import Bridge
 
 #: The longest source of one function, in characters.
 MAX_SOURCE_CHARS = 100_000

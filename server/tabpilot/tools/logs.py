@@ -8,8 +8,8 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from tabpilot.page_params import TAB_ID_DESCRIPTION
-from tabpilot.params import Params
+from tabpilot.tools.fields import Params
+from tabpilot.tools.page import TAB_ID_DESCRIPTION
 
 #: Entries each tab keeps per log; older ones are evicted, and answers count them.
 LOG_CAPACITY = 1000

@@ -1,7 +1,7 @@
 """The params of the page tools (docs/protocol.md, "Page tools"): the HTTP bodies, the /ws/calls
 params, the MCP tools' arguments and the command params sent to the extension, all one model.
 
-Each model is strict and refuses unknown fields, like every :class:`tabpilot.params.Params`.
+Each model is strict and refuses unknown fields, like every :class:`tabpilot.tools.fields.Params`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field, Strict, field_validator, model_validator
 
-from tabpilot.params import MAX_REF_CHARS, Params, TimeoutMs, web_url
+from tabpilot.tools.fields import MAX_REF_CHARS, Params, TimeoutMs, web_url
 
 TAB_ID_DESCRIPTION = "The tab; null: the active tab of the last focused window."
 

@@ -21,9 +21,9 @@ from pydantic import Field, model_validator
 from starlette.responses import Response
 
 from tabpilot.errors import InvalidRequest
-from tabpilot.page_params import TAB_ID_DESCRIPTION, Ref
-from tabpilot.params import Params, TimeoutMs
 from tabpilot.protocol import ResultFrame
+from tabpilot.tools.fields import Params, TimeoutMs
+from tabpilot.tools.page import TAB_ID_DESCRIPTION, Ref
 
 #: The long side of the image, by default: what Claude's vision reads without downscaling.
 MAX_SIZE = 1568

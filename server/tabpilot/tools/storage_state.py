@@ -48,7 +48,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from .errors import InvalidRequest, NotFound
+from tabpilot.errors import InvalidRequest, NotFound
 
 #: Playwright's kMaxCookieExpiresDateInSeconds: 9999-12-31T23:59:59Z.
 MAX_EXPIRES = 253402300799

@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tabpilot.errors import TabpilotError
-from tabpilot.params import Params
 from tabpilot.protocol import ResultFrame, ToolName
+from tabpilot.tools.fields import Params
 
 if TYPE_CHECKING:
-    from tabpilot.bridge import Bridge
-    from tabpilot.contexts import Scope
+    from tabpilot.browsers.bridge import Bridge
+    from tabpilot.browsers.contexts import Scope
 
 Send = Callable[["Bridge", Any, str], Awaitable[ResultFrame]]
 RunInDaemon = Callable[["Scope", Any, str], Awaitable[ResultFrame]]
