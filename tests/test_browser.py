@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tabpilot.browsers.managed import BrowserError, ManagedBrowser, find_chromium
+from tabpilot.browsers.managed import ManagedBrowser, find_chromium
 from tabpilot.config import Settings
+from tabpilot.errors import BrowserError
 
 
 def _fake_binary(folder: Path, name: str) -> Path:

@@ -146,3 +146,26 @@ def test_readme_error_table_matches_the_codes() -> None:
     rows = re.findall(r"^\| (\d{3}) \| `([a-z_]+)` \|", readme, flags=re.MULTILINE)
     documented = {(code, int(status)) for status, code in rows}
     assert documented == {(cls.code, cls.status) for cls in error_classes()}
+
+
+def test_the_docstring_tree_names_every_code_with_its_class_and_status() -> None:
+    tree = errors.__doc__ or ""
+    drawn = re.findall(r"[├└]── (\w+) +(\d{3}) ([a-z_]+)", tree)
+    assert sorted(drawn) == sorted(
+        (cls.__name__, str(cls.status), cls.code) for cls in error_classes()
+    )
+    # Each leaf sits under its branch: the 4xx under RequestRefused, and so on.
+    branches = tree.split("├── BridgeFailure")
+    refused = {cls.code for cls in error_classes() if issubclass(cls, errors.RequestRefused)}
+    assert set(re.findall(r"\d{3} ([a-z_]+)", branches[0])) == refused
+    assert "DaemonUnreachable" in tree
+
+
+def test_the_table_does_not_depend_on_what_was_imported_first() -> None:
+    # A fresh interpreter that imports the errors alone knows every code, browser_unavailable too.
+    import subprocess
+    import sys
+
+    script = "from tabpilot.errors import error_classes; print(len(error_classes()))"
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert run.stdout.strip() == str(len(TABLE))

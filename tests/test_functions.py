@@ -15,8 +15,7 @@ import pytest
 
 from tabpilot import AsyncClient, ClientError, cli
 from tabpilot.browsers.functions import MAX_FUNCTIONS, FunctionRegistry
-from tabpilot.errors import InvalidRequest
-from tabpilot.errors.page import FunctionNotFound, TooManyFunctions
+from tabpilot.errors import FunctionNotFound, InvalidRequest, TooManyFunctions
 from tabpilot.tools.functions import (
     CallFunctionParams,
     DefineFunctionParams,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tabpilot.errors.page import (
+from tabpilot.errors import (
     ConfirmTokenExpired,
     ConfirmTokenMismatch,
     ConfirmTokenUnknown,

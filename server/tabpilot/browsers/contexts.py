@@ -28,15 +28,18 @@ from starlette.websockets import WebSocket
 from tabpilot.browsers.bridge import Bridge
 from tabpilot.browsers.functions import FunctionRegistry
 from tabpilot.browsers.handshake import close_socket, read_hello
-from tabpilot.browsers.managed import BrowserError, ManagedBrowser
+from tabpilot.browsers.managed import ManagedBrowser
 from tabpilot.browsers.tab_ids import TAB_SPAN, slot_of
 from tabpilot.config import Settings
-from tabpilot.errors import InvalidRequest, TabNotFound, TabpilotError
-from tabpilot.errors.contexts import (
+from tabpilot.errors import (
+    BrowserError,
     ContextExists,
     ContextLimit,
     ContextNotClosable,
     ContextNotFound,
+    InvalidRequest,
+    TabNotFound,
+    TabpilotError,
 )
 from tabpilot.http.security import new_request_id, token_matches
 from tabpilot.protocol import CLOSE_BUSY, CLOSE_DROPPED, CLOSE_NAME_TAKEN, ExtensionHello

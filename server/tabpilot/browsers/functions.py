@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tabpilot.errors.page import FunctionNotFound, TooManyFunctions
+from tabpilot.errors import FunctionNotFound, TooManyFunctions
 
 #: How many functions the daemon keeps at most.
 MAX_FUNCTIONS = 100

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tabpilot.config import LOOPBACK_HOST, Settings
-from tabpilot.errors import BridgeFailure, ExtensionNotConnected, TabpilotError
+from tabpilot.errors import BrowserError, ExtensionNotConnected, TabpilotError
 from tabpilot.tools.contexts import Proxy
 
 logger = logging.getLogger("tabpilot.browsers.managed")
@@ -48,17 +48,6 @@ CHROMIUM_FLAGS = (
 )
 
 _STOP_TIMEOUT_S = 5.0
-
-
-class BrowserError(BridgeFailure):
-    """The managed Chromium could not be found or started."""
-
-    code, status = "browser_unavailable", 503
-    meaning = "A managed Chromium could not be found or started; the message says why."
-    default_message = (
-        "The managed Chromium did not start. Check that Chromium is installed, or point "
-        "TABPILOT_CHROMIUM at it."
-    )
 
 
 def extension_source_dir() -> Path:

@@ -1,32 +1,42 @@
 """Every error of the tabpilot API: one class per code, each with its HTTP status.
 
-The hierarchy::
+The hierarchy (``tests/test_errors.py`` checks that it names every code)::
 
     TabpilotError                      code, message, status, stack
      ├── RequestRefused                the caller must change something (4xx)
      │    ├── InvalidRequest           400 invalid_request
-     │    ├── InvalidFunction          400 invalid_function
+     │    ├── InvalidFunction          400 invalid_function  (functions)
      │    ├── Unauthorized             401 unauthorized
      │    ├── ForbiddenHost            403 forbidden_host
      │    ├── ForbiddenOrigin          403 forbidden_origin
      │    ├── PilotDisabled            403 pilot_disabled
-     │    ├── DebuggerDisabled         403 debugger_disabled
+     │    ├── ExportDisabled           403 export_disabled  (contexts)
+     │    ├── DebuggerDisabled         403 debugger_disabled  (page)
      │    ├── TabNotFound              404 tab_not_found
      │    ├── NoTargetTab              404 no_target_tab
-     │    ├── RefNotFound              404 ref_not_found
-     │    ├── RequestNotFound          404 request_not_found
-     │    ├── FunctionNotFound         404 function_not_found
      │    ├── NotFound                 404 not_found
+     │    ├── ContextNotFound          404 context_not_found  (contexts)
+     │    ├── RefNotFound              404 ref_not_found  (page)
+     │    ├── RequestNotFound          404 request_not_found  (page)
+     │    ├── ConfirmTokenUnknown      404 confirm_token_unknown  (guard)
+     │    ├── FunctionNotFound         404 function_not_found  (functions)
      │    ├── MethodNotAllowed         405 method_not_allowed
      │    ├── TabNotScriptable         409 tab_not_scriptable
      │    ├── CspBlocked               409 csp_blocked
      │    ├── DialogOpen               409 dialog_open
      │    ├── TabDiscarded             409 tab_discarded
      │    ├── TabNavigated             409 tab_navigated
-     │    ├── ElementNotInteractable   409 element_not_interactable
-     │    ├── TooManyFunctions         409 too_many_functions
+     │    ├── ContextExists            409 context_exists  (contexts)
+     │    ├── ContextLimit             409 context_limit  (contexts)
+     │    ├── ContextNotClosable       409 context_not_closable  (contexts)
+     │    ├── NoValidPage              409 no_valid_page  (contexts)
+     │    ├── ElementNotInteractable   409 element_not_interactable  (page)
+     │    ├── ConfirmTokenMismatch     409 confirm_token_mismatch  (guard)
+     │    ├── TooManyFunctions         409 too_many_functions  (functions)
      │    ├── TabClosed                410 tab_closed
-     │    ├── StaleRef                 410 stale_ref
+     │    ├── StaleRef                 410 stale_ref  (page)
+     │    ├── ConfirmTokenExpired      410 confirm_token_expired  (guard)
+     │    ├── ConfirmTokenUsed         410 confirm_token_used  (guard)
      │    ├── ScriptTooLarge           413 script_too_large
      │    └── QueueFull                429 queue_full
      ├── BridgeFailure                 the bridge could not get an answer (5xx)
@@ -35,10 +45,11 @@ The hierarchy::
      │    ├── ExtensionDisconnected    502 extension_disconnected
      │    ├── UnknownCommand           502 unknown_command
      │    ├── TabCrashed               502 tab_crashed
-     │    ├── NavigationFailed         502 navigation_failed
      │    ├── ResultTooLarge           502 result_too_large
+     │    ├── NavigationFailed         502 navigation_failed  (page)
      │    ├── ExtensionNotConnected    503 extension_not_connected
      │    ├── TabUnresponsive          503 tab_unresponsive
+     │    ├── BrowserError             503 browser_unavailable
      │    └── ExecutionTimeout         504 execution_timeout
      └── ScriptFailed                  the script ran and failed: HTTP 200, success false
           ├── ExecutionError           200 execution_error
@@ -47,8 +58,11 @@ The hierarchy::
     DaemonUnreachable (a TabpilotError) is raised on the caller's side, by the CLI and
     `tabpilot mcp`, when the daemon does not answer; the daemon itself never sends it.
 
-The page tools' own refusals (a ref, an element, a page load, the debugger switch) are defined
-in :mod:`tabpilot.errors.page`, which this module imports last so that every code is known here.
+The leaves live by area: the generic codes in :mod:`~tabpilot.errors.api`, the page tools' in
+:mod:`~tabpilot.errors.page`, the large-output guard's in :mod:`~tabpilot.errors.guard`, the
+function registry's in :mod:`~tabpilot.errors.functions` and the contexts' in
+:mod:`~tabpilot.errors.contexts`. Each imports only :mod:`~tabpilot.errors._base`, and this module
+imports them all, so every code is known wherever ``tabpilot.errors`` is.
 
 Each class carries its ``code``, ``status``, a one-line ``meaning`` (the API table in the OpenAPI
 description is built from these) and a ``default_message`` that says what to do next.
@@ -56,358 +70,89 @@ description is built from these) and a ``default_message`` that says what to do 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
-_BY_CODE: dict[str, type[TabpilotError]] = {}
-
-
-class TabpilotError(Exception):
-    """Root of every tabpilot API error."""
-
-    code: ClassVar[str] = "internal_error"
-    status: ClassVar[int] = 500
-    meaning: ClassVar[str] = ""
-    default_message: ClassVar[str] = ""
-
-    def __init__(self, code: str, message: str, status: int, stack: str | None = None) -> None:
-        super().__init__(message)
-        # Instance attributes shadow the class defaults, so a bare TabpilotError can carry any
-        # code while the subclasses below fill them in from their class.
-        self.code = code  # type: ignore[misc]
-        self.message = message
-        self.status = status  # type: ignore[misc]
-        self.stack = stack
-        #: For a script's failure: the route it ran by, and the dialogs answered meanwhile.
-        self.route: str | None = None
-        self.dialogs: list[dict[str, Any]] | None = None
-        #: For a script's own error: the thrown value's other fields (code, cause, errors).
-        self.data: Any = None
-
-    def __init_subclass__(cls) -> None:
-        super().__init_subclass__()
-        if cls.meaning:  # only the leaves, which carry a meaning, are API codes
-            _BY_CODE[cls.code] = cls
-
-    @property
-    def headers(self) -> dict[str, str]:
-        """Extra HTTP headers of the error's response (Retry-After, say)."""
-        return {}
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(code={self.code!r}, message={self.message!r})"
-
-
-class _Coded(TabpilotError):
-    """A leaf of the tree: code and status come from the class."""
-
-    def __init__(self, message: str | None = None, *, stack: str | None = None) -> None:
-        # None, not "", stands for the default: a script may throw an Error with no message.
-        message = self.default_message if message is None else message
-        super().__init__(self.code, message, self.status, stack)
-
-
-class RequestRefused(_Coded):
-    """The caller must change something (4xx)."""
-
-
-class BridgeFailure(_Coded):
-    """The daemon could not get an answer from the extension (5xx)."""
-
-
-class ScriptFailed(_Coded):
-    """The script ran and threw, failed to compile or rejected: HTTP 200 with success false."""
-
-    status = 200
-
-
-# -- 4xx ----------------------------------------------------------------------------------------
-
-
-class InvalidRequest(RequestRefused):
-    code, status = "invalid_request", 400
-    meaning = "The request is not well-formed HTTP, or its body is not JSON or breaks the schema."
-    default_message = (
-        'Invalid request. Send a JSON object such as {"script": "2 + 2"} with '
-        "Content-Type: application/json; see /docs."
-    )
-
-
-class Unauthorized(RequestRefused):
-    code, status = "unauthorized", 401
-    meaning = "This daemon was started with a token, and the request did not carry it."
-    default_message = (
-        "This daemon requires a token. Send `Authorization: Bearer <token>`; the tabpilot CLI "
-        "and `tabpilot mcp` send it by themselves from $TABPILOT_TOKEN or the token file in "
-        "their state dir."
-    )
-
-
-class ForbiddenHost(RequestRefused):
-    code, status = "forbidden_host", 403
-    meaning = "The Host header is not 127.0.0.1, localhost or [::1] (DNS rebinding guard)."
-    default_message = (
-        "Host header refused: the daemon only answers to 127.0.0.1, localhost or [::1]. "
-        "Call it as http://127.0.0.1:<port>/."
-    )
-
-
-class ForbiddenOrigin(RequestRefused):
-    code, status = "forbidden_origin", 403
-    meaning = "The request came from a web page (an http/https Origin); only local tools may call."
-    default_message = (
-        "Requests from web pages are refused so that no website can drive your browser. "
-        "Call the daemon from curl, a script, the tabpilot CLI or MCP."
-    )
-
-
-class PilotDisabled(RequestRefused):
-    code, status = "pilot_disabled", 403
-    meaning = "The AI Web Pilot switch in the extension popup is off."
-    default_message = (
-        "The AI Web Pilot switch is off. Turn it on in the tabpilot extension popup, then retry."
-    )
-
-
-class TabNotFound(RequestRefused):
-    code, status = "tab_not_found", 404
-    meaning = "No tab has the given tab_id."
-    default_message = "No tab has that id. List the open tabs with GET /tabs and pick an id."
-
-
-class NoTargetTab(RequestRefused):
-    code, status = "no_target_tab", 404
-    meaning = "No tab_id was given and there is no active tab to run in."
-    default_message = (
-        "There is no active tab to run in. Open a tab in Chrome, or pass a tab_id from GET /tabs."
-    )
-
-
-class NotFound(RequestRefused):
-    code, status = "not_found", 404
-    meaning = "Unknown route."
-    default_message = "No such route. See /docs for the API."
-
-
-class MethodNotAllowed(RequestRefused):
-    code, status = "method_not_allowed", 405
-    meaning = "The route exists but not with this HTTP method."
-    default_message = "This route does not take that HTTP method. See /docs for the API."
-
-
-class TabNotScriptable(RequestRefused):
-    code, status = "tab_not_scriptable", 409
-    meaning = "The tab shows a page extensions may not script (chrome://, the Web Store, ...)."
-    default_message = (
-        "Chrome does not let extensions script this tab (chrome:// pages, the Web Store, "
-        "other extensions). Navigate it to a normal web page or pick another tab."
-    )
-
-
-class CspBlocked(RequestRefused):
-    code, status = "csp_blocked", 409
-    meaning = (
-        "The page's Content-Security-Policy refuses the script on every route this browser allows; "
-        "the message names the directive and the switch that would let it run."
-    )
-    default_message = (
-        "The page's Content-Security-Policy forbids running code from strings, and no other "
-        'route is allowed in this browser. Turn on "Allow User Scripts" for tabpilot, or the '
-        'popup switch "Strict pages: allow the debugger", or pick another tab.'
-    )
-
-
-class DialogOpen(RequestRefused):
-    code, status = "dialog_open", 409
-    meaning = (
-        "The tab shows a JavaScript dialog (alert, confirm, prompt) that stops the page; only the "
-        "person at the browser can answer it there."
-    )
-    default_message = (
-        "The tab shows a dialog that stops the page until it is answered. Answer it in the "
-        'browser, or turn on the popup switch "Strict pages: allow the debugger" so that tabpilot '
-        "answers dialogs by itself, then retry."
-    )
-
-
-class TabDiscarded(RequestRefused):
-    code, status = "tab_discarded", 409
-    meaning = (
-        "Chrome discarded the tab to save memory: no page is loaded in it until it is selected."
-    )
-    default_message = (
-        "Chrome discarded this tab to save memory, so no page is loaded in it. Select it "
-        '(browser_tabs with action "select", or click it) to load it again, then retry.'
-    )
-
-
-class TabNavigated(RequestRefused):
-    code, status = "tab_navigated", 409
-    meaning = "The tab navigated or reloaded while the script ran; its answer was lost."
-    default_message = (
-        "The tab navigated away (or reloaded) while the script ran, so its answer was lost with "
-        "the page. The script may have run in part; check the page, then retry once it has loaded."
-    )
-
-
-class TabClosed(RequestRefused):
-    code, status = "tab_closed", 410
-    meaning = "The tab was closed while the script ran."
-    default_message = (
-        "The tab was closed while the script ran. The script may have run in part. Pick another "
-        "tab from GET /tabs."
-    )
-
-
-class ScriptTooLarge(RequestRefused):
-    code, status = "script_too_large", 413
-    meaning = (
-        "The script, or the body or call frame that carries it, is longer than the daemon's limit "
-        "(1 MiB of script by default); nothing was sent."
-    )
-    default_message = (
-        "The script is too large, so it was not sent. Send a shorter script (load big code from "
-        "the page with fetch), or raise the limit with TABPILOT_MAX_SCRIPT_BYTES."
-    )
-
-
-class QueueFull(RequestRefused):
-    code, status = "queue_full", 429
-    meaning = "Too many commands are waiting already; retry after the Retry-After header's seconds."
-    default_message = (
-        "Too many commands are waiting for the browser already, so this one was not queued. "
-        "Retry after the seconds in the Retry-After header, or send fewer commands at once."
-    )
-    retry_after_s: ClassVar[int] = 1
-
-    @property
-    def headers(self) -> dict[str, str]:
-        return {"Retry-After": str(self.retry_after_s)}
-
-
-# -- 5xx ----------------------------------------------------------------------------------------
-
-
-class InternalError(BridgeFailure):
-    code, status = "internal_error", 500
-    meaning = "A bug in the daemon."
-    default_message = "The daemon hit an internal error. Check its log, and report the bug."
-
-
-class ExtensionError(BridgeFailure):
-    code, status = "extension_error", 502
-    meaning = "The extension failed for a reason of its own, or answered something unreadable."
-    default_message = "The extension could not run the command. Reload the tab and retry."
-
-
-class ExtensionDisconnected(BridgeFailure):
-    code, status = "extension_disconnected", 502
-    meaning = "The extension went away with the command in flight; it was not re-sent."
-    default_message = (
-        "The extension disconnected while the command was in flight. It was not re-sent, so it "
-        "ran at most once; check the page before retrying."
-    )
-
-
-class UnknownCommand(BridgeFailure):
-    code, status = "unknown_command", 502
-    meaning = "The extension does not know the command (an older extension)."
-    default_message = "The extension does not know this command. Update the tabpilot extension."
-
-
-class TabCrashed(BridgeFailure):
-    code, status = "tab_crashed", 502
-    meaning = "The tab's page crashed (Chrome shows its sad tab) while or before the script ran."
-    default_message = (
-        "The tab's page crashed, so the script's answer was lost. The script may have run in "
-        'part. Close it and open a fresh one (browser_tabs with action "close", then "new"), or '
-        "reload it in the browser, then retry."
-    )
-
-
-class ResultTooLarge(BridgeFailure):
-    code, status = "result_too_large", 502
-    meaning = "The script ran, but its result is larger than 16 MiB of JSON; nothing was returned."
-    default_message = (
-        "The script ran, but its result is larger than the 16 MiB a result may have. Return less: "
-        "a slice, a count or a summary."
-    )
-
-
-class ExtensionNotConnected(BridgeFailure):
-    code, status = "extension_not_connected", 503
-    meaning = "No extension connected within the connect grace."
-    default_message = (
-        "No tabpilot extension is connected. Open Chrome with the tabpilot extension, or start "
-        "the daemon with `tabpilot serve --browser`."
-    )
-
-
-class TabUnresponsive(BridgeFailure):
-    code, status = "tab_unresponsive", 503
-    meaning = "The tab is still stuck in an earlier script, so the command was not sent to it."
-    default_message = (
-        "The tab is still busy with an earlier script that timed out (a long loop, say), so this "
-        "command was not sent. It clears when that script ends; to go on now, close the tab and "
-        'open a fresh one (browser_tabs with action "close", then "new").'
-    )
-
-
-class ExecutionTimeout(BridgeFailure):
-    code, status = "execution_timeout", 504
-    meaning = "No answer within timeout_ms (plus a short grace on the daemon side)."
-    default_message = (
-        "The script did not finish within timeout_ms. Narrow the script (less work per call) or "
-        "raise timeout_ms, and check that the page is not stuck."
-    )
-
-
-# -- 200: the script ran ------------------------------------------------------------------------
-
-
-class ExecutionError(ScriptFailed):
-    code = "execution_error"
-    meaning = "The script threw; message and stack are the script's."
-    default_message = "The script threw an error."
-
-
-class JavaScriptSyntaxError(ScriptFailed):
-    code = "syntax_error"
-    meaning = "The script is not valid JavaScript."
-    default_message = "The script is not valid JavaScript. Fix its syntax and retry."
-
-
-class PromiseRejected(ScriptFailed):
-    code = "promise_rejected"
-    meaning = "The script's returned promise rejected."
-    default_message = "The promise the script returned was rejected."
-
-
-# -- on the caller's side -----------------------------------------------------------------------
-
-#: What to do when no daemon answers, said the same way by every client.
-START_DAEMON = (
-    "Start it with `tabpilot serve --browser` (with its own headless Chromium) or `tabpilot serve` "
-    "(for the extension in your own Chrome), then retry."
+from tabpilot.errors._base import (
+    _BY_CODE,
+    BridgeFailure,
+    RequestRefused,
+    ScriptFailed,
+    TabpilotError,
+    _Coded,
+)
+from tabpilot.errors.api import (
+    START_DAEMON,
+    BrowserError,
+    CspBlocked,
+    DaemonUnreachable,
+    DialogOpen,
+    ExecutionError,
+    ExecutionTimeout,
+    ExtensionDisconnected,
+    ExtensionError,
+    ExtensionNotConnected,
+    ForbiddenHost,
+    ForbiddenOrigin,
+    InternalError,
+    InvalidRequest,
+    JavaScriptSyntaxError,
+    MethodNotAllowed,
+    NoTargetTab,
+    NotFound,
+    PilotDisabled,
+    PromiseRejected,
+    QueueFull,
+    ResultTooLarge,
+    ScriptTooLarge,
+    TabClosed,
+    TabCrashed,
+    TabDiscarded,
+    TabNavigated,
+    TabNotFound,
+    TabNotScriptable,
+    TabUnresponsive,
+    Unauthorized,
+    UnknownCommand,
+)
+from tabpilot.errors.contexts import (
+    ContextExists,
+    ContextLimit,
+    ContextNotClosable,
+    ContextNotFound,
+    ExportDisabled,
+    NoValidPage,
+)
+from tabpilot.errors.functions import (
+    FunctionNotFound,
+    InvalidFunction,
+    TooManyFunctions,
+)
+from tabpilot.errors.guard import (
+    ConfirmTokenExpired,
+    ConfirmTokenMismatch,
+    ConfirmTokenUnknown,
+    ConfirmTokenUsed,
+)
+from tabpilot.errors.page import (
+    DebuggerDisabled,
+    ElementNotInteractable,
+    NavigationFailed,
+    RefNotFound,
+    RequestNotFound,
+    StaleRef,
 )
 
-
-class DaemonUnreachable(_Coded):
-    """The daemon did not answer a client (the CLI, `tabpilot mcp`): never sent by the daemon.
-
-    It has no ``meaning``, so it stays out of the API table; the status is what it would be.
-    """
-
-    code, status = "daemon_unreachable", 503
-    default_message = f"The tabpilot daemon is not running. {START_DAEMON}"
+#: The areas in the order the API table lists a status's codes: the generic ones first.
+_AREAS = ("api", "contexts", "page", "guard", "functions")
 
 
 def error_classes() -> list[type[TabpilotError]]:
     """Every API error class, in the order of the table above: by branch, then by status."""
     branches = (RequestRefused, BridgeFailure, ScriptFailed)
 
-    def place(cls: type[TabpilotError]) -> tuple[int, int]:
-        return next(i for i, b in enumerate(branches) if issubclass(cls, b)), cls.status
+    def place(cls: type[TabpilotError]) -> tuple[int, int, int]:
+        branch = next(i for i, b in enumerate(branches) if issubclass(cls, b))
+        return branch, cls.status, _AREAS.index(cls.__module__.rsplit(".", 1)[-1])
 
+    # A stable sort: within an area, the order of definition.
     return sorted(_BY_CODE.values(), key=place)
 
 
@@ -437,7 +182,63 @@ def from_extension(code: str, message: str | None = "", stack: str | None = None
     return cls(message if keep else (message or cls.default_message), stack=stack)
 
 
-# The page tools' codes register themselves as they are defined; importing them here means every
-# code is known wherever this module is.
-from tabpilot.errors import contexts as _context_errors  # noqa: E402, F401
-from tabpilot.errors import page as _page_errors  # noqa: E402, F401
+__all__ = [
+    "START_DAEMON",
+    "BridgeFailure",
+    "BrowserError",
+    "ConfirmTokenExpired",
+    "ConfirmTokenMismatch",
+    "ConfirmTokenUnknown",
+    "ConfirmTokenUsed",
+    "ContextExists",
+    "ContextLimit",
+    "ContextNotClosable",
+    "ContextNotFound",
+    "CspBlocked",
+    "DaemonUnreachable",
+    "DebuggerDisabled",
+    "DialogOpen",
+    "ElementNotInteractable",
+    "ExecutionError",
+    "ExecutionTimeout",
+    "ExportDisabled",
+    "ExtensionDisconnected",
+    "ExtensionError",
+    "ExtensionNotConnected",
+    "ForbiddenHost",
+    "ForbiddenOrigin",
+    "FunctionNotFound",
+    "InternalError",
+    "InvalidFunction",
+    "InvalidRequest",
+    "JavaScriptSyntaxError",
+    "MethodNotAllowed",
+    "NavigationFailed",
+    "NoTargetTab",
+    "NoValidPage",
+    "NotFound",
+    "PilotDisabled",
+    "PromiseRejected",
+    "QueueFull",
+    "RefNotFound",
+    "RequestNotFound",
+    "RequestRefused",
+    "ResultTooLarge",
+    "ScriptFailed",
+    "ScriptTooLarge",
+    "StaleRef",
+    "TabClosed",
+    "TabCrashed",
+    "TabDiscarded",
+    "TabNavigated",
+    "TabNotFound",
+    "TabNotScriptable",
+    "TabUnresponsive",
+    "TabpilotError",
+    "TooManyFunctions",
+    "Unauthorized",
+    "UnknownCommand",
+    "error_classes",
+    "error_for_code",
+    "from_extension",
+]

@@ -1,12 +1,11 @@
 """The contexts' own errors: a name, the cap, the close rules, and a storage export.
 
-They are leaves of the tree drawn in :mod:`tabpilot.errors`, which imports this module so that
-``from_extension`` and the API table know their codes.
+(:mod:`tabpilot.errors` draws the tree.)
 """
 
 from __future__ import annotations
 
-from tabpilot.errors import RequestRefused
+from tabpilot.errors._base import RequestRefused
 
 
 class ContextNotFound(RequestRefused):

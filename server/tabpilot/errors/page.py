@@ -1,13 +1,9 @@
-"""The page tools' own errors: a ref, an element, a page load, the debugger switch, and the
-function registry.
-
-They are leaves of the tree drawn in :mod:`tabpilot.errors`, which imports this module so that
-``from_extension`` and the API table know their codes.
-"""
+"""The page tools' own errors: a ref, an element, a page load, the debugger switch, a request of
+the network log (:mod:`tabpilot.errors` draws the tree)."""
 
 from __future__ import annotations
 
-from tabpilot.errors import BridgeFailure, RequestRefused
+from tabpilot.errors._base import BridgeFailure, RequestRefused
 
 
 class DebuggerDisabled(RequestRefused):
@@ -74,73 +70,4 @@ class RequestNotFound(RequestRefused):
     default_message = (
         "No request with that # in this tab's network log. Call browser_network_requests and "
         "pass the # of one of its requests."
-    )
-
-
-class ConfirmTokenUnknown(RequestRefused):
-    code, status = "confirm_token_unknown", 404
-    meaning = (
-        "No answer was ever kept under that confirm_token (or the daemon restarted since); run "
-        "the tool again."
-    )
-    default_message = (
-        "No answer is kept under that confirm_token: it was never given out, or the daemon "
-        "restarted. Run the tool again, asking for less."
-    )
-
-
-class ConfirmTokenMismatch(RequestRefused):
-    code, status = "confirm_token_mismatch", 409
-    meaning = "The confirm_token belongs to another tool; call that tool with it."
-    default_message = "That confirm_token belongs to another tool: call that tool with it."
-
-
-class ConfirmTokenExpired(RequestRefused):
-    code, status = "confirm_token_expired", 410
-    meaning = (
-        "The answer kept under that confirm_token is gone: kept 10 minutes, and the oldest go "
-        "first past 32 MiB; run the tool again."
-    )
-    default_message = (
-        "The answer kept under that confirm_token is gone (answers are kept 10 minutes, and the "
-        "oldest go first when many are kept). Run the tool again, asking for less."
-    )
-
-
-class ConfirmTokenUsed(RequestRefused):
-    code, status = "confirm_token_used", 410
-    meaning = "The confirm_token was used already: each answers once."
-    default_message = (
-        "That confirm_token was used already: each answers once. Use the confirm_token of the "
-        "last answer, or run the tool again."
-    )
-
-
-class InvalidFunction(RequestRefused):
-    code, status = "invalid_function", 400
-    meaning = (
-        "eval_define_function's source is not one function, or not valid JavaScript; the message "
-        "gives the position (`error.data`: line, column)."
-    )
-    default_message = (
-        "The source is not one valid function. Send one function, such as (a, b) => a + b, and "
-        "define it again."
-    )
-
-
-class FunctionNotFound(RequestRefused):
-    code, status = "function_not_found", 404
-    meaning = "No function of that name is defined in this daemon (it forgets them on restart)."
-    default_message = (
-        "No function of that name is defined. eval_list_functions lists them; define it with "
-        "eval_define_function."
-    )
-
-
-class TooManyFunctions(RequestRefused):
-    code, status = "too_many_functions", 409
-    meaning = "The daemon holds 100 functions, its limit; remove one first."
-    default_message = (
-        "The daemon holds as many functions as it may (100). Remove one with "
-        "eval_remove_function, then define this one again."
     )

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import Field
 
-from tabpilot.errors.page import (
+from tabpilot.errors import (
     ConfirmTokenExpired,
     ConfirmTokenMismatch,
     ConfirmTokenUnknown,

@@ -22,10 +22,11 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from tabpilot.browsers.contexts import Contexts, Scope
-from tabpilot.browsers.managed import BrowserError, ManagedBrowser, find_chromium
+from tabpilot.browsers.managed import ManagedBrowser, find_chromium
 from tabpilot.config import LOOPBACK_HOST, Settings
 from tabpilot.envelope import SuccessEnvelope, answer_body, render, render_error, render_success
 from tabpilot.errors import (
+    BrowserError,
     InternalError,
     InvalidRequest,
     MethodNotAllowed,
