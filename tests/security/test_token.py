@@ -17,7 +17,8 @@ from websockets.exceptions import InvalidStatus
 from tabpilot.browsers.managed import ManagedBrowser
 from tabpilot.cli import main
 from tabpilot.config import Settings, client_headers, read_token
-from tabpilot.http.security import bearer_token, token_matches
+from tabpilot.http.security import bearer_token
+from tabpilot.ids import token_matches
 from tabpilot.protocol import CALLS_PATH, CLOSE_UNAUTHORIZED
 from tests.mcp_support import INITIALIZE, MCP_HEADERS
 from tests.support import Daemon, connected, run_daemon

@@ -36,7 +36,7 @@ from tabpilot.errors import (
     TabpilotError,
     from_extension,
 )
-from tabpilot.http.security import EXTENSION_ORIGIN_PREFIX
+from tabpilot.ids import EXTENSION_ORIGIN_PREFIX
 from tabpilot.protocol import (
     CLOSE_BUSY,
     CommandFrame,

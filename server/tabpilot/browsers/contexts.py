@@ -41,7 +41,7 @@ from tabpilot.errors import (
     TabNotFound,
     TabpilotError,
 )
-from tabpilot.http.security import new_request_id, token_matches
+from tabpilot.ids import new_request_id, token_matches
 from tabpilot.protocol import CLOSE_BUSY, CLOSE_DROPPED, CLOSE_NAME_TAKEN, ExtensionHello
 from tabpilot.tools.contexts import NAME, NAME_RULE, Proxy, check_name
 

@@ -10,7 +10,7 @@ import logging
 from pydantic import ValidationError
 from starlette.websockets import WebSocket
 
-from tabpilot.http.security import token_matches
+from tabpilot.ids import token_matches
 from tabpilot.protocol import (
     CLOSE_HELLO_EXPECTED,
     CLOSE_PROTOCOL_MISMATCH,

@@ -21,7 +21,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from tabpilot.errors import PilotDisabled, TabpilotError
-from tabpilot.http.security import new_request_id
+from tabpilot.ids import new_request_id
 from tabpilot.tools.fields import PingParams
 from tabpilot.tools.page import NavigateParams
 

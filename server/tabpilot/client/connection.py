@@ -29,7 +29,7 @@ from tabpilot import guard
 from tabpilot.config import Settings, client_headers
 from tabpilot.envelope import failure_body
 from tabpilot.errors import START_DAEMON, DaemonUnreachable
-from tabpilot.http.security import new_request_id
+from tabpilot.ids import new_request_id
 from tabpilot.protocol import CALLS_PATH, CallMethod, loads
 from tabpilot.tools import TOOLS, Tool
 from tabpilot.tools.fields import ExecuteParams, Params

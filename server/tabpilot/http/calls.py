@@ -31,7 +31,7 @@ from tabpilot.envelope import envelope_of, failure_body, success_body
 from tabpilot.errors import InvalidRequest, TabpilotError
 from tabpilot.http.frame_gate import OVERSIZED
 from tabpilot.http.limits import body_too_large
-from tabpilot.http.security import new_request_id
+from tabpilot.ids import new_request_id
 from tabpilot.protocol import CALL_ID, MAX_CALL_ID_CHARS, CallFrame, ResultFrame, loads, payload
 from tabpilot.tools import TOOLS
 from tabpilot.tools.fields import PingParams, invalid_reasons

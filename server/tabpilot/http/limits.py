@@ -16,7 +16,7 @@ from starlette.types import Message, Receive, Scope, Send
 from tabpilot.config import Settings
 from tabpilot.envelope import render_error
 from tabpilot.errors import ScriptTooLarge
-from tabpilot.http.security import new_request_id
+from tabpilot.ids import new_request_id
 
 
 def body_too_large(settings: Settings, what: str = "request body") -> ScriptTooLarge:

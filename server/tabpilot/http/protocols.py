@@ -24,7 +24,7 @@ from websockets.server import ServerProtocol
 from tabpilot.envelope import REQUEST_ID_HEADER, dumps, failure_body
 from tabpilot.errors import InvalidRequest
 from tabpilot.http.frame_gate import OVERSIZED, FrameGate, Oversized
-from tabpilot.http.security import new_request_id
+from tabpilot.ids import new_request_id
 from tabpilot.protocol import CALLS_PATH
 
 MALFORMED_HTTP = (

@@ -25,22 +25,20 @@ WebSocket is exactly what a hostile page would like to reach.
 
 from __future__ import annotations
 
-import hmac
 import logging
 import re
-import secrets
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tabpilot.envelope import REQUEST_ID_HEADER, dumps, failure_body
 from tabpilot.errors import ForbiddenHost, ForbiddenOrigin, TabpilotError, Unauthorized
+from tabpilot.ids import EXTENSION_ORIGIN_PREFIX, new_request_id, token_matches
 from tabpilot.protocol import CALLS_PATH
 
 log = logging.getLogger(__name__)
 
 ALLOWED_HOSTNAMES = frozenset({"127.0.0.1", "localhost", "[::1]"})
-EXTENSION_ORIGIN_PREFIX = "chrome-extension://"
 #: tabpilot's extension id, fixed by the "key" in extension/manifest.json.
 EXTENSION_ID = "mmgjobhjaeaocmcbdnjglfiobpnpkdpf"
 EXTENSION_ORIGIN = EXTENSION_ORIGIN_PREFIX + EXTENSION_ID
@@ -49,11 +47,6 @@ EXTENSION_ORIGIN = EXTENSION_ORIGIN_PREFIX + EXTENSION_ID
 OPEN_PATHS = frozenset({"/health", "/", "/docs", "/docs/oauth2-redirect", "/openapi.json"})
 _HOST_RE = re.compile(r"^(?P<name>\[[^\]]*\]|[^:\[\]]*)(?::(?P<port>\d{1,5}))?$")
 _HEADER_NAME = REQUEST_ID_HEADER.lower().encode()
-
-
-def new_request_id() -> str:
-    """A fresh request id: 16 hex characters."""
-    return secrets.token_hex(8)
 
 
 def host_allowed(host: str | None) -> bool:
@@ -103,15 +96,6 @@ def landing_navigation(scope: Scope) -> bool:
         and (_header(scope, b"sec-fetch-mode") or "").lower() == "navigate"
         and (_header(scope, b"sec-fetch-dest") or "").lower() == "document"
     )
-
-
-def token_matches(given: str | None, expected: str | None) -> bool:
-    """Whether ``given`` is the daemon's token; always true when the daemon has none."""
-    if not expected:
-        return True
-    if given is None:
-        return False
-    return hmac.compare_digest(given.encode(), expected.encode())
 
 
 def bearer_token(authorization: str | None) -> str | None:

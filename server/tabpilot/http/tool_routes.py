@@ -23,7 +23,7 @@ from tabpilot.envelope import (
 )
 from tabpilot.errors import InvalidRequest, error_classes
 from tabpilot.http.limits import read_body
-from tabpilot.http.security import new_request_id
+from tabpilot.ids import new_request_id
 from tabpilot.tools import TOOLS, Tool
 from tabpilot.tools.fields import Params, describe_invalid
 from tabpilot.tools.screenshot import OPENAPI_IMAGES, raw_response

@@ -38,7 +38,7 @@ from tabpilot import __version__, guard
 from tabpilot.browsers.contexts import Contexts, Scope
 from tabpilot.envelope import envelope_of, failure_body, success_body
 from tabpilot.errors import InvalidRequest
-from tabpilot.http.security import new_request_id
+from tabpilot.ids import new_request_id
 from tabpilot.mcp.hints import Nudges, session_key
 from tabpilot.mcp.schema import input_schema, output_schema
 from tabpilot.tools import TOOLS, Tool, describe
