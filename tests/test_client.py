@@ -17,7 +17,7 @@ from fastapi import FastAPI
 from tabpilot.client.connection import DaemonClient
 from tabpilot.config import Settings
 from tabpilot.protocol import CALLS_PATH
-from tabpilot.tools.fields import ExecuteParams
+from tabpilot.tools.script import ExecuteParams
 from tests.e2e.harness import free_port
 from tests.support import connected, run_daemon
 

@@ -8,11 +8,10 @@ from tabpilot.envelope import (
     FailureEnvelope,
     SuccessEnvelope,
     failure_body,
-    render_error,
-    render_success,
     success_body,
 )
 from tabpilot.errors import ExecutionError, ExtensionNotConnected
+from tabpilot.http.render import render_error, render_success
 from tabpilot.protocol import TabInfo
 
 

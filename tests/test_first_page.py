@@ -14,7 +14,7 @@ from tabpilot.config import Settings
 from tabpilot.errors import ExtensionNotConnected, PilotDisabled, TabNotScriptable
 from tabpilot.protocol import ResultFrame
 from tabpilot.tools.fields import PingParams
-from tabpilot.tools.page import NavigateParams
+from tabpilot.tools.navigate import NavigateParams
 
 
 class FakeBrowser:

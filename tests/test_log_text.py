@@ -1,4 +1,4 @@
-"""The log tools' text (tabpilot.tools.log_text) and params (tabpilot.tools.logs)."""
+"""The log tools' text (tabpilot.tools.logs) and params (tabpilot.tools.logs)."""
 
 from __future__ import annotations
 
@@ -7,16 +7,17 @@ from typing import Any
 import pytest
 
 from tabpilot.errors import InvalidRequest
-from tabpilot.tools.log_text import (
+from tabpilot.tools.logs import (
     LINE_CHARS,
     TEXT_BUDGET,
+    ConsoleParams,
+    NetworkParams,
     console_text,
     network_text,
     one_line,
     request_line,
     where,
 )
-from tabpilot.tools.logs import ConsoleParams, NetworkParams
 
 
 def envelope(messages: list[dict[str, Any]], **counts: Any) -> dict[str, Any]:

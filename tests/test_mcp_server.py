@@ -25,9 +25,8 @@ from tabpilot.mcp.http import MCP_PATH
 from tabpilot.mcp.schema import TOOLS_LIST_BUDGET
 from tabpilot.mcp.server import VALUE_TOOLS, tool_result
 from tabpilot.tools import TOOLS
-from tabpilot.tools.fields import ExecuteParams
-from tabpilot.tools.page import NavigateParams
-from tabpilot.tools.text import navigate_text
+from tabpilot.tools.navigate import NavigateParams, navigate_text
+from tabpilot.tools.script import ExecuteParams
 from tests.e2e.harness import free_port, spawn_daemon
 from tests.mcp_support import TRANSPORTS, call, open_mcp
 from tests.support import (

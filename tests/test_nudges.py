@@ -30,7 +30,7 @@ from tabpilot.mcp.hints import (
 )
 from tabpilot.mcp.http import MCP_MAX_SESSIONS
 from tabpilot.tools import TOOLS
-from tabpilot.tools.fields import ExecuteParams
+from tabpilot.tools.script import ExecuteParams
 from tests.mcp_support import hints_of, open_mcp, text_of
 from tests.support import Command, Reply, connected, echo, fail, run_daemon
 

@@ -19,7 +19,7 @@ from tabpilot.protocol import (
     ResultFrame,
     parse_extension_frame,
 )
-from tabpilot.tools.fields import ExecuteParams
+from tabpilot.tools.script import ExecuteParams
 
 
 def test_protocol_version_is_1() -> None:

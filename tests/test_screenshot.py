@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from mcp_types import ImageContent, TextContent
 
-from tabpilot.tools.screenshot import image_bytes, save_image, screenshot_text
+from tabpilot.cli.images import save_image
+from tabpilot.tools.screenshot import image_bytes, screenshot_text
 from tests.mcp_support import open_mcp
 from tests.support import Command, Daemon, Reply, connected, ok, run_daemon
 from tests.test_tools import RESULTS

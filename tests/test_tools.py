@@ -12,15 +12,15 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
 import pytest
 
 from tabpilot import AsyncClient, cli, guard
 from tabpilot.client.connection import DaemonClient
+from tabpilot.http.calls import METHODS
 from tabpilot.mcp.schema import input_schema
 from tabpilot.mcp.server import VALUE_TOOLS, mcp_description
-from tabpilot.protocol import CallMethod, CommandName
 from tabpilot.tools import TOOLS
 from tabpilot.tools.page import ACT_KINDS
 from tabpilot.tools.screenshot import image_bytes
@@ -33,7 +33,7 @@ from tests.test_calls import calls_socket
 #: The tools that send their own command to the extension. The function registry's answer from
 #: the daemon, or send another command (tests/test_functions.py walks their faces), and so do the
 #: context tools (tests/test_contexts.py).
-SENT = [name for name in TOOLS if not name.startswith("eval_") and TOOLS[name].daemon is None]
+SENT = [name for name in TOOLS if not name.startswith("eval_") and TOOLS[name].cli.in_context]
 
 NEW_TAB = {"id": 12, "url": "http://localhost/popup", "title": "Popup"}
 
@@ -180,8 +180,7 @@ def daemon() -> Iterator[Daemon]:
 
 def test_every_tool_has_a_case_and_is_a_command_and_a_call() -> None:
     assert set(CASES) == set(SENT)
-    assert set(TOOLS) <= set(get_args(CommandName))
-    assert set(TOOLS) <= set(get_args(CallMethod))
+    assert set(TOOLS) <= set(METHODS)
 
 
 @pytest.mark.parametrize("name", SENT)
@@ -212,7 +211,7 @@ async def test_http_socket_and_client_answer_one_envelope(daemon: Daemon, name: 
     assert envelope["result"] == RESULTS.get(name, case.params.get("script"))
     assert _same(answer["envelope"]) == _same(envelope) == _same(from_client)
     # A screenshot's method answers the image's bytes; the others, the result.
-    assert result == (image_bytes(envelope["result"]) if tool.image else envelope["result"])
+    assert result == (image_bytes(envelope["result"]) if tool.mcp.image else envelope["result"])
     # A route where the extension sends one (act: dom or debugger), and none elsewhere.
     assert envelope.get("route") == ("dom" if name == "browser_act" else None)
     # One command each time, named as the tool, with the model's params.
@@ -231,7 +230,7 @@ async def test_mcp_lists_and_answers_every_tool(daemon: Daemon, transport: str) 
     # The tools of an MCP capability (the contexts') are listed when a client asks for it.
     assert set(listed) == {*(n for n, t in TOOLS.items() if t.cap is None), "pilot_status"}
     for name, tool in TOOLS.items():
-        if tool.cap is not None:
+        if tool.mcp.cap is not None:
             continue
         listing = listed[name]
         token = tool.name in guard.LONG
@@ -274,7 +273,7 @@ async def test_the_cli_prints_the_text_and_with_json_the_envelope(
     assert [(c.command, c.params) for c in fake.commands] == [(name, sent)] * 2
     if tool.cli in ("exec", "tabs"):  # written by hand, with output of their own
         return
-    if tool.image:  # the image goes to a file, named first
+    if tool.mcp.image:  # the image goes to a file, named first
         path, text = text.split(": ", 1)
         assert re.fullmatch(r"screenshot-\d{8}-\d{6}\.png", path), path
         assert (tmp_path / path).read_bytes() == image_bytes(RESULTS[name])

@@ -16,7 +16,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
-from starlette.responses import Response
 
 from tabpilot.errors import InternalError, TabpilotError
 from tabpilot.protocol import DialogRecord, ResultFrame, TabInfo
@@ -72,20 +71,6 @@ class FailureEnvelope(BaseModel):
     success: Literal[False] = False
     request_id: str
     error: ErrorBody
-
-
-class Envelope(BaseModel):
-    """Either envelope in one object schema: the output schema of the MCP tools."""
-
-    success: bool = Field(description="true if the call succeeded; false with `error` if not.")
-    request_id: str
-    result: Any = Field(default=None, description="The JSON-safe value; on success only.")
-    result_type: str | None = Field(default=None, description="JavaScript type of the result.")
-    tab: TabInfo | None = Field(default=None, description="The tab the script ran in.")
-    duration_ms: float | None = Field(default=None, description="Time in the daemon, in ms.")
-    route: str | None = Field(default=None, description=ROUTE_DESCRIPTION)
-    dialogs: list[DialogRecord] | None = Field(default=None, description=DIALOGS_DESCRIPTION)
-    error: ErrorBody | None = Field(default=None, description="On failure: code and message.")
 
 
 def result_text(result: Any, result_type: str | None, *, indent: int | None = None) -> str:
@@ -182,35 +167,3 @@ def dumps(body: Any) -> bytes:
     Always valid UTF-8: a lone surrogate becomes U+FFFD (tabpilot.unicode).
     """
     return utf8(json.dumps(body, ensure_ascii=False, separators=(",", ":")))
-
-
-def render(
-    body: dict[str, Any], status: int = 200, headers: dict[str, str] | None = None
-) -> Response:
-    """A JSON response of ``body`` carrying its request id in the X-Request-ID header."""
-    return Response(
-        dumps(body),
-        status_code=status,
-        media_type="application/json",
-        headers={REQUEST_ID_HEADER: str(body["request_id"]), **(headers or {})},
-    )
-
-
-def render_success(
-    request_id: str,
-    result: Any,
-    *,
-    result_type: str | None = None,
-    tab: TabInfo | dict[str, Any] | None = None,
-    duration_ms: float = 0.0,
-) -> Response:
-    """HTTP 200 with the success envelope."""
-    body = success_body(
-        request_id, result, result_type=result_type, tab=tab, duration_ms=duration_ms
-    )
-    return render(body, 200)
-
-
-def render_error(request_id: str, error: TabpilotError) -> Response:
-    """The failure envelope of ``error`` with the error's own HTTP status."""
-    return render(failure_body(request_id, error), error.status, error.headers)

@@ -46,32 +46,12 @@ CLOSE_NAME_TAKEN = 4006
 MAX_RESULT_CHARS = 16 * 1024 * 1024
 
 
-#: The tools of tabpilot.tools: each is an extension command and a call of the callers' socket.
-ToolName = Literal[
-    "browser_navigate",
-    "browser_snapshot",
-    "browser_act",
-    "browser_read",
-    "browser_close",
-    "execute_javascript",
-    "browser_tabs",
-    "browser_take_screenshot",
-    "browser_console_messages",
-    "browser_network_requests",
-    "eval_define_function",
-    "eval_call_function",
-    "eval_list_functions",
-    "eval_remove_function",
-    "browser_context_create",
-    "browser_context_switch",
-    "browser_context_list",
-    "browser_context_close",
-    "browser_context_save_storage",
-]
-
-#: The commands the daemon sends to an extension: the page tools' own (the context tools run in
-#: the daemon), and those it uses itself.
-CommandName = Literal[ToolName, "list_tabs", "ping", "storage_export", "storage_import"]
+#: A command the daemon sends an extension: a tool's name (tabpilot.tools.TOOLS; the context tools
+#: run in the daemon) or one the daemon uses itself (list_tabs, ping, storage_export,
+#: storage_import). tests/test_extension_commands.py holds the extension's handlers to that list.
+CommandName = str
+#: The commands the daemon sends for its own ends, not as a tool.
+DAEMON_COMMANDS = ("list_tabs", "ping", "storage_export", "storage_import")
 
 
 class _Frame(BaseModel):
@@ -250,8 +230,9 @@ DAEMON_FRAME: TypeAdapter[DaemonFrame] = TypeAdapter(DaemonFrame)
 #: Where a program opens its socket. Unlike /ws, no browser may open it: no Origin, and the token.
 CALLS_PATH = "/ws/calls"
 
-#: What a call may ask for: the name of the HTTP route that does the same, without its slash.
-CallMethod = Literal[ToolName, "tabs", "status", "ping"]
+#: What a call may ask for: the name of the HTTP route that does the same, without its slash (the
+#: callers' socket, tabpilot.http.calls, holds a call to the routes there are).
+CallMethod = str
 
 
 #: Longest string id of a call.

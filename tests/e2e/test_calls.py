@@ -12,7 +12,7 @@ from websockets.asyncio.client import connect
 from tabpilot.client.connection import DaemonClient
 from tabpilot.config import Settings
 from tabpilot.protocol import CALLS_PATH
-from tabpilot.tools.fields import ExecuteParams
+from tabpilot.tools.script import ExecuteParams
 from tests.e2e.harness import Daemon
 
 

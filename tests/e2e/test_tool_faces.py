@@ -78,7 +78,7 @@ def _cli(daemon: Daemon) -> Face:
             tool = replace(tool, positional=("action", "at"))
         if name == "execute_javascript":  # `tabpilot exec SCRIPT`
             tool = replace(tool, positional=("script",))
-        args = [str(params.pop(field)) for field in tool.positional if field in params]
+        args = [str(params.pop(field)) for field in tool.cli.positional if field in params]
         for field, value in params.items():
             flag = {"tab_id": "--tab", "values": "--value"}.get(
                 field, "--" + field.replace("_", "-")

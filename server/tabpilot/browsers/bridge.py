@@ -50,7 +50,8 @@ from tabpilot.protocol import (
     parse_extension_frame,
     payload,
 )
-from tabpilot.tools.fields import ExecuteParams, Params, PingParams
+from tabpilot.tools.fields import Params, PingParams
+from tabpilot.tools.script import ExecuteParams
 
 log = logging.getLogger(__name__)
 

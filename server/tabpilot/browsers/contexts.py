@@ -43,7 +43,7 @@ from tabpilot.errors import (
 )
 from tabpilot.ids import new_request_id, token_matches
 from tabpilot.protocol import CLOSE_BUSY, CLOSE_DROPPED, CLOSE_NAME_TAKEN, ExtensionHello
-from tabpilot.tools.contexts import NAME, NAME_RULE, Proxy, check_name
+from tabpilot.tools.context_settings import NAME, NAME_RULE, Proxy, check_name
 
 log = logging.getLogger(__name__)
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from tabpilot.config import LOOPBACK_HOST, Settings
 from tabpilot.errors import BrowserError, ExtensionNotConnected, TabpilotError
-from tabpilot.tools.contexts import Proxy
+from tabpilot.tools.context_settings import Proxy
 
 logger = logging.getLogger("tabpilot.browsers.managed")
 

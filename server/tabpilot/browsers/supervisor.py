@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from tabpilot.errors import PilotDisabled, TabpilotError
 from tabpilot.ids import new_request_id
 from tabpilot.tools.fields import PingParams
-from tabpilot.tools.page import NavigateParams
+from tabpilot.tools.navigate import NavigateParams
 
 if TYPE_CHECKING:
     from tabpilot.browsers.bridge import Bridge

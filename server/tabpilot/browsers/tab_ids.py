@@ -13,10 +13,13 @@ with a ``tab_id`` goes to the context that tab belongs to (:func:`slot_of`).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from tabpilot.errors import TabpilotError
 from tabpilot.protocol import ResultFrame, TabInfo
+from tabpilot.tools import TOOLS
+from tabpilot.tools.fields import shifted
 
 #: Above every id Chrome gives a tab (a positive int32).
 TAB_SPAN = 2**31
@@ -40,55 +43,42 @@ def inward(params: dict[str, Any], base: int) -> dict[str, Any]:
 
 def outward(command: str, frame: ResultFrame, base: int) -> ResultFrame:
     """An ok ``frame`` with every tab id its browser gave made daemon-wide: its tab and its
-    result's tabs (by command). A failure's are made so by :func:`outward_error`."""
+    result's tabs (a tool's own ``tab_ids``, or the daemon's own commands' below). A failure's
+    are made so by :func:`outward_error`."""
     if not base:
         return frame
     update: dict[str, Any] = {}
     if frame.tab is not None:
         update["tab"] = TabInfo(id=frame.tab.id + base, url=frame.tab.url, title=frame.tab.title)
-    update["result"] = _result(command, frame.result, base)
+    tool = TOOLS.get(command)
+    rewrite = tool.tab_ids if tool is not None else _OWN.get(command)
+    if rewrite is not None:
+        update["result"] = rewrite(frame.result, base)
     return frame.model_copy(update=update)
 
 
-def _result(command: str, result: Any, base: int) -> Any:
-    if command in ("list_tabs", "browser_tabs") and isinstance(result, list):
-        return [_tab(tab, base) for tab in result]
-    if command == "browser_tabs" and isinstance(result, dict):
-        out = _tab(result, base)
-        if isinstance(out.get("closed"), int):
-            out["closed"] += base
-        if isinstance(out.get("opened"), dict):
-            out["opened"] = _tab(out["opened"], base)
-        return out
-    if command == "storage_export" and isinstance(result, dict):
-        pages = {key: result.get(key) for key in ("pages", "skipped")}
-        return {
-            **result,
-            **{
-                key: [_field(page, "tab_id", base) for page in value]
-                for key, value in pages.items()
-                if isinstance(value, list)
-            },
-        }
-    if command == "browser_close" and isinstance(result, dict):
-        closed = result.get("closed_tabs")
-        if isinstance(closed, list):
-            return {**result, "closed_tabs": [_id(t, base) for t in closed]}
-    return result
+def _listed(result: Any, base: int) -> Any:
+    """list_tabs: each tab's id."""
+    return [shifted(tab, "id", base) for tab in result] if isinstance(result, list) else result
 
 
-def _tab(tab: Any, base: int) -> Any:
-    return _field(tab, "id", base)
+def _exported(result: Any, base: int) -> Any:
+    """storage_export: the tab of each page saved or skipped."""
+    if not isinstance(result, dict):
+        return result
+    pages = {key: result.get(key) for key in ("pages", "skipped")}
+    return {
+        **result,
+        **{
+            key: [shifted(page, "tab_id", base) for page in value]
+            for key, value in pages.items()
+            if isinstance(value, list)
+        },
+    }
 
 
-def _field(entry: Any, key: str, base: int) -> Any:
-    if isinstance(entry, dict) and isinstance(entry.get(key), int):
-        return {**entry, key: entry[key] + base}
-    return entry
-
-
-def _id(value: Any, base: int) -> Any:
-    return value + base if isinstance(value, int) and not isinstance(value, bool) else value
+#: The daemon's own commands whose results name tabs.
+_OWN: dict[str, Callable[[Any, int], Any]] = {"list_tabs": _listed, "storage_export": _exported}
 
 
 def outward_error(error: TabpilotError, base: int) -> TabpilotError:

@@ -18,14 +18,11 @@ from typing import Any, Literal, Union, get_args, get_origin
 import httpx
 from pydantic import BaseModel
 
+from tabpilot.cli.images import save_image
 from tabpilot.client.connection import CLIENT_SLACK_S
 from tabpilot.config import LOOPBACK_HOST, Settings, client_headers
 from tabpilot.errors import START_DAEMON
 from tabpilot.tools import TOOLS, Tool
-from tabpilot.tools.screenshot import save_image
-
-#: Subcommands of table tools that cli.py writes by hand.
-HAND_WRITTEN = ("exec", "tabs")
 
 #: Fields whose option is not simply --field-name.
 OPTION_NAMES = {"tab_id": "--tab", "values": "--value"}
@@ -126,7 +123,7 @@ def _option(tool: Tool, name: str) -> tuple[list[str], dict[str, Any]]:
         options.update(type=int, metavar="N")
     else:
         options["metavar"] = name.upper()
-    if name in tool.positional:
+    if name in tool.cli.positional:
         del options["dest"]
         options["metavar"] = name.upper()
         if not field.is_required():
@@ -152,11 +149,11 @@ def add_tool_commands(commands: Any, port_help: str) -> None:
     `cli` is two words (`context create`) is a subcommand of the first."""
     groups: dict[str, Any] = {}
     for tool in TOOLS.values():
-        if tool.cli in HAND_WRITTEN:
+        if tool.cli.hand_written:
             continue
-        where, name = commands, tool.cli
-        if " " in tool.cli:
-            group, name = tool.cli.split(" ", 1)
+        where, name = commands, tool.cli.name
+        if " " in name:
+            group, name = name.split(" ", 1)
             if group not in groups:
                 parent = commands.add_parser(
                     group,
@@ -173,10 +170,10 @@ def add_tool_commands(commands: Any, port_help: str) -> None:
             description=tool.description.replace("%", "%%"),
         )
         fields = tool.params.model_fields
-        for name in (*tool.positional, *(f for f in fields if f not in tool.positional)):
+        for name in (*tool.cli.positional, *(f for f in fields if f not in tool.cli.positional)):
             flags, options = _option(tool, name)
             parser.add_argument(*flags, **options)
-        if tool.image is not None:
+        if tool.mcp.image is not None:
             parser.add_argument(
                 "-o",
                 "--output",
@@ -185,7 +182,7 @@ def add_tool_commands(commands: Any, port_help: str) -> None:
                 "current directory; -: stdout)",
             )
         parser.add_argument("--json", action="store_true", help="print the whole envelope")
-        if tool.daemon is None:
+        if tool.cli.in_context:
             add_context_option(parser)
         parser.add_argument("--port", type=int, help=port_help)
         parser.set_defaults(func=_command(tool))
@@ -215,14 +212,14 @@ def _command(tool: Tool) -> Callable[[argparse.Namespace], int]:
 def call_tool(tool: Tool, args: argparse.Namespace) -> int:
     """Call ``tool`` with the fields given on the command line; print its text or envelope."""
     body = {name: getattr(args, name) for name in tool.params.model_fields if name in args}
-    if tool.model_check is not None:
+    if tool.mcp.model_check is not None:
         # An agent may run the CLI and read what it prints.
-        refused = tool.model_check(tool.params.model_construct(**body))
+        refused = tool.mcp.model_check(tool.params.model_construct(**body))
         if refused is not None:
             raise CliError(refused.message)
     # The params' own defaults decide how long the daemon may take; the CLI waits past that.
-    timeout = tool.timeout_s(tool.params.model_construct(**body)) + CLIENT_SLACK_S
-    query = context_query(args) if tool.daemon is None else {}
+    timeout = tool.timeout(tool.params.model_construct(**body)) + CLIENT_SLACK_S
+    query = context_query(args) if tool.cli.in_context else {}
     _, envelope = fetch_envelope(
         args, "POST", f"/{tool.name}", json=body, params=query, timeout=timeout
     )
@@ -237,12 +234,12 @@ def call_tool(tool: Tool, args: argparse.Namespace) -> int:
         return 0 if envelope.get("success") else 1
     if not envelope.get("success"):
         raise CliError((envelope.get("error") or {}).get("message") or "the call failed")
-    if tool.image is not None:
+    if tool.mcp.image is not None:
         path = save_image(envelope, output)
         if path != "-":
-            print(f"{path}: {tool.text(envelope)}")
+            print(f"{path}: {tool.text(envelope, None)}")
         return 0
-    print(tool.text(envelope))
+    print(tool.text(envelope, None))
     return 0
 
 
@@ -251,7 +248,7 @@ def _follow_context(tool: Tool, envelope: dict[str, Any]) -> None:
     closed."""
     result = envelope.get("result")
     name = result.get("name") if isinstance(result, dict) else None
-    if tool.name in ("browser_context_create", "browser_context_switch"):
+    if tool.cli.after == "use":
         set_cli_context(name)
-    elif tool.name == "browser_context_close" and name == cli_context():
+    elif tool.cli.after == "forget" and name == cli_context():
         set_cli_context(None)

@@ -49,7 +49,7 @@ def _timeout(method: CallMethod, params: dict[str, Any]) -> float:
     tool = TOOLS.get(method)
     if tool is None:
         return SHORT_TIMEOUT_S
-    return tool.timeout_s(_Fields(tool, params)) + CLIENT_SLACK_S
+    return tool.timeout(_Fields(tool, params)) + CLIENT_SLACK_S
 
 
 class _Fields:

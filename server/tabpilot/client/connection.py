@@ -32,7 +32,8 @@ from tabpilot.errors import START_DAEMON, DaemonUnreachable
 from tabpilot.ids import new_request_id
 from tabpilot.protocol import CALLS_PATH, CallMethod, loads
 from tabpilot.tools import TOOLS, Tool
-from tabpilot.tools.fields import ExecuteParams, Params
+from tabpilot.tools.fields import Params
+from tabpilot.tools.script import ExecuteParams
 
 #: Seconds a call waits beyond the command's own timeout: the daemon answers at that timeout plus
 #: its timeout grace, after at most its connect grace, or the 30 s it gives a managed browser it
@@ -152,7 +153,7 @@ class DaemonClient:
         """The envelope of a tool's call (``POST /<tool name>``); ``ask``: the guard's fields.
         Every call of this client shares its socket, and so its active context (``session`` is
         the one MCP session of `tabpilot mcp`)."""
-        timeout = (tool.timeout_s(params) if params is not None else 0) + CLIENT_SLACK_S
+        timeout = (tool.timeout(params) if params is not None else 0) + CLIENT_SLACK_S
         # Only what differs from the defaults: the daemon fills in the rest, the same way.
         body = params.model_dump(exclude_defaults=True) if params is not None else {}
         return await self.call(tool.name, {**body, **ask.fields()}, timeout=timeout)

@@ -158,7 +158,7 @@ def _tool(**encode: Callable[[Any], Any]) -> Callable[[F], F]:
                 if value is not None
             }
             result = self._call(tool.name, {**fields, **self._guard})
-            return self._image(result) if tool.image else result
+            return self._image(result) if tool.mcp.image else result
 
         return cast(F, call)
 

@@ -8,40 +8,31 @@ carries a preview instead of the result (:mod:`tabpilot.guard.preview`), and the
 keeps the whole answer under the token (:mod:`tabpilot.guard.store`); the same tool called with
 ``confirm_token`` alone answers it.
 
-This module is what the faces share: how a body (:func:`split`) or an MCP call (:func:`mcp_ask`)
-asks, the call as asked (:func:`run`), and the guard's line in a model's text (:func:`text`).
+This module is what the faces share: how a body asks (:func:`split`; an MCP call:
+:mod:`tabpilot.mcp.confirm`) and the guard's line in a model's text (:func:`text`). A call runs as
+asked in :func:`tabpilot.browsers.run.run`; each tool's limit, advice and the fields cut first are
+its :class:`~tabpilot.tools.tool.GuardRule`.
 """
 
 from __future__ import annotations
 
-import inspect
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any
-
-from pydantic import WithJsonSchema
+from typing import TYPE_CHECKING, Any
 
 from tabpilot.errors import InvalidRequest
-from tabpilot.guard.preview import preview
-from tabpilot.guard.store import PART, STORE
-from tabpilot.mcp.schema import TOKEN_SCHEMA
-from tabpilot.protocol import ResultFrame
+from tabpilot.guard.store import PART
+from tabpilot.tools import TOOLS
 
 if TYPE_CHECKING:
-    from tabpilot.browsers.contexts import Scope
     from tabpilot.tools.fields import Params
     from tabpilot.tools.tool import Tool
 
-#: Characters of an answer's text a model sees at most, by tool; the others: DEFAULT_LIMIT.
+#: Characters of an answer's text a model sees at most, by tool (each tool's ``guard.limit``); the
+#: others: DEFAULT_LIMIT.
 LIMITS: dict[str, int] = {
-    "execute_javascript": 2_000,
-    "browser_snapshot": 24_000,
-    "browser_read": 12_000,
-    "browser_console_messages": 8_000,
-    "browser_network_requests": 8_000,
-    "browser_tabs": 8_000,
-    "eval_call_function": 2_000,
+    name: tool.guard.limit for name, tool in TOOLS.items() if tool.guard.limit is not None
 }
 DEFAULT_LIMIT = 4_000
 #: The tools whose answers are long often enough to be cut: their MCP input schema names
@@ -112,53 +103,6 @@ def split(tool: Tool, data: bytes | str | dict[str, Any]) -> tuple[Ask, Params |
     return ask, tool.params.parse(rest)
 
 
-def mcp_ask(tool: Tool, arguments: dict[str, Any]) -> Ask:
-    """An MCP call's Ask: always guarded; pops ``confirm_token``, which must come alone."""
-    token = arguments.pop("confirm_token", None)
-    if token is None:
-        return Ask(limit=LIMITS.get(tool.name, DEFAULT_LIMIT))
-    if given(arguments, tool.params):
-        raise InvalidRequest(ALONE)
-    return ask_of(token=token)
-
-
-#: The MCP tools' own parameter: the token of a cut answer (its schema kept to a few words).
-MCP_PARAMETER = inspect.Parameter(
-    "confirm_token",
-    inspect.Parameter.KEYWORD_ONLY,
-    annotation=Annotated[str | None, WithJsonSchema(TOKEN_SCHEMA)],
-    default=None,
-)
-
-
-def given(arguments: dict[str, Any], model: type[Params]) -> dict[str, Any]:
-    """The arguments an MCP client sent: the SDK hands the defaults of the others too."""
-    fields = model.model_fields
-
-    def default(name: str) -> Any:
-        return None if fields[name].is_required() else fields[name].default
-
-    return {
-        name: value
-        for name, value in arguments.items()
-        if name not in fields or value != default(name)
-    }
-
-
-async def run(
-    tool: Tool, scope: Scope, params: Params | None, ask: Ask, request_id: str
-) -> ResultFrame:
-    """The tool's answer, in the caller's context (``scope``), as ``ask`` wants it: whole,
-    previewed, or taken from the store."""
-    if ask.token is not None:
-        return STORE.take(tool.name, ask.token, request_id)
-    assert params is not None
-    answer = await tool.run(scope, params, request_id)
-    if ask.limit is None or not answer.ok:
-        return answer
-    return preview(tool, answer, ask.limit)
-
-
 def text(envelope: dict[str, Any], write: Callable[[dict[str, Any]], str]) -> str:
     """A success envelope's text for a model: a part as is, else ``write``; then the guard's
     line."""
@@ -176,13 +120,9 @@ __all__ = [
     "FIELDS",
     "LIMITS",
     "LONG",
-    "MCP_PARAMETER",
     "WHOLE",
     "Ask",
     "ask_of",
-    "given",
-    "mcp_ask",
-    "run",
     "split",
     "text",
 ]

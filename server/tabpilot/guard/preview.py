@@ -22,15 +22,6 @@ from tabpilot.protocol import ResultFrame
 if TYPE_CHECKING:
     from tabpilot.tools.tool import Tool
 
-ADVICE: dict[str, str] = {
-    "browser_snapshot": "Scope it: browser_snapshot with `ref` (one element's subtree) or "
-    "`interactive_only`.",
-    "browser_read": "Read less at once: browser_read with `ref` (one element) or a smaller "
-    "`limit`.",
-    "browser_console_messages": 'Narrow it: `level` "error", a smaller `limit`, or `since`.',
-    "browser_network_requests": "Narrow it: `url`, `type` or `status`, or a smaller `limit`.",
-    "browser_tabs": "Pass a tab's id as `tab_id` to the other tools.",
-}
 SCRIPT_ADVICE: dict[str, str] = {
     "string": "For page text use browser_read (with `ref` for one element); or return a slice.",
     "array": "Return fewer items (`.slice(0, 20)`) or only the fields you need "
@@ -44,17 +35,17 @@ GENERIC_ADVICE = "Ask for less: narrow the script or use a specialized tool."
 def preview(tool: Tool, answer: ResultFrame, limit: int) -> ResultFrame:
     """``answer`` if its text fits in ``limit`` characters, else its preview, the whole kept."""
     envelope = answer_body(answer.id, answer, time.perf_counter())
-    whole = tool.text(envelope)
+    whole = tool.text(envelope, None)
     if len(whole) <= limit:
         return answer
-    if tool.name == "execute_javascript":
+    if tool.guard.summarize:
         result: Any = summary(answer.result, answer.result_type)
         advice = SCRIPT_ADVICE.get(str(answer.result_type), GENERIC_ADVICE)
     else:
         result = answer.result
-        advice = ADVICE.get(tool.name, GENERIC_ADVICE)
-    result = _fit(lambda value: tool.text({**envelope, "result": value}), result, tool, limit)
-    shown = tool.text({**envelope, "result": result})
+        advice = tool.guard.advice or GENERIC_ADVICE
+    result = _fit(lambda value: tool.text({**envelope, "result": value}, None), result, tool, limit)
+    shown = tool.text({**envelope, "result": result}, None)
     token = STORE.keep(tool.name, answer, whole)
     fields: dict[str, Any] = {
         "truncated": True,
@@ -73,7 +64,7 @@ def _fit(text: Callable[[Any], str], value: Any, tool: Tool, limit: int) -> Any:
     if isinstance(value, (str, list)):
         return _shorten(text, value, limit)
     if isinstance(value, dict):
-        for name in (*tool.in_text, *value.keys()):
+        for name in (*tool.guard.cut_first, *value.keys()):
             part = value.get(name)
             if isinstance(part, (str, list)) and len(part) > 0:
                 more = {"more": True} if "more" in value else {}
@@ -174,7 +165,6 @@ def element_line(value: str) -> str | None:
 
 
 __all__ = [
-    "ADVICE",
     "GENERIC_ADVICE",
     "SCRIPT_ADVICE",
     "brief",

@@ -24,7 +24,7 @@ from starlette.routing import Route
 from tabpilot.browsers.contexts import Contexts, Scope
 from tabpilot.browsers.managed import ManagedBrowser, find_chromium
 from tabpilot.config import LOOPBACK_HOST, Settings
-from tabpilot.envelope import SuccessEnvelope, answer_body, render, render_error, render_success
+from tabpilot.envelope import SuccessEnvelope, answer_body
 from tabpilot.errors import (
     BrowserError,
     InternalError,
@@ -36,6 +36,7 @@ from tabpilot.errors import (
 )
 from tabpilot.http.calls import CallsSocket
 from tabpilot.http.protocols import HTTP_PROTOCOL, websocket_protocol
+from tabpilot.http.render import render, render_error, render_success
 from tabpilot.http.security import SecurityMiddleware
 from tabpilot.http.tool_routes import (
     CONTEXT_PARAMETER,
@@ -49,7 +50,8 @@ from tabpilot.http.tool_routes import (
 from tabpilot.mcp.http import MCP_PATH, LazyMCPApp
 from tabpilot.protocol import CALLS_PATH, PROTOCOL_VERSION
 from tabpilot.tools import TOOLS
-from tabpilot.tools.fields import ExecuteParams, PingParams, describe_invalid
+from tabpilot.tools.fields import PingParams, describe_invalid
+from tabpilot.tools.script import ExecuteParams
 
 log = logging.getLogger(__name__)
 

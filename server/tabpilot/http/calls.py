@@ -19,13 +19,14 @@ import contextlib
 import json
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ValidationError
 from starlette.websockets import WebSocket
 
 from tabpilot import guard
 from tabpilot.browsers.contexts import Contexts, Scope
+from tabpilot.browsers.run import run
 from tabpilot.config import Settings
 from tabpilot.envelope import envelope_of, failure_body, success_body
 from tabpilot.errors import InvalidRequest, TabpilotError
@@ -37,6 +38,16 @@ from tabpilot.tools import TOOLS
 from tabpilot.tools.fields import PingParams, invalid_reasons
 
 log = logging.getLogger(__name__)
+
+#: What a call may ask for: a tool, or the name of another route without its slash.
+METHODS = (*TOOLS, "tabs", "status", "ping")
+
+
+class Call(CallFrame):
+    """A call frame whose method is one the daemon answers."""
+
+    method: Literal[METHODS]  # type: ignore[valid-type]
+
 
 #: Shown in the error answer to a frame that is not a call.
 CALL_EXAMPLE = (
@@ -93,7 +104,7 @@ class CallsSocket:
                     f"Invalid call: each frame must be one JSON object such as {CALL_EXAMPLE}."
                 )
             try:
-                frame = CallFrame.model_validate(raw)
+                frame = Call.model_validate(raw)
             except ValidationError as exc:
                 raise InvalidRequest(_describe_call(exc)) from None
             if frame.id in self._in_flight:
@@ -143,7 +154,7 @@ class CallsSocket:
         tool = TOOLS.get(frame.method)
         if tool is not None:
             ask, params = guard.split(tool, frame.params)
-            return await guard.run(tool, scope, params, ask, request_id)
+            return await run(tool, scope, params, ask, request_id)
         if frame.method == "ping":
             params = PingParams.parse(frame.params)
             return await scope.bridge(params).ping(params, request_id)
@@ -210,7 +221,7 @@ def _skip_space(text: str, pos: int) -> int:
 def _describe_call(exc: ValidationError) -> str:
     # pydantic reports an id of the wrong type once per member of its union; say it once.
     errors = [e for e in exc.errors() if not (len(e["loc"]) > 1 and e["loc"][0] == "id")]
-    reasons = [invalid_reasons(errors, CallFrame.model_fields)] if errors else []
+    reasons = [invalid_reasons(errors, Call.model_fields)] if errors else []
     if len(errors) < exc.error_count():
         reasons.append(
             f"`id` must be a string of 1 to {MAX_CALL_ID_CHARS} characters, or an integer"

@@ -14,8 +14,8 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.types import Message, Receive, Scope, Send
 
 from tabpilot.config import Settings
-from tabpilot.envelope import render_error
 from tabpilot.errors import ScriptTooLarge
+from tabpilot.http.render import render_error
 from tabpilot.ids import new_request_id
 
 

@@ -14,19 +14,19 @@ from starlette.responses import Response
 
 from tabpilot import guard
 from tabpilot.browsers.contexts import Contexts, Scope
+from tabpilot.browsers.run import run
 from tabpilot.envelope import (
     REQUEST_ID_HEADER,
     FailureEnvelope,
     SuccessEnvelope,
     answer_body,
-    render,
 )
 from tabpilot.errors import InvalidRequest, error_classes
 from tabpilot.http.limits import read_body
+from tabpilot.http.render import OPENAPI_IMAGES, raw_response, render
 from tabpilot.ids import new_request_id
 from tabpilot.tools import TOOLS, Tool
 from tabpilot.tools.fields import Params, describe_invalid
-from tabpilot.tools.screenshot import OPENAPI_IMAGES, raw_response
 
 P = TypeVar("P", bound=Params)
 
@@ -96,7 +96,7 @@ def add_tool_routes(app: FastAPI, contexts: Contexts) -> None:
     """``POST /<name>`` for every tool."""
     for tool in TOOLS.values():
         # A tool that negotiates answers its raw image too, with Accept: image/png or image/jpeg.
-        images = {"content": OPENAPI_IMAGES} if tool.negotiate is not None else {}
+        images = {"content": OPENAPI_IMAGES} if tool.http.negotiate is not None else {}
         app.post(
             f"/{tool.name}",
             name=tool.name,
@@ -104,7 +104,7 @@ def add_tool_routes(app: FastAPI, contexts: Contexts) -> None:
             description=tool.description,
             response_model=SuccessEnvelope,
             openapi_extra={
-                **body_schema(tool.params, required=tool.empty_body is None),
+                **body_schema(tool.params, required=tool.http.empty_body is None),
                 "parameters": [CONTEXT_PARAMETER],
             },
             responses={
@@ -123,11 +123,13 @@ def _endpoint(tool: Tool, contexts: Contexts) -> Any:
     async def endpoint(request: Request) -> Response:
         started = time.perf_counter()
         request_id = request_id_of(request)
-        ask, params = guard.split(tool, await read_raw(request, tool.params, empty=tool.empty_body))
+        ask, params = guard.split(
+            tool, await read_raw(request, tool.params, empty=tool.http.empty_body)
+        )
         raw = None
-        if tool.negotiate is not None and params is not None:
-            params, raw = tool.negotiate(request.headers.get("accept", ""), params)
-        answer = await guard.run(tool, scope_of(request, contexts), params, ask, request_id)
+        if tool.http.negotiate is not None and params is not None:
+            params, raw = tool.http.negotiate(request.headers.get("accept", ""), params)
+        answer = await run(tool, scope_of(request, contexts), params, ask, request_id)
         if raw is not None:
             return raw_response(answer, request_id, REQUEST_ID_HEADER)
         return render(answer_body(request_id, answer, started))

@@ -21,9 +21,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from tabpilot.browsers.contexts import Contexts
 from tabpilot.browsers.contexts import Scope as ContextScope
 from tabpilot.config import Settings
-from tabpilot.envelope import render_error
 from tabpilot.errors import TabpilotError
 from tabpilot.http.limits import bounded_request
+from tabpilot.http.render import render_error
 from tabpilot.tools import parse_caps
 
 MCP_PATH = "/mcp"
@@ -70,7 +70,8 @@ class LazyMCPApp:
         async with self._starting:
             if caps in self._apps:
                 return self._apps[caps]
-            from tabpilot.mcp.server import LocalBackend, build_server
+            from tabpilot.mcp.local import LocalBackend
+            from tabpilot.mcp.server import build_server
 
             server = build_server(LocalBackend(self._contexts, self._status), caps)
             # Plain JSON answers: each tools/call is one POST with one answer, nothing streamed.

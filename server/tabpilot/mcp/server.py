@@ -20,33 +20,26 @@ failure's structured content is its error's code and the fields its message leav
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
-import os
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from functools import partial
 from typing import Annotated, Any, Protocol
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.stdio import stdio_server
 from mcp_types import CallToolResult, ImageContent, TextContent, ToolAnnotations
 from pydantic import PlainValidator, ValidationError, WithJsonSchema
 
 from tabpilot import __version__, guard
-from tabpilot.browsers.contexts import Contexts, Scope
-from tabpilot.envelope import envelope_of, failure_body, success_body
+from tabpilot.envelope import failure_body
 from tabpilot.errors import InvalidRequest
 from tabpilot.ids import new_request_id
+from tabpilot.mcp.confirm import MCP_PARAMETER, given, mcp_ask
 from tabpilot.mcp.hints import Nudges, session_key
 from tabpilot.mcp.schema import input_schema, output_schema
 from tabpilot.tools import TOOLS, Tool, describe
-from tabpilot.tools import text as tool_text
 from tabpilot.tools.fields import Params, invalid_reasons
-from tabpilot.tools.text import dialogs_note
 
-__all__ = ["Backend", "LocalBackend", "build_server", "dialogs_note", "run_stdio", "tool_result"]
+__all__ = ["Backend", "build_server", "tool_result"]
 
 log = logging.getLogger(__name__)
 
@@ -88,49 +81,9 @@ class Backend(Protocol):
     async def status(self, session: object | None = None) -> dict[str, Any]: ...
 
 
-#: MCP sessions whose active context the daemon keeps; the least recently used goes first.
-MAX_SCOPES = 256
-
-
-class LocalBackend:
-    """The daemon's own contexts, for ``/mcp``: no HTTP hop in between. Each MCP session has its
-    own active context (browser_context_switch moves that session only); requests without a
-    session (the 2026-07-28 revision) share one per client program, as the hints do."""
-
-    def __init__(self, contexts: Contexts, status: Callable[[Scope], dict[str, Any]]) -> None:
-        self._contexts = contexts
-        self._status = status
-        # By session key (tabpilot.mcp.hints.session_key), the most recently used last.
-        self._scopes: OrderedDict[object, Scope] = OrderedDict()
-
-    def _scope(self, session: object | None) -> Scope:
-        scope = self._scopes.pop(session, None) or Scope(self._contexts)
-        self._scopes[session] = scope
-        while len(self._scopes) > MAX_SCOPES:
-            self._scopes.popitem(last=False)
-        return scope
-
-    async def run_tool(
-        self,
-        tool: Tool,
-        params: Params | None,
-        ask: guard.Ask = guard.WHOLE,
-        session: object | None = None,
-    ) -> dict[str, Any]:
-        scope = self._scope(session)
-        return await envelope_of(
-            new_request_id(),
-            lambda request_id: guard.run(tool, scope, params, ask, request_id),
-            "an MCP tool call",
-        )
-
-    async def status(self, session: object | None = None) -> dict[str, Any]:
-        return success_body(new_request_id(), self._status(self._scope(session)))
-
-
 #: The tools whose answer is a script's value (``Tool.value``): their structured content carries
 #: it as JSON.
-VALUE_TOOLS = frozenset(name for name, tool in TOOLS.items() if tool.value)
+VALUE_TOOLS = frozenset(name for name, tool in TOOLS.items() if tool.mcp.value)
 
 
 def tool_result(
@@ -182,7 +135,7 @@ def tool_description(fn: Callable[..., Any]) -> str:
 
 def mcp_description(tool: Tool) -> str:
     """A tool's description as MCP lists it: the table's, and where the guard cuts its answer."""
-    limit = guard.LIMITS.get(tool.name)
+    limit = tool.guard.limit
     if limit is None:
         return tool.description
     end = "" if tool.description.endswith(".") else "."
@@ -200,35 +153,32 @@ def table_tool(
     """
     model = tool.params
     properties = model.model_json_schema().get("properties", {})
-    value = tool.value
-    # A formatter that also takes the call's params (browser_navigate's: the url asked for) gets
-    # them; the CLI calls it with the envelope alone.
-    write: Callable[..., str] | None = (
-        tool.text if "params" in inspect.signature(tool.text).parameters else None
-    )
+    value = tool.mcp.value
 
     async def call(mcp_context: Context, **arguments: Any) -> CallToolResult:
         try:
-            ask = guard.mcp_ask(tool, arguments)
-            params = None if ask.token else model.model_validate(guard.given(arguments, model))
+            ask = mcp_ask(tool, arguments)
+            params = None if ask.token else model.model_validate(given(arguments, model))
         except ValidationError as exc:
             reasons = invalid_reasons(exc.errors(), model.model_fields)
             error = InvalidRequest(f"Invalid arguments: {reasons}.")
-            return tool_result(failure_body(new_request_id(), error), tool.text)
+            return tool_result(failure_body(new_request_id(), error), _no_text)
         except InvalidRequest as error:
-            return tool_result(failure_body(new_request_id(), error), tool.text)
+            return tool_result(failure_body(new_request_id(), error), _no_text)
         # Hints toward the tool made for the job (nudges.py), in this MCP session only; none for
         # a cut answer's rest (nothing ran).
         pending = None
         if nudges is not None and params is not None:
             pending = nudges.prepare(mcp_context, tool.name, params)
-        if tool.model_check is not None and params is not None:
-            refused = tool.model_check(params)
+        if tool.mcp.model_check is not None and params is not None:
+            refused = tool.mcp.model_check(params)
             if refused is not None:
-                return tool_result(failure_body(new_request_id(), refused), tool.text)
+                return tool_result(failure_body(new_request_id(), refused), _no_text)
         envelope = await backend.run_tool(tool, params, ask, session=session_key(mcp_context))
-        text = partial(write, params=params) if write and params else tool.text
-        answer = tool_result(envelope, text, image=tool.image, value=value)
+        # The call's params let a formatter say less (browser_navigate: the url asked for).
+        answer = tool_result(
+            envelope, lambda done: tool.text(done, params), image=tool.mcp.image, value=value
+        )
         return pending.answer(answer) if pending else answer
 
     parameters = [
@@ -248,7 +198,7 @@ def table_tool(
         )
         for name, field in model.model_fields.items()
     ]
-    parameters.append(guard.MCP_PARAMETER)
+    parameters.append(MCP_PARAMETER)
     # The SDK hands the request's context (its session) to the parameter typed Context.
     parameters.append(
         inspect.Parameter("mcp_context", inspect.Parameter.KEYWORD_ONLY, annotation=Context)
@@ -260,6 +210,11 @@ def table_tool(
     return call
 
 
+def _no_text(envelope: dict[str, Any]) -> str:
+    # A failure's text is its error's (tool_result); a success never comes here.
+    raise AssertionError("a failure envelope has no success text")
+
+
 def _as_is(value: Any) -> Any:
     return value
 
@@ -268,6 +223,28 @@ def _takes_text(annotation: Any) -> bool:
     # str, str | None, a constrained str; not a list of them, which may come as a JSON string.
     text = str(annotation)
     return "str" in text and "list[" not in text
+
+
+def status_text(envelope: dict[str, Any]) -> str:
+    """pilot_status: the daemon, the extension and the switch, one line each."""
+    status = envelope.get("result") or {}
+    extension = status.get("extension") or {}
+    lines = [f"Daemon: tabpilot {status.get('daemon_version')}, running."]
+    if not extension.get("connected"):
+        lines.append(
+            "Extension: not connected. Open Chrome with the tabpilot extension, or start the "
+            "daemon with `tabpilot serve --browser`."
+        )
+        return "\n".join(lines)
+    lines.append(f"Extension: connected (version {extension.get('version')}).")
+    if extension.get("pilot_enabled"):
+        lines.append("AI Web Pilot: ON. Scripts may run.")
+    else:
+        lines.append(
+            "AI Web Pilot: OFF. Nothing can run until the user turns on AI Web Pilot in the "
+            "tabpilot extension popup."
+        )
+    return "\n".join(lines)
 
 
 def build_server(backend: Backend, caps: frozenset[str] = frozenset()) -> MCPServer:
@@ -286,13 +263,13 @@ def build_server(backend: Backend, caps: frozenset[str] = frozenset()) -> MCPSer
         """Is tabpilot ready: the daemon, the extension, the user's AI Web Pilot switch? E.g. {} →
         a line each, the last `AI Web Pilot: ON. Scripts may run.`"""
         status = await backend.status(session=session_key(mcp_context))
-        return tool_result(status, tool_text.status_text)
+        return tool_result(status, status_text)
 
     # The other hints' defaults (destructive, open world, not idempotent) suit the tools that act.
     reads = ToolAnnotations(read_only_hint=True)
     nudges = Nudges()
     for tool in TOOLS.values():
-        if tool.cap is not None and tool.cap not in caps:
+        if tool.mcp.cap is not None and tool.mcp.cap not in caps:
             continue
         server.add_tool(
             table_tool(tool, backend, nudges),
@@ -300,8 +277,8 @@ def build_server(backend: Backend, caps: frozenset[str] = frozenset()) -> MCPSer
             description=mcp_description(tool),
             annotations=reads if tool.read_only else None,
         )
-        long = tool.name in guard.LONG
-        answers = output_schema(*guard.FIELDS) if tool.value else None
+        long = tool.guard.limit is not None
+        answers = output_schema(*guard.FIELDS) if tool.mcp.value else None
         _publish(server, tool.name, input_schema(tool.params, token=long), answers)
     server.add_tool(pilot_status, description=tool_description(pilot_status), annotations=reads)
     _publish(server, "pilot_status", {"type": "object", "properties": {}}, None)
@@ -322,77 +299,3 @@ def _publish(
     registered.parameters = parameters
     registered.fn_metadata.output_model = None
     registered.fn_metadata.output_schema = answers
-
-
-async def run_stdio(backend: Backend, caps: frozenset[str] = frozenset()) -> None:
-    """Serve the tools over stdin/stdout until the client closes them.
-
-    The SDK's own stdio streams read and write through a worker thread, three thread hops a
-    call, which cost about 2 ms a tools/call here (make bench). Handing its ``stdio_server`` lines
-    read and written on the event loop's own pipes takes them out. As the SDK does, fds 0 and 1
-    then point at /dev/null and stderr, so that nothing else can write into the protocol.
-    """
-    server = build_server(backend, caps)
-    try:
-        lines, out = await _event_loop_pipes()
-    except (OSError, ValueError):
-        # Not pipes (a file, a pty): the SDK's threaded streams handle anything.
-        await server.run_stdio_async()
-        return
-    # MCPServer.run_stdio_async() has no way to pass streams; its low-level server does.
-    lowlevel = server._lowlevel_server
-    async with stdio_server(stdin=lines, stdout=out) as (read_stream, write_stream):  # type: ignore[arg-type]
-        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
-
-
-async def _event_loop_pipes() -> tuple[_PipeLines, _PipeWriter]:
-    loop = asyncio.get_running_loop()
-    wire_in, wire_out = os.fdopen(os.dup(0), "rb", 0), os.fdopen(os.dup(1), "wb", 0)
-    try:
-        reader = asyncio.StreamReader(limit=MAX_LINE_BYTES)
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), wire_in)
-        transport, protocol = await loop.connect_write_pipe(
-            asyncio.streams.FlowControlMixin, wire_out
-        )
-    except (OSError, ValueError):
-        wire_in.close()
-        wire_out.close()
-        raise
-    writer = asyncio.StreamWriter(transport, protocol, None, loop)
-    with open(os.devnull, "rb") as null:
-        os.dup2(null.fileno(), 0)
-    os.dup2(2, 1)
-    return _PipeLines(reader), _PipeWriter(writer)
-
-
-#: Longest JSON-RPC line read from the client: far past any script (max_script_bytes).
-MAX_LINE_BYTES = 256 * 1024 * 1024
-
-
-class _PipeLines:
-    """The client's lines, as the ``async for`` that ``stdio_server`` reads them with."""
-
-    def __init__(self, reader: asyncio.StreamReader) -> None:
-        self._reader = reader
-
-    def __aiter__(self) -> _PipeLines:
-        return self
-
-    async def __anext__(self) -> str:
-        line = await self._reader.readline()
-        if not line:
-            raise StopAsyncIteration
-        return line.decode("utf-8", "replace")
-
-
-class _PipeWriter:
-    """``write`` and ``flush``, as ``stdio_server`` writes each answer."""
-
-    def __init__(self, writer: asyncio.StreamWriter) -> None:
-        self._writer = writer
-
-    async def write(self, text: str) -> None:
-        self._writer.write(text.encode())
-
-    async def flush(self) -> None:
-        await self._writer.drain()

@@ -18,8 +18,6 @@ from pydantic import (
     Field,
     Strict,
     ValidationError,
-    field_validator,
-    model_validator,
 )
 
 from tabpilot.errors import InvalidRequest
@@ -116,74 +114,12 @@ def invalid_reasons(errors: Sequence[Any], fields: Iterable[str]) -> str:
     return "; ".join(parts) or "bad body"
 
 
-class ExecuteParams(Params):
-    """Run ``script`` in a tab: the body of ``POST /execute_javascript`` and the command params."""
-
-    example: ClassVar[str] = '{"script": "2 + 2", "timeout_ms": 5000}'
-
-    script: str = Field(
-        min_length=1,
-        description="An expression, or statements with `return`.",
-    )
-    timeout_ms: TimeoutMs = Field(default=5000, description="Give up after this many milliseconds.")
-    await_promise: bool = Field(default=True, description="Await a returned promise.")
-    tab_id: int | None = Field(
-        default=None, description="Target tab; null: the active tab of the last focused window."
-    )
-    dialog: Literal["accept", "dismiss"] = Field(
-        default="dismiss",
-        description="Answer to alert, confirm, prompt.",
-    )
-    prompt_text: str | None = Field(
-        default=None,
-        max_length=10_000,
-        description="What an accepted prompt answers.",
-    )
-    ref: str | None = Field(
-        default=None,
-        max_length=MAX_REF_CHARS,
-        description="Snapshot ref: `script` is then `(el) => ...`.",
-    )
-
-
 def web_url(url: str | None, what: str) -> str | None:
     """``url`` if it is http or https; else a ValueError naming its scheme."""
     if url is not None and not url.lower().startswith(("http://", "https://")):
         scheme = url.split(":", 1)[0] if ":" in url else url
         raise ValueError(f"{what} http or https urls only, not {scheme[:20]!r}")
     return url
-
-
-class TabsParams(Params):
-    """List, open, select or close tabs: the body of ``POST /browser_tabs``."""
-
-    example: ClassVar[str] = '{"action": "new", "url": "https://example.com/"}'
-
-    action: Literal["list", "new", "select", "close"] = Field(
-        default="list",
-        description="`new` opens `url` in a new active tab.",
-    )
-    url: str | None = Field(default=None, max_length=8192, description="For `new`: an http(s) url.")
-    tab_id: int | None = Field(
-        default=None,
-        description="For `select` and `close`: the tab. `close` without it closes the active tab "
-        "if the AI opened it.",
-    )
-
-    @field_validator("url")
-    @classmethod
-    def _web_url(cls, url: str | None) -> str | None:
-        return web_url(url, "a new tab opens")
-
-    @model_validator(mode="after")
-    def _needs_what_it_acts_on(self) -> TabsParams:
-        # `close` without a tab_id is the extension's to judge: it closes the active tab only
-        # if the AI opened it.
-        if self.action == "select" and self.tab_id is None:
-            raise ValueError("`select` needs `tab_id`; the `list` action lists the tabs")
-        if self.url is not None and self.action != "new":
-            raise ValueError("`url` goes with the `new` action only")
-        return self
 
 
 class PingParams(Params):
@@ -199,3 +135,34 @@ class PingParams(Params):
     tab_id: int | None = Field(
         default=None, description="Target tab; null: the active tab of the last focused window."
     )
+
+
+TAB_ID_DESCRIPTION = "The tab; null: the active tab of the last focused window."
+
+#: An element ref, as browser_snapshot hands them out: `e12`.
+Ref = Annotated[str, Strict(), Field(min_length=1, max_length=MAX_REF_CHARS)]
+
+
+def shifted(entry: Any, key: str, base: int) -> Any:
+    """``entry`` with its tab id at ``key`` moved up by ``base``: a context's tab ids made
+    daemon-wide (:mod:`tabpilot.browsers.tab_ids`)."""
+    if isinstance(entry, dict) and isinstance(entry.get(key), int):
+        return {**entry, key: entry[key] + base}
+    return entry
+
+
+def shifted_id(value: Any, base: int) -> Any:
+    """A tab id moved up by ``base``; anything else as it is."""
+    return value + base if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+def result_of(envelope: dict[str, Any]) -> dict[str, Any]:
+    """A success envelope's result when it is an object, else an empty one: what a text
+    formatter reads its fields from."""
+    result = envelope.get("result")
+    return result if isinstance(result, dict) else {}
+
+
+def plural(count: int, word: str) -> str:
+    """`1 tab`, `2 tabs`."""
+    return f"{count} {word}{'' if count == 1 else 's'}"

@@ -19,12 +19,32 @@ import json
 import re
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import Field, field_validator
+from pydantic import (
+    Field,
+    field_validator,
+)
 
 from tabpilot.errors import ExtensionError, ExtensionNotConnected, ScriptTooLarge
 from tabpilot.protocol import ResultFrame
-from tabpilot.tools.fields import ExecuteParams, Params, TimeoutMs
-from tabpilot.tools.page import TAB_ID_DESCRIPTION, Ref
+from tabpilot.tools.fields import (
+    TAB_ID_DESCRIPTION,
+    Params,
+    Ref,
+    TimeoutMs,
+    result_of,
+)
+from tabpilot.tools.script import ExecuteParams, script_text
+from tabpilot.tools.tool import (
+    CliFace,
+    GuardRule,
+    HttpFace,
+    McpFace,
+    Tool,
+    daemon_answer,
+    describe,
+    on_bridge,
+    timeout_ms,
+)
 
 if TYPE_CHECKING:
     from tabpilot.browsers.bridge import Bridge
@@ -154,11 +174,6 @@ def call_script(source: str, args: list[Any], with_element: bool) -> str:
     return f"await ({source}\n)({', '.join(literals)})"
 
 
-def _answer(request_id: str, result: Any) -> ResultFrame:
-    kind = "array" if isinstance(result, list) else "object"
-    return ResultFrame(id=request_id, ok=True, result=result, result_type=kind, tab=None)
-
-
 async def define(bridge: Bridge, params: Any, request_id: str) -> ResultFrame:
     """eval_define_function: the extension checks the source, the daemon keeps its text."""
     bridge.functions.check_room(params.name)  # refused before anything is sent
@@ -177,7 +192,7 @@ async def define(bridge: Bridge, params: Any, request_id: str) -> ResultFrame:
             "extension to the same version."
         )
     replaced = bridge.functions.put(params.name, checked)
-    return _answer(request_id, {"name": params.name, "replaced": replaced})
+    return daemon_answer(request_id, {"name": params.name, "replaced": replaced})
 
 
 async def call(bridge: Bridge, params: Any, request_id: str) -> ResultFrame:
@@ -200,35 +215,123 @@ async def call(bridge: Bridge, params: Any, request_id: str) -> ResultFrame:
 async def list_functions(bridge: Bridge, params: Any, request_id: str) -> ResultFrame:
     """eval_list_functions: ``{functions: [{name, first_line}], limit}``."""
     functions = bridge.functions
-    return _answer(request_id, {"functions": functions.listing(), "limit": functions.limit})
+    return daemon_answer(request_id, {"functions": functions.listing(), "limit": functions.limit})
 
 
 async def remove(bridge: Bridge, params: Any, request_id: str) -> ResultFrame:
     """eval_remove_function: ``{name, removed: true}``."""
     bridge.functions.remove(params.name)
-    return _answer(request_id, {"name": params.name, "removed": True})
+    return daemon_answer(request_id, {"name": params.name, "removed": True})
 
 
-def _result(envelope: dict[str, Any]) -> dict[str, Any]:
-    result = envelope.get("result")
-    return result if isinstance(result, dict) else {}
-
-
-def define_text(envelope: dict[str, Any]) -> str:
+def define_text(envelope: dict[str, Any], params: Any = None) -> str:
     """`✓ Function defined: add`."""
-    result = _result(envelope)
+    result = result_of(envelope)
     again = " (it replaced the one of that name)" if result.get("replaced") else ""
     return f"✓ Function defined: {result.get('name')}{again}"
 
 
-def list_text(envelope: dict[str, Any]) -> str:
+def list_text(envelope: dict[str, Any], params: Any = None) -> str:
     """One line per function: `add: (a, b) => a + b`."""
-    functions = _result(envelope).get("functions") or []
+    functions = result_of(envelope).get("functions") or []
     if not functions:
         return "No functions are defined. Define one with eval_define_function."
     return "\n".join(f"{f.get('name')}: {f.get('first_line')}" for f in functions)
 
 
-def remove_text(envelope: dict[str, Any]) -> str:
+def remove_text(envelope: dict[str, Any], params: Any = None) -> str:
     """`✓ Function removed: add`."""
-    return f"✓ Function removed: {_result(envelope).get('name')}"
+    return f"✓ Function removed: {result_of(envelope).get('name')}"
+
+
+DEFINE = Tool(
+    name="eval_define_function",
+    params=DefineFunctionParams,
+    title="Define a reusable page function",
+    description=describe(
+        """
+        Define a named function once, syntax-checked, not run; eval_call_function calls it in
+        any tab, after any navigation. Nothing is kept in the page. E.g. {"name": "h",
+        "source": "(sel) => document.querySelector(sel).textContent"} → ✓ Function defined: h
+        """
+    ),
+    timeout_s=DEFINE_TIMEOUT_S,
+    text=define_text,
+    read_only=False,
+    method="define_function",
+    cli=CliFace("define", positional=("name", "source")),
+    handle=on_bridge(define),
+    http=HttpFace(empty_body=None),
+)
+
+
+CALL = Tool(
+    name="eval_call_function",
+    params=CallFunctionParams,
+    title="Call a defined page function",
+    description=describe(
+        """
+        Call a function from eval_define_function with `args_json` (a JSON array); with
+        `ref`, that element comes first. Answers like execute_javascript. E.g. {"name": "h",
+        "args_json": "[\\"h1\\"]"} → Sign in
+        """
+    ),
+    timeout_s=timeout_ms,
+    text=script_text,
+    read_only=False,
+    method="call_function",
+    cli=CliFace("call", positional=("name", "args_json")),
+    handle=on_bridge(call),
+    command="execute_javascript",
+    guard=GuardRule(limit=2_000),
+    mcp=McpFace(value=True),
+    http=HttpFace(empty_body=None),
+)
+
+
+LIST = Tool(
+    name="eval_list_functions",
+    params=ListFunctionsParams,
+    title="List the defined page functions",
+    description=describe(
+        """
+        The functions eval_define_function defined: each name and first line. E.g. {} → h:
+        (sel) => document.querySelector(sel).textContent
+        """
+    ),
+    timeout_s=0.0,
+    text=list_text,
+    read_only=True,
+    method="list_functions",
+    cli=CliFace("functions"),
+    handle=on_bridge(list_functions),
+    command=None,
+)
+
+
+REMOVE = Tool(
+    name="eval_remove_function",
+    params=RemoveFunctionParams,
+    title="Remove a defined page function",
+    description=describe(
+        """
+        Remove a function eval_define_function defined. E.g. {"name": "h"} → ✓ Function
+        removed: h
+        """
+    ),
+    timeout_s=0.0,
+    text=remove_text,
+    read_only=False,
+    method="remove_function",
+    cli=CliFace("undefine", positional=("name",)),
+    handle=on_bridge(remove),
+    command=None,
+    http=HttpFace(empty_body=None),
+)
+
+TOOLS = (
+    DEFINE,
+    CALL,
+    LIST,
+    REMOVE,
+)

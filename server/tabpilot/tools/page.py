@@ -6,53 +6,32 @@ Each model is strict and refuses unknown fields, like every :class:`tabpilot.too
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import Field, Strict, field_validator, model_validator
+from pydantic import (
+    Field,
+    model_validator,
+)
 
-from tabpilot.tools.fields import MAX_REF_CHARS, Params, TimeoutMs, web_url
-
-TAB_ID_DESCRIPTION = "The tab; null: the active tab of the last focused window."
-
-#: An element ref, as browser_snapshot hands them out: `e12`.
-Ref = Annotated[str, Strict(), Field(min_length=1, max_length=MAX_REF_CHARS)]
+from tabpilot.tools.fields import (
+    TAB_ID_DESCRIPTION,
+    Params,
+    Ref,
+    TimeoutMs,
+    result_of,
+)
+from tabpilot.tools.script import dialogs_note
+from tabpilot.tools.tool import (
+    CliFace,
+    GuardRule,
+    Tool,
+    describe,
+    timeout_ms,
+)
 
 ACT_KINDS = ("click", "type", "press", "scroll", "hover", "select", "check", "uncheck")
 #: The kinds of act that need an element.
 KINDS_NEEDING_REF = ("click", "hover", "select", "check", "uncheck")
-
-
-class NavigateParams(Params):
-    """Load a url in a tab, or go back, forward, or reload."""
-
-    example: ClassVar[str] = '{"url": "https://example.com/"}'
-
-    url: str | None = Field(
-        default=None,
-        max_length=8192,
-        description="For `goto`: the http(s) url.",
-    )
-    action: Literal["goto", "back", "forward", "reload"] = Field(
-        default="goto",
-        description="`goto` loads `url`.",
-    )
-    tab_id: int | None = Field(default=None, description=TAB_ID_DESCRIPTION)
-    timeout_ms: TimeoutMs = Field(
-        default=30_000, description="Give up waiting for the page to load after this many ms."
-    )
-
-    @field_validator("url")
-    @classmethod
-    def _web_url(cls, url: str | None) -> str | None:
-        return web_url(url, "browser_navigate loads")
-
-    @model_validator(mode="after")
-    def _url_with_goto_only(self) -> NavigateParams:
-        if self.action == "goto" and self.url is None:
-            raise ValueError('`goto` needs `url`; or send `action`: "back", "forward" or "reload"')
-        if self.action != "goto" and self.url is not None:
-            raise ValueError(f"`{self.action}` takes no `url`; `url` goes with `goto`")
-        return self
 
 
 class SnapshotParams(Params):
@@ -130,7 +109,118 @@ class ReadParams(Params):
     tab_id: int | None = Field(default=None, description=TAB_ID_DESCRIPTION)
 
 
-class CloseParams(Params):
-    """Close what the AI opened; takes no fields."""
+#: A snapshot or a read walks the DOM once; no page takes longer, even a huge one.
+PAGE_WALK_TIMEOUT_S = 30.0
 
-    example: ClassVar[str] = "{}"
+
+def snapshot_text(envelope: dict[str, Any], params: Any = None) -> str:
+    """browser_snapshot: a header line naming the page and its refs, then the snapshot."""
+    snap = result_of(envelope)
+    tab = envelope.get("tab") or {}
+    refs = snap.get("refs", 0)
+    header = f'Page "{tab.get("title") or ""}" {tab.get("url") or ""}, {refs} ref'
+    header += "" if refs == 1 else "s"
+    return f"{header}\n{snap.get('snapshot', '')}"
+
+
+def act_text(envelope: dict[str, Any], params: Any = None) -> str:
+    """browser_act: what was done, then what followed (a navigation, new tabs, dialogs)."""
+    act = result_of(envelope)
+    text = str(act.get("description") or "Done")
+    if act.get("navigated"):
+        text += f"; the page navigated to {act.get('url')}"
+    for tab in act.get("new_tabs") or []:
+        text += f"; opened tab {tab.get('id')}"
+        if tab.get("url"):
+            text += f" ({tab.get('url')})"
+    dialogs = envelope.get("dialogs") or act.get("dialogs")
+    return text + dialogs_note(dialogs)
+
+
+def read_text(envelope: dict[str, Any], params: Any = None) -> str:
+    """browser_read: the text, then where it sits in the whole and how to get the rest."""
+    read = result_of(envelope)
+    text = str(read.get("text", ""))
+    offset = int(read.get("offset") or 0)
+    total = read.get("total")
+    end = offset + len(text)
+    if read.get("more"):
+        return f"{text}\n[chars {offset}-{end} of {total}; more: browser_read offset={end}]"
+    if offset:
+        return f"{text}\n[chars {offset}-{end} of {total}]"
+    return text
+
+
+SNAPSHOT = Tool(
+    name="browser_snapshot",
+    params=SnapshotParams,
+    title="See the page's structure",
+    description=describe(
+        """
+        The page as an accessibility tree with refs to act on, far smaller than the DOM.
+        `interactive_only`: controls only. E.g. {} → Page "Shop" https://a.test/, 9 refs⏎-
+        main [ref=e8]:⏎  - button "Buy" [ref=e12]
+        """
+    ),
+    timeout_s=PAGE_WALK_TIMEOUT_S,
+    text=snapshot_text,
+    read_only=True,
+    method="snapshot",
+    cli=CliFace("snapshot"),
+    guard=GuardRule(
+        limit=24_000,
+        advice=(
+            "Scope it: browser_snapshot with `ref` (one element's subtree) or `interactive_only`."
+        ),
+        cut_first=("snapshot",),
+    ),
+)
+
+
+ACT = Tool(
+    name="browser_act",
+    params=ActParams,
+    title="Click, type, press, scroll or select in the page",
+    description=describe(
+        """
+        Act on an element by its snapshot ref as a person would, or say why not. E.g.
+        {"kind": "click", "ref": "e12"} → Clicked button "Buy" (e12). Snapshot again after:
+        refs go stale.
+        """
+    ),
+    timeout_s=timeout_ms,
+    text=act_text,
+    read_only=False,
+    method="act",
+    cli=CliFace("act", positional=("kind", "ref")),
+)
+
+
+READ = Tool(
+    name="browser_read",
+    params=ReadParams,
+    title="Read the page's text",
+    description=describe(
+        """
+        The page's visible text, or a ref's, in slices. Better than innerText with
+        execute_javascript. E.g. {"limit": 30} → the text⏎[chars 0-30 of 99; more: browser_read
+        offset=30]
+        """
+    ),
+    timeout_s=PAGE_WALK_TIMEOUT_S,
+    text=read_text,
+    read_only=True,
+    method="read",
+    cli=CliFace("read"),
+    guard=GuardRule(
+        limit=12_000,
+        advice=("Read less at once: browser_read with `ref` (one element) or a smaller `limit`."),
+        cut_first=("text",),
+    ),
+)
+
+TOOLS = (
+    SNAPSHOT,
+    ACT,
+    READ,
+)

@@ -12,31 +12,33 @@ from __future__ import annotations
 
 import base64
 import binascii
-import sys
-import time
-from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from pydantic import Field, model_validator
-from starlette.responses import Response
+from pydantic import (
+    Field,
+    model_validator,
+)
 
 from tabpilot.errors import InvalidRequest
-from tabpilot.protocol import ResultFrame
-from tabpilot.tools.fields import Params, TimeoutMs
-from tabpilot.tools.page import TAB_ID_DESCRIPTION, Ref
+from tabpilot.tools.fields import (
+    TAB_ID_DESCRIPTION,
+    Params,
+    Ref,
+    TimeoutMs,
+)
+from tabpilot.tools.tool import (
+    CliFace,
+    HttpFace,
+    McpFace,
+    Tool,
+    describe,
+    timeout_ms,
+)
 
 #: The long side of the image, by default: what Claude's vision reads without downscaling.
 MAX_SIZE = 1568
-#: JPEG quality when none is asked for. At 50 text stays legible to a model, and the image stays
-#: smaller than PNG even on a flat, text-only page, where JPEG at 80 is not: the bench's product
-#: page at 1280x720 is 61 KB at 50, 67 KB as PNG, 88 KB at 80. Photos and charts shrink further.
-JPEG_QUALITY = 50
-#: How much of a tall page a full-page capture covers, in CSS pixels (extension/background/
-#: capture.js holds the same number): past it the top part is captured and ``note`` says so.
-MAX_FULL_PAGE_PX = 16_384
 
 MIME_TYPES = {"jpeg": "image/jpeg", "png": "image/png"}
-EXTENSIONS = {"image/jpeg": "jpg", "image/png": "png"}
 
 
 class ScreenshotParams(Params):
@@ -71,7 +73,7 @@ class ScreenshotParams(Params):
         return self
 
 
-def screenshot_text(envelope: dict[str, Any]) -> str:
+def screenshot_text(envelope: dict[str, Any], params: Any = None) -> str:
     """One line: `Screenshot of the viewport: 1280x720 JPEG, 61 KB, scale 1 (debugger)`."""
     shot = envelope.get("result")
     shot = shot if isinstance(shot, dict) else {}
@@ -136,43 +138,24 @@ def negotiate(accept: str, params: ScreenshotParams) -> tuple[ScreenshotParams, 
     return params.model_copy(update={"format": fmt}), mime
 
 
-def raw_response(answer: ResultFrame, request_id: str, header: str) -> Response:
-    """The image of ``answer`` as the response body, its size and scale in headers."""
-    result = answer.result if isinstance(answer.result, dict) else {}
-    envelope = {"success": True, "result": result}
-    found = image_of(envelope)
-    if found is None:
-        raise InvalidRequest("The extension's answer carries no image.")
-    data = image_bytes(result)
-    headers = {
-        header: request_id,
-        "X-Image-Width": str(result.get("width")),
-        "X-Image-Height": str(result.get("height")),
-        "X-Image-Scale": str(result.get("scale")),
-        "X-Captured": str(result.get("captured")).encode("ascii", "replace").decode(),
-    }
-    return Response(data, media_type=found[1], headers=headers)
+SCREENSHOT = Tool(
+    name="browser_take_screenshot",
+    params=ScreenshotParams,
+    title="See the page as an image",
+    description=describe(
+        """
+        An image of the viewport, an element (`ref`) or the whole page. For layout and looks;
+        browser_snapshot costs less for finding elements. E.g. {} → Screenshot of the viewport:
+        1280x720 JPEG, 61 KB, scale 1 (debugger), then the image.
+        """
+    ),
+    timeout_s=timeout_ms,
+    text=screenshot_text,
+    read_only=True,
+    method="screenshot",
+    cli=CliFace("screenshot"),
+    mcp=McpFace(image="data"),
+    http=HttpFace(negotiate=negotiate),
+)
 
-
-def save_image(envelope: dict[str, Any], output: str | None) -> str:
-    """Write the envelope's image to ``output`` (a default name in the current directory when
-    None, stdout for ``-``); the path written."""
-    found = image_of(envelope)
-    if found is None:
-        raise InvalidRequest("The answer carries no image.")
-    data = image_bytes(envelope["result"])
-    if output == "-":
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-        return "-"
-    if output is None:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        output = f"screenshot-{stamp}.{EXTENSIONS.get(found[1], 'img')}"
-    Path(output).write_bytes(data)
-    return output
-
-
-OPENAPI_IMAGES = {
-    "image/png": {"schema": {"type": "string", "format": "binary"}},
-    "image/jpeg": {"schema": {"type": "string", "format": "binary"}},
-}
+TOOLS = (SCREENSHOT,)

@@ -1,0 +1,216 @@
+"""The hand-written commands of `tabpilot`: serve, mcp, exec, status and tabs (the tools' own
+subcommands are generated in :mod:`tabpilot.cli.tool_commands`)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import logging
+import sys
+from typing import Any
+
+from tabpilot.cli.tool_commands import (
+    CliError,
+    context_query,
+    fetch_envelope,
+    port_of,
+)
+from tabpilot.client.connection import CLIENT_SLACK_S
+from tabpilot.config import LOOPBACK_HOST, Settings
+from tabpilot.envelope import result_text
+from tabpilot.tools import parse_caps
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+
+
+def format_result(result: Any, result_type: str | None) -> str:
+    """A result as a person reads it: `42`, `hello world`, indented JSON, `undefined`."""
+    return result_text(result, result_type, indent=2)
+
+
+def _request(args: argparse.Namespace, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
+    status, body = fetch_envelope(args, method, path, params=context_query(args), **kwargs)
+    if not body.get("success"):
+        error = body.get("error") or {}
+        raise CliError(error.get("message") or f"HTTP {status}")
+    return body
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Run the daemon in the foreground until Ctrl-C."""
+    from tabpilot.http.app import serve
+
+    settings = Settings.from_env(
+        host=args.host,
+        port=args.port,
+        connect_grace_s=args.connect_grace,
+        managed_browser=args.browser or args.headed,
+        headed=args.headed,
+        access_log=args.access_log or None,
+        token=args.token,
+    )
+    serve(settings)
+    return EXIT_OK
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """Serve tabpilot's MCP tools over stdio, forwarding each call to the running daemon."""
+    import anyio
+
+    from tabpilot.client.connection import DaemonClient
+    from tabpilot.mcp.stdio import run_stdio
+
+    # stdout carries the protocol; anything the server logs goes to stderr.
+    logging.basicConfig(level=logging.WARNING, format="tabpilot mcp: %(levelname)s: %(message)s")
+    settings = Settings.from_env(port=args.port)
+
+    caps = parse_caps(args.caps or "")
+
+    async def serve() -> None:
+        async with DaemonClient(settings) as client:
+            await run_stdio(client, caps)
+
+    # uvloop where it is installed (not on Windows), as the daemon runs: its loop and pipes
+    # cost less per call.
+    anyio.run(serve, backend_options={"use_uvloop": importlib.util.find_spec("uvloop") is not None})
+    return EXIT_OK
+
+
+def _script(arg: str) -> str:
+    """The script of `exec`: the argument, or stdin for `-`; either must be UTF-8 text."""
+    if arg == "-":
+        data = sys.stdin.buffer.read()
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            where = f"byte {exc.start} is {data[exc.start]:#04x}"
+            raise CliError(
+                f"the script on stdin is not UTF-8 text ({where}). Save it as UTF-8 and retry."
+            ) from None
+    try:
+        arg.encode("utf-8")  # undecodable bytes of argv arrive as lone surrogates
+    except UnicodeEncodeError:
+        raise CliError(
+            "the script argument is not UTF-8 text. Pass UTF-8, or save the script to a file "
+            "and run `tabpilot exec - < FILE`."
+        ) from None
+    return arg
+
+
+def cmd_exec(args: argparse.Namespace) -> int:
+    """Run one script and print its result."""
+    try:
+        payload: dict[str, Any] = {
+            "script": _script(args.script),
+            "timeout_ms": args.timeout_ms,
+            "await_promise": not args.no_await,
+            "dialog": args.dialog,
+        }
+        if args.prompt_text is not None:
+            payload["prompt_text"] = args.prompt_text
+        if args.tab is not None:
+            payload["tab_id"] = args.tab
+        if args.ref is not None:
+            payload["ref"] = args.ref
+        body = _request(
+            args,
+            "POST",
+            "/execute_javascript",
+            json=payload,
+            timeout=args.timeout_ms / 1000 + CLIENT_SLACK_S,
+        )
+    except CliError as error:
+        if args.json:
+            print(json.dumps({"success": False, "error": {"message": str(error)}}))
+        raise
+    if args.json:
+        print(json.dumps(body, ensure_ascii=False))
+    else:
+        print(format_result(body["result"], body.get("result_type")))
+    return EXIT_OK
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    """Say in one glance what is connected and whether the pilot is on."""
+    status = _request(args, "GET", "/status", timeout=5)["result"]
+    if args.json:
+        print(json.dumps(status, indent=2))
+        return EXIT_OK
+    extension = status.get("extension") or {}
+    pilot = extension.get("pilot_enabled")
+    lines = [
+        ("daemon", f"tabpilot {status.get('daemon_version')} on {LOOPBACK_HOST}:{port_of(args)}"),
+        (
+            "extension",
+            f"connected (version {extension.get('version')}, id {extension.get('id')})"
+            if extension.get("connected")
+            else "not connected: open Chrome with the tabpilot extension, "
+            "or run `tabpilot serve --browser`",
+        ),
+        (
+            "pilot",
+            "unknown"
+            if pilot is None
+            else ("ON" if pilot else "OFF (turn on AI Web Pilot in the extension popup)"),
+        ),
+        ("in flight", str(status.get("in_flight", 0))),
+    ]
+    browser = status.get("browser")
+    if browser:
+        mode = "headless" if browser.get("headless") else "headed"
+        state = (
+            f"running (pid {browser.get('pid')})"
+            if browser.get("running")
+            else "stopped (the next call starts it)"
+        )
+        lines.append(("browser", f"managed {mode} Chromium, {state}"))
+    contexts = status.get("contexts") or []
+    if len(contexts) > 1:
+        default = status.get("default_context")
+        lines.append(
+            (
+                "contexts",
+                ", ".join(
+                    c["name"]
+                    + (" (default)" if c["name"] == default else "")
+                    + ("" if c.get("connected") else " (not connected)")
+                    for c in contexts
+                ),
+            )
+        )
+    width = max(len(label) for label, _ in lines)
+    for label, value in lines:
+        print(f"{label.ljust(width)}  {value}")
+    return EXIT_OK
+
+
+def cmd_tabs(args: argparse.Namespace) -> int:
+    """List the browser's tabs, or open, select or close one."""
+    body: dict[str, Any] = {"action": args.action}
+    if args.action == "new" and args.target is not None:
+        body["url"] = args.target
+    elif args.action == "close" and args.target is None:
+        pass  # the active tab, if the AI opened it: the extension decides
+    elif args.action in ("select", "close"):
+        if args.target is None or not args.target.isdigit():
+            raise CliError(
+                f"tabpilot tabs {args.action} needs a tab id; `tabpilot tabs` lists them."
+            )
+        body["tab_id"] = int(args.target)
+    elif args.target is not None:
+        raise CliError(f"tabpilot tabs {args.action} takes no argument.")
+    result = _request(args, "POST", "/browser_tabs", json=body, timeout=15)["result"]
+    if args.json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+        return EXIT_OK
+    for tab in result if args.action == "list" else [result]:
+        if "closed" in tab:
+            print(f"closed {tab['closed']}")
+            if tab.get("opened"):
+                print(f"opened {tab['opened']['id']}  {tab['opened']['url']}")
+            continue
+        mark = "*" if tab.get("active") else " "
+        print(f"{mark} {tab.get('id'):>6}  {tab.get('title') or '(untitled)'}  {tab.get('url')}")
+    return EXIT_OK
