@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { createActivity } from "../extension/background/activity.js";
+import { createActivity } from "../extension/worker/link/activity.js";
 import { fakeChrome, manualTimers } from "./support/fake-chrome.js";
 
 async function summaryOf(command, params, result) {

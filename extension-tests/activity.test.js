@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import { beforeEach, test } from "node:test";
 
-import { ACTIVITY_KEY, createActivity, SAVE_DELAY_MS } from "../extension/background/activity.js";
-import { createBackground } from "../extension/background/app.js";
+import { ACTIVITY_KEY, createActivity, SAVE_DELAY_MS } from "../extension/worker/link/activity.js";
+import { createBackground } from "../extension/worker/main.js";
 import { FakeWebSocket, fakeChrome, manualTimers, realTimers, results, until } from "./support/fake-chrome.js";
 
 const PAGE = { id: 7, url: "https://example.test/a", title: "Example", active: true, windowId: 1 };

@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { base64Bytes, bytesToBase64, base64ToBytes, createCaptureQueue, cropRect, fitScale, imageSize, stitchOffsets } from "../extension/background/capture-image.js";
-import { createCapture, screenshotParams } from "../extension/background/capture.js";
+import { base64Bytes, bytesToBase64, base64ToBytes, createCaptureQueue, cropRect, fitScale, imageSize, stitchOffsets } from "../extension/worker/tools/capture-image.js";
+import { createCapture, screenshotParams } from "../extension/worker/tools/capture.js";
 
 // A clock that only moves when someone sleeps.
 function fakeClock() {

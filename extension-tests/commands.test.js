@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { createCommands } from "../extension/background/commands.js";
+import { createCommands } from "../extension/worker/commands.js";
 import { fakeChrome, NO_RECEIVER, realTimers, tick } from "./support/fake-chrome.js";
 
 const PAGE = { id: 7, url: "http://127.0.0.1:8000/page.html", title: "Page", active: true, windowId: 1 };
@@ -169,8 +169,8 @@ test("'Receiving end does not exist' injects MAIN then ISOLATED, then sends exac
   assert.deepEqual(
     chrome.calls.executeScript.map((d) => ({ world: d.world, files: d.files, target: d.target })),
     [
-      { world: "MAIN", files: ["lib/serialize-intrinsics.js", "lib/serialize-kinds.js", "lib/serialize.js", "lib/returns.js", "lib/executor.js", "lib/page-log.js", "inject.js"], target: { tabId: 7, frameIds: [0] } },
-      { world: "ISOLATED", files: ["lib/refs.js", "lib/snapshot-format.js", "lib/snapshot.js", "lib/read.js", "lib/act-common.js", "lib/act-keys.js", "lib/act.js", "content.js"], target: { tabId: 7, frameIds: [0] } },
+      { world: "MAIN", files: ["page/serialize-intrinsics.js", "page/serialize-kinds.js", "page/serialize.js", "page/returns.js", "page/executor.js", "page/page-log.js", "page/inject.js"], target: { tabId: 7, frameIds: [0] } },
+      { world: "ISOLATED", files: ["content/refs.js", "content/snapshot-format.js", "content/snapshot.js", "content/read.js", "shared/act-common.js", "content/act-keys.js", "content/act.js", "content/content.js"], target: { tabId: 7, frameIds: [0] } },
     ],
   );
 });

@@ -2,9 +2,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { checkFunction } from "../extension/background/functions.js";
-import { createActivity } from "../extension/background/activity.js";
-import { createCommands } from "../extension/background/commands.js";
+import { checkFunction } from "../extension/worker/tools/functions.js";
+import { createActivity } from "../extension/worker/link/activity.js";
+import { createCommands } from "../extension/worker/commands.js";
 import { fakeChrome, manualTimers, realTimers } from "./support/fake-chrome.js";
 
 const FUNCTIONS = [

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { createCommands } from "../extension/background/commands.js";
+import { createCommands } from "../extension/worker/commands.js";
 import { fakeChrome, realTimers } from "./support/fake-chrome.js";
 
 const PAGE = { id: 7, url: "http://127.0.0.1:8000/page.html", title: "Page", active: true, windowId: 1 };

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { createTabLog } from "../extension/background/tab-log.js";
+import { createTabLog } from "../extension/worker/tools/logs-ring.js";
 
 test("entries get increasing sequence numbers per tab, and the newest `limit` come back oldest first", () => {
   const log = createTabLog();

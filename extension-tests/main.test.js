@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { beforeEach, test } from "node:test";
 
-import { createBackground } from "../extension/background/app.js";
+import { createBackground } from "../extension/worker/main.js";
 import { FakeWebSocket, fakeChrome, realTimers, results, tick, until } from "./support/fake-chrome.js";
 
 const PAGE = { id: 7, url: "https://example.test/", title: "Example", active: true, windowId: 1 };
@@ -211,7 +211,7 @@ test("service-worker.js wires the real globals and connects", async () => {
   const { chrome, fetch } = fakeChrome({ storage: { pilotEnabled: false } });
   Object.assign(globalThis, { chrome, WebSocket: FakeWebSocket, fetch });
   if (!globalThis.navigator) globalThis.navigator = { userAgent: "node" };
-  await import("../extension/service-worker.js");
+  await import("../extension/worker/main.js?as-worker");
   for (let i = 0; i < 20 && FakeWebSocket.instances.length === 0; i++) await tick();
   assert.equal(FakeWebSocket.last().url, "ws://127.0.0.1:7878/ws");
   assert.equal(chrome.runtime.onMessage.listeners.length, 1);

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { createCommands } from "../extension/background/commands.js";
+import { createCommands } from "../extension/worker/commands.js";
 import { fakeChrome, realTimers, tick } from "./support/fake-chrome.js";
 
 const PAGE = { id: 7, url: "https://strict.example/", title: "Strict", active: true, windowId: 1 };
@@ -102,8 +102,8 @@ test("a lost page-world channel is injected again and the script sent once more"
   assert.equal(result.route, "page");
   assert.equal(sends, 2);
   assert.deepEqual(chrome.calls.executeScript.map((d) => [d.world, d.files]), [
-    ["MAIN", ["lib/serialize-intrinsics.js", "lib/serialize-kinds.js", "lib/serialize.js", "lib/returns.js", "lib/executor.js", "lib/page-log.js", "inject.js"]],
-    ["ISOLATED", ["lib/refs.js", "lib/snapshot-format.js", "lib/snapshot.js", "lib/read.js", "lib/act-common.js", "lib/act-keys.js", "lib/act.js", "content.js"]],
+    ["MAIN", ["page/serialize-intrinsics.js", "page/serialize-kinds.js", "page/serialize.js", "page/returns.js", "page/executor.js", "page/page-log.js", "page/inject.js"]],
+    ["ISOLATED", ["content/refs.js", "content/snapshot-format.js", "content/snapshot.js", "content/read.js", "shared/act-common.js", "content/act-keys.js", "content/act.js", "content/content.js"]],
   ]);
 });
 
@@ -118,8 +118,8 @@ test("with user scripts allowed, the script runs in the USER_SCRIPT world, whose
   assert.equal(details.world, "USER_SCRIPT");
   assert.deepEqual(details.target, { tabId: 7, frameIds: [0] });
   assert.deepEqual(details.js.slice(0, 5), [
-    { file: "lib/serialize-intrinsics.js" }, { file: "lib/serialize-kinds.js" }, { file: "lib/serialize.js" },
-    { file: "lib/returns.js" }, { file: "lib/executor.js" },
+    { file: "page/serialize-intrinsics.js" }, { file: "page/serialize-kinds.js" }, { file: "page/serialize.js" },
+    { file: "page/returns.js" }, { file: "page/executor.js" },
   ]);
   assert.match(details.js[5].code, /"script":"1 \+ 1"/);
   assert.match(details.js[5].code, /"dialog":"accept","prompt_text":"yes"/);

@@ -3,9 +3,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { createActivity } from "../extension/background/activity.js";
-import { createCommands } from "../extension/background/commands.js";
-import { createStorage, READ_MS, IMPORT_MS } from "../extension/background/storage.js";
+import { createActivity } from "../extension/worker/link/activity.js";
+import { createCommands } from "../extension/worker/commands.js";
+import { createStorage, READ_MS, IMPORT_MS } from "../extension/worker/tools/storage.js";
 import { fakeChrome, manualTimers, realTimers, until } from "./support/fake-chrome.js";
 
 function event() {

@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { createActivity } from "../extension/background/activity.js";
-import { createCommands } from "../extension/background/commands.js";
+import { createActivity } from "../extension/worker/link/activity.js";
+import { createCommands } from "../extension/worker/commands.js";
 import { fakeChrome, realTimers } from "./support/fake-chrome.js";
 
 const LANDING = "http://127.0.0.1:7878/";

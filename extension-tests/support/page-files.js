@@ -6,7 +6,7 @@ import vm from "node:vm";
 export const readExtension = (path) => readFileSync(new URL(`../../extension/${path}`, import.meta.url), "utf8");
 
 // The serializer's files: the captured built-ins, what a value is, how each kind is written out.
-export const SERIALIZER_FILES = ["lib/serialize-intrinsics.js", "lib/serialize-kinds.js", "lib/serialize.js"];
+export const SERIALIZER_FILES = ["page/serialize-intrinsics.js", "page/serialize-kinds.js", "page/serialize.js"];
 
 // The MAIN world's files as the manifest lists them (tabs.js injects the same list).
 const manifest = JSON.parse(readExtension("manifest.json"));

@@ -1,6 +1,6 @@
 // browser_act's typing and keys on the DOM route, and what acting needs to know of elements (which
 // take text, which are disabled, where the focus is). A classic script of the content script's
-// isolated world, loaded before lib/act.js, which uses it.
+// isolated world, loaded before act.js, which uses it.
 //
 // The isolated world has its own prototypes, which no page script can reach: the value setter
 // taken from them bypasses what a page defines on an element (React's value tracker), as typing

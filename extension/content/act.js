@@ -1,9 +1,9 @@
 // browser_act's DOM route, in the content script's isolated world (docs/protocol.md, "Acting on a
-// page"). The element comes from its ref (lib/refs.js). Before acting, the element is scrolled into
+// page"). The element comes from its ref (refs.js). Before acting, the element is scrolled into
 // view and hit-tested at its centre, through open shadow roots and same-origin iframes, so that a
 // click never lands on what covers it. Events are the browser's own sequence, made here; the
 // browser's default actions that untrusted events do not trigger (Enter submitting a form, Tab
-// moving focus, a link opening a tab) are done explicitly. Typing and keys: lib/act-keys.js.
+// moving focus, a link opening a tab) are done explicitly. Typing and keys: act-keys.js.
 (() => {
   "use strict";
 
@@ -259,7 +259,7 @@
     return focused() ?? document.body;
   }
 
-  // Accessible names need dom-accessibility-api, which lib/refs.js loads on first use.
+  // Accessible names need dom-accessibility-api, which refs.js loads on first use.
   const named = () => refs()
     .ready()
     .catch(() => {});

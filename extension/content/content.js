@@ -14,7 +14,7 @@
 
   // The page world never answered the pairing: a CSP `sandbox` without allow-scripts (an opaque
   // origin) runs no script there at all; otherwise the channel was lost. The service worker then
-  // re-injects the page-world files or takes another route (background/routes.js); nothing ran.
+  // re-injects the page-world files or takes another route (worker/tab/script-routes.js); nothing ran.
   const UNREACHABLE = "page_world_unreachable";
   const unreachable = () =>
     failed(UNREACHABLE, "the page world of this tab is not connected to tabpilot; reload the tab and try again", {
@@ -62,7 +62,7 @@
         .catch(() => {});
     } catch {} // an orphaned copy (the extension was reloaded) has no worker to tell
   };
-  // The page world's console log (lib/page-log.js), in batches: to the worker, or into the answer
+  // The page world's console log (page/page-log.js), in batches: to the worker, or into the answer
   // of the log_flush under way.
   let collecting = null;
   const onLog = (event) => {
@@ -163,7 +163,7 @@
     else toPage(fields, sendResponse);
   };
 
-  // ---- The page tools (lib/refs.js, lib/snapshot.js, lib/read.js): they answer here, in the
+  // ---- The page tools (refs.js, snapshot.js, read.js): they answer here, in the
   // isolated world, where the ref map lives. A ref that does not resolve is answered with its code.
   const refFailure = (err) =>
     typeof err?.code === "string" && err instanceof Error && err.data
@@ -213,7 +213,7 @@
     else sendResponse({ ok: true, result: "pong", result_type: "string", ...where() });
   };
 
-  // browser_act's DOM route, and where the debugger route aims (lib/act.js).
+  // browser_act's DOM route, and where the debugger route aims (act.js).
   const act = (message, sendResponse) => {
     const tool = globalThis.__tabpilotAct;
     Promise.resolve()

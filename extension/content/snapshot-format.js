@@ -1,5 +1,5 @@
 // Text of a page snapshot, in Playwright's AI format (`- button "Add to cart" [ref=e12]`), from the
-// tree lib/snapshot.js walks. Pure, so node:test loads it; in the content script's isolated world it
+// tree snapshot.js walks. Pure, so node:test loads it; in the content script's isolated world it
 // is globalThis.__tabpilotSnapshotFormat.
 //
 // A tree node: {role, name?, ref?, props?: ["checked", "level=2"], url?, note?, flat?, children?:

@@ -1,6 +1,6 @@
 // browser_snapshot in the content script's isolated world: walks the page (open and closed shadow
-// roots, same-origin iframes) into the tree lib/snapshot-format.js writes, giving refs
-// (lib/refs.js) to what an agent can act on. Roles come from dom-accessibility-api; names too,
+// roots, same-origin iframes) into the tree snapshot-format.js writes, giving refs
+// (refs.js) to what an agent can act on. Roles come from dom-accessibility-api; names too,
 // except where the walk already holds the text a name from content would be (buttons, links,
 // headings…), which saves most of the time on a long page.
 (() => {

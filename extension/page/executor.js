@@ -30,7 +30,7 @@
   const regexpExec = RegExp.prototype.exec;
   // Shared with the serializer, which loads first, so returned and thrown errors read the same.
   const { classify, cleanStack, errorData, wellFormed, readable, listen } = globalThis.__tabpilotSerialize;
-  // lib/returns.js loads just before: the rewrite of an async script's top-level returns.
+  // returns.js loads just before: the rewrite of an async script's top-level returns.
   const { rewriteReturns } = globalThis.__tabpilotReturns;
   // Trusted Types, captured at document_start so a page cannot wrap createPolicy or createScript.
   const tt = (() => {

@@ -1,22 +1,22 @@
 // Page-world end of the channel (docs/protocol.md §3): pairs with content.js through a secret event
 // name, runs each request with the executor and answers with the serialized value. It also answers
 // alert/confirm/prompt while a command runs, and tells content.js about the ones between commands.
-// Runs in the MAIN world at document_start, after lib/serialize.js, lib/returns.js and
-// lib/executor.js.
+// Runs in the MAIN world at document_start, after serialize.js, returns.js and
+// executor.js.
 (() => {
   "use strict";
 
   const g = globalThis;
   const serializer = g.__tabpilotSerialize;
   const executor = g.__tabpilotExecutor;
-  const pageLog = g.__tabpilotPageLog; // lib/page-log.js: the console log, sent once paired
+  const pageLog = g.__tabpilotPageLog; // page-log.js: the console log, sent once paired
   // Take the libraries off the page's globals before any page script can see or wrap them.
   delete g.__tabpilotPageLog;
   delete g.__tabpilotSerialize;
   delete g.__tabpilotReturns;
   delete g.__tabpilotExecutor;
   if (!serializer || !executor) {
-    console.error("tabpilot: lib/serialize.js, lib/returns.js and lib/executor.js must load before inject.js");
+    console.error("tabpilot: page/serialize.js, page/returns.js and page/executor.js must load before page/inject.js");
     return;
   }
 

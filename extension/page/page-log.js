@@ -2,9 +2,9 @@
 // and listens for uncaught errors, unhandled rejections and CSP violations, from document_start on.
 // Entries wait here, in a closure the page cannot reach, until inject.js has paired with content.js;
 // then they go out in batches through the secret channel (protocol.md §3), and content.js hands
-// them to the worker, which keeps each tab's ring (background/console-log.js).
+// them to the worker, which keeps each tab's ring (worker/tools/logs-console.js).
 //
-// A classic script in the MAIN world, after lib/serialize.js and before inject.js, which takes
+// A classic script in the MAIN world, after serialize.js and before inject.js, which takes
 // `__tabpilotPageLog` off globalThis before any page script runs. What a page can do: see that the
 // console methods are wrapped, replace them (what its replacement does not pass on is not
 // captured), and log messages of its own. What it cannot: read what was captured, nor erase it.

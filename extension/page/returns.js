@@ -1,8 +1,8 @@
 // The top-level `return`s of an async script, rewritten so that its result is handed over
 // directly instead of resolving the async function's promise, which reads `.then` through the
 // page's prototypes (docs/protocol.md §4, "Awaiting, out of the page's sight"). For
-// lib/executor.js.
-// A classic script loaded like lib/executor.js (see there), in the same worlds, just before it; it
+// executor.js.
+// A classic script loaded like executor.js (see there), in the same worlds, just before it; it
 // reads the global object only as `globalThis` and exports only by assignment on it. inject.js
 // takes `__tabpilotReturns` off the page's globals before any page script runs.
 (() => {

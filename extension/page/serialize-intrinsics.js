@@ -1,6 +1,6 @@
 // The built-ins the serializer uses, captured before page scripts run, and the few safe primitives
-// made from them. Loads first of the serializer's three files (then lib/serialize-kinds.js and
-// lib/serialize.js), in every world they load in (see lib/serialize.js); lib/serialize.js takes
+// made from them. Loads first of the serializer's three files (then serialize-kinds.js and
+// serialize.js), in every world they load in (see serialize.js); serialize.js takes
 // `__tabpilotSerializeIntrinsics` off globalThis again, before any page script runs.
 (() => {
   "use strict";

@@ -1,6 +1,6 @@
 // What kind of value the serializer is handed (a Map, an Error, a DOM node, a native promise…),
-// told by brand checks through the captured built-ins of lib/serialize-intrinsics.js, which loads
-// just before; lib/serialize.js loads next and takes `__tabpilotSerializeKinds` off globalThis
+// told by brand checks through the captured built-ins of serialize-intrinsics.js, which loads
+// just before; serialize.js loads next and takes `__tabpilotSerializeKinds` off globalThis
 // again, before any page script runs.
 (() => {
   "use strict";

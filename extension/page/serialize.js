@@ -1,7 +1,7 @@
 // Safe serializer: turns any page value into JSON-safe data (docs/protocol.md §5).
 // A classic script so that the page's MAIN world (at document_start), the other worlds the service
-// worker uses (see executor.js) and node:vm tests load the same files: lib/serialize-intrinsics.js
-// (the captured built-ins), lib/serialize-kinds.js (what a value is), then this one (how each kind
+// worker uses (see executor.js) and node:vm tests load the same files: serialize-intrinsics.js
+// (the captured built-ins), serialize-kinds.js (what a value is), then this one (how each kind
 // is written out). It takes their exports off globalThis, and inject.js takes
 // `__tabpilotSerialize` off globalThis, before any page script runs.
 (() => {
@@ -13,7 +13,7 @@
   delete g.__tabpilotSerializeIntrinsics;
   delete g.__tabpilotSerializeKinds;
   if (!intrinsics || !kinds) {
-    console.error("tabpilot: lib/serialize-intrinsics.js and lib/serialize-kinds.js must load before lib/serialize.js");
+    console.error("tabpilot: page/serialize-intrinsics.js and page/serialize-kinds.js must load before page/serialize.js");
     return;
   }
   const {

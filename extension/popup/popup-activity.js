@@ -1,4 +1,4 @@
-// The popup's "Recent activity": the commands the service worker answered (background/activity.js),
+// The popup's "Recent activity": the commands the service worker answered (worker/link/activity.js),
 // newest first. Scripts, titles and urls come from agents and pages, so they are only ever set as
 // text, never parsed as HTML.
 //

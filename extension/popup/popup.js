@@ -1,6 +1,6 @@
 // The popup: the AI Web Pilot switch, the daemon's reachability and its port, and what ran lately.
 // The switch and the port live in chrome.storage.local; the service worker reacts to their changes.
-import { DEFAULT_CONTEXT, isContextName, loadManaged } from "./background/managed.js";
+import { DEFAULT_CONTEXT, isContextName, loadManaged } from "../worker/link/managed.js";
 import { createActivityView } from "./popup-activity.js";
 
 const REFRESH_MS = 1000;
@@ -50,7 +50,7 @@ toggle.addEventListener("change", () => {
 debuggerToggle.addEventListener("change", () => {
   chrome.storage.local.set({ debuggerEnabled: debuggerToggle.checked });
 });
-// The same for saving storage (background/storage.js): only a person here can allow it.
+// The same for saving storage (worker/tools/storage.js): only a person here can allow it.
 exportToggle.addEventListener("change", () => {
   chrome.storage.local.set({ exportEnabled: exportToggle.checked });
 });

@@ -1,7 +1,7 @@
 // What browser_act's two routes share: the kinds and what each needs, key names ("Control+a") read
 // into the fields of a key event, and the sentence an answer's description reads as. A classic
 // script: the content script's isolated world loads it before act.js (the DOM route), the service
-// worker imports it for its side effect (the debugger route, background/input.js), and node tests
+// worker imports it for its side effect (the debugger route, worker/tab/input.js), and node tests
 // load it either way.
 (() => {
   "use strict";
@@ -121,7 +121,7 @@
     return { key, code, keyCode, text, modifiers, bits, name: [...parts.map((p) => ALIASES[p] ?? p), key === " " ? "Space" : key].join("+") };
   }
 
-  // Whether the DOM route does what the browser itself does for a key (lib/act.js press): typing,
+  // Whether the DOM route does what the browser itself does for a key (content/act.js press): typing,
   // Enter, Tab, Space, Backspace, Delete, Control+a. Others (caret keys, F5…) only reach the page's
   // handlers there; the debugger route gives them their browser action.
   const DOM_KEYS = new Set(["Enter", "Tab", " ", "Escape", "Backspace", "Delete"]);

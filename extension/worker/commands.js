@@ -1,29 +1,29 @@
 // Command routing: one `command` frame in, exactly one `result` frame out (protocol.md §1).
-import { CommandError, errorPayload } from "./errors.js";
-import { createTabPorts } from "./tab-ports.js";
-import { createTabWatch } from "./tab-watch.js";
-import { createDebugger } from "./debugger.js";
-import { createDialogs } from "./dialogs.js";
-import { createRoutes } from "./routes.js";
-import { createAiTabs, createTabActions } from "./tab-actions.js";
-import { createFrameEvents, createNavigation } from "./navigation.js";
-import { createInput } from "./input.js";
-import { createPageAct } from "./page-act.js";
-import { createPageRead, pageError } from "./page-read.js";
-import { assertScriptable, deliver, listTabs, reinject, tabInfo } from "./tabs.js";
-import { createTabCache } from "./tab-cache.js";
-import { createCapture } from "./capture.js";
-import { createConsoleLog } from "./console-log.js";
-import { createNetworkLog } from "./network-log.js";
-import { createFunctions } from "./functions.js";
-import { createStorage } from "./storage.js";
+import { CommandError, errorPayload } from "./link/errors.js";
+import { createTabPorts } from "./tab/tab-ports.js";
+import { createTabWatch } from "./tab/tab-watch.js";
+import { createDebugger } from "./tab/debugger.js";
+import { createDialogs } from "./tab/dialogs.js";
+import { createRoutes } from "./tab/script-routes.js";
+import { createAiTabs, createTabActions } from "./tools/tabs.js";
+import { createFrameEvents, createNavigation } from "./tools/navigate.js";
+import { createInput } from "./tab/input.js";
+import { createPageAct } from "./tools/page-act.js";
+import { createPageRead, pageError } from "./tools/page.js";
+import { assertScriptable, deliver, listTabs, reinject, tabInfo } from "./tab/tabs.js";
+import { createTabCache } from "./tab/tab-cache.js";
+import { createCapture } from "./tools/capture.js";
+import { createConsoleLog } from "./tools/logs-console.js";
+import { createNetworkLog } from "./tools/logs-network.js";
+import { createFunctions } from "./tools/functions.js";
+import { createStorage } from "./tools/storage.js";
 
 const DEFAULT_TIMEOUT_MS = 5000;
 // A ping runs nothing, so it answers in milliseconds unless the page is stuck.
 const PING_TIMEOUT_MS = 5000;
 const PING_TARGETS = new Set(["worker", "content", "page"]);
 // What the page world answers when it did not run the script: its CSP forbids code from strings, or
-// it is out of reach (content.js). Another route may run it (routes.js).
+// it is out of reach (content.js). Another route may run it (tab/script-routes.js).
 const UNREACHABLE = "page_world_unreachable";
 const FALLBACK_CODES = new Set(["csp_blocked", UNREACHABLE]);
 

@@ -1,12 +1,13 @@
-// Wires the background together: the switch, the daemon link, command routing, the recent activity
-// and the popup's questions. Everything Chrome- or network-shaped is injected, so node --test can
-// run it.
-import { createActivity } from "./activity.js";
+// tabpilot's background service worker: a WebSocket client of the local daemon that runs the
+// daemon's commands in tabs while the human keeps AI Web Pilot on. This file wires it together: the
+// switch, the daemon link (link/), command routing (commands.js, tools/), the recent activity and
+// the popup's questions. Everything Chrome- or network-shaped is injected, so node --test can run it.
+import { createActivity } from "./link/activity.js";
 import { createCommands } from "./commands.js";
-import { createConnection } from "./connection.js";
-import { DEFAULT_CONTEXT, isContextName, loadManaged } from "./managed.js";
-import { createPilot } from "./pilot.js";
-import { createProxyAuth } from "./proxy-auth.js";
+import { createConnection } from "./link/connection.js";
+import { DEFAULT_CONTEXT, isContextName, loadManaged } from "./link/managed.js";
+import { createPilot } from "./link/pilot.js";
+import { createProxyAuth } from "./link/proxy-auth.js";
 
 export const PROTOCOL_VERSION = 1;
 export const DEFAULT_PORT = 7878;
@@ -94,7 +95,7 @@ export function createBackground({ chrome, WebSocket, fetch, timers, userAgent =
       if (Number.isInteger(sender?.tab?.id) && sender.frameId === 0) commands.dialogs.report(sender.tab.id, message);
       return {};
     },
-    // A batch of a page's console log, from its content script (console-log.js).
+    // A batch of a page's console log, from its content script (tools/logs-console.js).
     page_log: async (message, sender) => {
       commands.consoleLog.onPageLog(message, sender);
       return {};
@@ -177,4 +178,21 @@ export function createBackground({ chrome, WebSocket, fetch, timers, userAgent =
   );
 
   return { ready, pilot, connection, commands, activity };
+}
+
+// Loaded as the extension's service worker, this file starts it, in the worker's first turn.
+// node --test imports it for createBackground alone, where there is no `chrome` global.
+if (globalThis.chrome?.runtime) {
+  createBackground({
+    chrome,
+    WebSocket,
+    fetch: (...args) => fetch(...args),
+    timers: {
+      setTimeout: (fn, ms) => setTimeout(fn, ms),
+      clearTimeout: (id) => clearTimeout(id),
+      setInterval: (fn, ms) => setInterval(fn, ms),
+      clearInterval: (id) => clearInterval(id),
+    },
+    userAgent: navigator.userAgent,
+  });
 }

@@ -8,7 +8,7 @@
 // (storage.local "debuggerEnabled", off by default; only the popup writes it). The daemon's managed
 // headless browser has no one to show a banner to: there it is always allowed, and it holds every
 // tab from the start, so that any dialog can be answered.
-import { CommandError } from "./errors.js";
+import { CommandError } from "../link/errors.js";
 
 export const DEBUGGER_KEY = "debuggerEnabled";
 const PROTOCOL = "1.3";

@@ -7,7 +7,7 @@
 // to the tab says what blocks it. Where the debugger holds the tab (debugger.js: always in the
 // managed browser), that command answers the dialog and goes on; elsewhere only the person at the
 // browser can, and the command fails with dialog_open.
-import { CommandError } from "./errors.js";
+import { CommandError } from "../link/errors.js";
 import { DEBUGGER_SWITCH } from "./debugger.js";
 import { tabInfo } from "./tabs.js";
 
@@ -21,7 +21,7 @@ export function createDialogs({ chrome, debug }) {
     if (change.status === "loading") open.delete(tabId);
   });
 
-  // From content.js, through chrome.runtime messages (app.js): the page world's report; and from
+  // From content.js, through chrome.runtime messages (main.js): the page world's report; and from
   // the debugger's Page events where it holds the tab.
   function record(tabId, { phase, dialog_type: type, message, default_prompt: defaultPrompt }) {
     if (phase === "closed") {

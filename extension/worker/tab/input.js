@@ -19,7 +19,7 @@ export function createInput({ debug }) {
     await mouse(tabId, "mouseWheel", x, y, { deltaX, deltaY });
   }
 
-  // key: what lib/act-common.js parseKey gives. A key that types sends its text with keyDown, as
+  // key: what shared/act-common.js parseKey gives. A key that types sends its text with keyDown, as
   // a keyboard does; Enter's is "\r".
   async function key(tabId, k) {
     const fields = { key: k.key, code: k.code, windowsVirtualKeyCode: k.keyCode, nativeVirtualKeyCode: k.keyCode, modifiers: k.bits };

@@ -9,7 +9,7 @@
 // Both run the same executor and serializer as the page world, so a result, an error code and a
 // timeout read the same whichever route ran.
 import { DEBUGGER_SWITCH } from "./debugger.js";
-import { CommandError } from "./errors.js";
+import { CommandError } from "../link/errors.js";
 import { EXECUTOR_FILES, tabInfo } from "./tabs.js";
 
 const USER_SCRIPT_CSP = "script-src 'self' 'unsafe-eval'; object-src 'self'";

@@ -2,7 +2,7 @@
 // closed, navigated, crashed, or still stuck in an earlier script. Chrome reports all of the first
 // three the same way, as a closed message channel (tab-ports.js), so the tab's events and a probe
 // tell them apart.
-import { CommandError } from "./errors.js";
+import { CommandError } from "../link/errors.js";
 import { tabInfo } from "./tabs.js";
 
 // How long a tab with an unanswered script has to answer a ping before it counts as stuck. A free

@@ -1,15 +1,15 @@
 // Finding the target tab and getting a message to its content script (protocol.md §2).
-import { CommandError } from "./errors.js";
+import { CommandError } from "../link/errors.js";
 import { NotDelivered } from "./tab-ports.js";
 
 // Chrome lets extensions script http(s) pages, and file pages when the user allows file access.
 // chrome://, chrome-extension://, about:, view-source:, devtools:// and the like are off limits.
 const SCRIPTABLE_URL = /^(https?|file):/i;
-// The serializer and the executor: what every world that runs a script loads (routes.js too).
-export const EXECUTOR_FILES = ["lib/serialize-intrinsics.js", "lib/serialize-kinds.js", "lib/serialize.js", "lib/returns.js", "lib/executor.js"];
-const PAGE_WORLD_FILES = [...EXECUTOR_FILES, "lib/page-log.js", "inject.js"];
+// The serializer and the executor: what every world that runs a script loads (script-routes.js too).
+export const EXECUTOR_FILES = ["page/serialize-intrinsics.js", "page/serialize-kinds.js", "page/serialize.js", "page/returns.js", "page/executor.js"];
+const PAGE_WORLD_FILES = [...EXECUTOR_FILES, "page/page-log.js", "page/inject.js"];
 // The isolated world's files, as the manifest lists them.
-const CONTENT_FILES = ["lib/refs.js", "lib/snapshot-format.js", "lib/snapshot.js", "lib/read.js", "lib/act-common.js", "lib/act-keys.js", "lib/act.js", "content.js"];
+const CONTENT_FILES = ["content/refs.js", "content/snapshot-format.js", "content/snapshot.js", "content/read.js", "shared/act-common.js", "content/act-keys.js", "content/act.js", "content/content.js"];
 
 export function tabInfo(tab) {
   // url is "" while a tab's first navigation is pending; pendingUrl then says where it goes.

@@ -1,5 +1,5 @@
 // What browser_take_screenshot asks of the page, run by chrome.scripting.executeScript in the top
-// frame's isolated world: the world of the content scripts, where lib/refs.js keeps the ref map and
+// frame's isolated world: the world of the content scripts, where content/refs.js keeps the ref map and
 // where the page's own scripts cannot change what devicePixelRatio or scrollY answer. The function
 // is sent as source, so it is self-contained.
 //

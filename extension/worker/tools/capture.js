@@ -17,9 +17,9 @@
 // A page taller than MAX_FULL_PAGE_PX CSS px is captured to that height, with a note. On the debugger
 // route a region taller than PART_PX is captured a part at a time: Chromium answers a taller one
 // in parts, and under load a part past the first has come back showing the page's top.
-import { CommandError } from "./errors.js";
-import { pageError } from "./page-read.js";
-import { assertScriptable, tabInfo } from "./tabs.js";
+import { CommandError } from "../link/errors.js";
+import { pageError } from "./page.js";
+import { assertScriptable, tabInfo } from "../tab/tabs.js";
 import { shotPage } from "./capture-page.js";
 import { base64Bytes, base64ImageSize, base64ToBytes, bytesToBase64, createCaptureQueue, cropRect, fitScale, stitchOffsets } from "./capture-image.js";
 

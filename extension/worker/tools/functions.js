@@ -3,8 +3,8 @@
 // worker may not compile code from strings anyway. The daemon later calls the function by inlining
 // it as `(SOURCE\n)(args)`, so what is checked is exactly that: one function expression, and
 // nothing around it.
-import { parse, parseExpressionAt, tokTypes, tokenizer } from "../vendor/acorn/acorn.mjs";
-import { CommandError } from "./errors.js";
+import { parse, parseExpressionAt, tokTypes, tokenizer } from "../../vendor/acorn/acorn.mjs";
+import { CommandError } from "../link/errors.js";
 
 // A script like the ones execute_javascript runs; `await` is a keyword, as in the async wrapper
 // the daemon's call runs the function from.

@@ -1,10 +1,10 @@
-// browser_console_messages: each tab's console, kept here in the worker (tab-log.js), out of the
-// page's reach. The page world records it (lib/page-log.js) and content.js hands it over in batches
+// browser_console_messages: each tab's console, kept here in the worker (logs-ring.js), out of the
+// page's reach. The page world records it (page/page-log.js) and content.js hands it over in batches
 // (a `page_log` runtime message, and the answer to `log_flush`, which a query sends first so that
 // what the page logged just now is in the answer).
-import { CommandError } from "./errors.js";
-import { createTabLog, logAnswer, logQueryParams } from "./tab-log.js";
-import { deliver, tabInfo } from "./tabs.js";
+import { CommandError } from "../link/errors.js";
+import { createTabLog, logAnswer, logQueryParams } from "./logs-ring.js";
+import { deliver, tabInfo } from "../tab/tabs.js";
 
 // DevTools' levels, most severe first; a query at one level answers it and those before it.
 export const CONSOLE_LEVELS = ["error", "warning", "info", "debug"];
@@ -27,7 +27,7 @@ function cleanEntry(raw) {
 }
 
 // `onBody(tabId, record)` takes the fetch and XHR response bodies the page world sends beside
-// its console entries (network-log.js keeps them).
+// its console entries (logs-network.js keeps them).
 export function createConsoleLog({ chrome, tabs, ports, pilot, timers, onBody = () => {} }) {
   const log = createTabLog();
 

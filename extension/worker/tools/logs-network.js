@@ -1,9 +1,9 @@
 // browser_network_requests: each tab's requests, observed with chrome.webRequest (which watches
-// without blocking) and kept here in the worker, in a ring per tab (tab-log.js). The bodies of
-// fetch and XHR responses come from the page world (lib/page-log.js), through console-log.js.
-import { CommandError } from "./errors.js";
-import { LOG_CAPACITY, createTabLog, logAnswer, logQueryParams } from "./tab-log.js";
-import { tabInfo } from "./tabs.js";
+// without blocking) and kept here in the worker, in a ring per tab (logs-ring.js). The bodies of
+// fetch and XHR responses come from the page world (page/page-log.js), through logs-console.js.
+import { CommandError } from "../link/errors.js";
+import { LOG_CAPACITY, createTabLog, logAnswer, logQueryParams } from "./logs-ring.js";
+import { tabInfo } from "../tab/tabs.js";
 
 // webRequest's resource types as the answer names them: fetch and XHR are both "xhr".
 const TYPE_NAMES = { main_frame: "document", sub_frame: "document", xmlhttprequest: "xhr" };

@@ -1,8 +1,8 @@
 // browser_navigate: go to a url, back, forward or reload, and wait for the page to load
 // (docs/protocol.md §1, "browser_navigate"). Also what browser_act asks after an action: did the
 // tab's main frame navigate meanwhile.
-import { CommandError } from "./errors.js";
-import { tabInfo } from "./tabs.js";
+import { CommandError } from "../link/errors.js";
+import { tabInfo } from "../tab/tabs.js";
 
 const ACTIONS = ["goto", "back", "forward", "reload"];
 export const DEFAULT_NAVIGATE_MS = 30_000;

@@ -1,11 +1,11 @@
 // browser_act, the worker's side (docs/protocol.md §1, "browser_act"). The DOM route asks the tab's
-// content script to act (lib/act.js); the debugger route asks it where the element is and sends
+// content script to act (content/act.js); the debugger route asks it where the element is and sends
 // trusted input there (input.js). Either way the answer says what happened meanwhile: a navigation
-// of the tab, tabs it opened (remembered as the AI's, tab-actions.js), dialogs answered.
-import "../lib/act-common.js";
-import { CommandError } from "./errors.js";
-import { DEBUGGER_SWITCH } from "./debugger.js";
-import { assertScriptable, deliver, tabInfo } from "./tabs.js";
+// of the tab, tabs it opened (remembered as the AI's, tabs.js), dialogs answered.
+import "../../shared/act-common.js";
+import { CommandError } from "../link/errors.js";
+import { DEBUGGER_SWITCH } from "../tab/debugger.js";
+import { assertScriptable, deliver, tabInfo } from "../tab/tabs.js";
 
 const { checkParams, parseKey, domHandles, sentence } = globalThis.__tabpilotActCommon;
 
@@ -23,7 +23,7 @@ function asCommandError(err, tab) {
   return new CommandError(err.code, err.message, { tab: tab ? tabInfo(tab) : null, data: err.data });
 }
 
-// pageError(tab, answer): a failed answer of the content script as a CommandError (page-read.js: a
+// pageError(tab, answer): a failed answer of the content script as a CommandError (page.js: a
 // ref of an earlier document becomes stale_ref there).
 export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, frames, aiTabs, input, withTimeout, pageError }) {
   const openers = new Map(); // tab id -> Set of functions told of each tab it opens
@@ -97,7 +97,7 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
     if (typeof result.open === "string" && OPENABLE.test(result.open)) {
       opened.add(await chrome.tabs.create({ url: result.open, openerTabId: tab.id, windowId: tab.windowId, index: tab.index + 1, active: true }));
     }
-    // The page saw no navigation start (lib/act.js) and opened no tab: nothing to wait for.
+    // The page saw no navigation start (content/act.js) and opened no tab: nothing to wait for.
     if (result.navigating === false && !result.open) quiet.add(tab.id);
     return String(result.description ?? "");
   }

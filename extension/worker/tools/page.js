@@ -1,5 +1,5 @@
 // The worker's side of the tools that read a page: browser_snapshot and browser_read, and the refs
-// they give out. The content script holds the ref map (lib/refs.js); the worker remembers, per tab,
+// they give out. The content script holds the ref map (content/refs.js); the worker remembers, per tab,
 // which document its last snapshot came from, so that a ref from before a navigation reads
 // stale_ref rather than ref_not_found.
 //
@@ -7,8 +7,8 @@
 //   rememberDoc(tabId, doc)     after an answer that carries `doc` (a snapshot's).
 //   pageError(tab, answer, where) -> the CommandError to throw for a failed content-script answer,
 //                               with ref_not_found from another document turned into stale_ref.
-import { CommandError } from "./errors.js";
-import { assertScriptable, deliver, tabInfo } from "./tabs.js";
+import { CommandError } from "../link/errors.js";
+import { assertScriptable, deliver, tabInfo } from "../tab/tabs.js";
 
 const TIMEOUT_MS = 15_000;
 const MAX_CHARS = { default: 20_000, min: 200, max: 1_000_000 };

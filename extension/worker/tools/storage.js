@@ -10,9 +10,9 @@
 // is not open is given one without a request leaving the browser: a background tab whose navigation
 // to the origin is answered by the debugger (Fetch.fulfillRequest) with an empty page, so it works
 // for any origin, reachable or not, through a proxy or not.
-import { CommandError } from "./errors.js";
-import { tabInfo } from "./tabs.js";
-import { fromChromeCookie, toChromeSetDetails } from "../lib/storage-state.js";
+import { CommandError } from "../link/errors.js";
+import { tabInfo } from "../tab/tabs.js";
+import { fromChromeCookie, toChromeSetDetails } from "../../shared/storage-state.js";
 
 export const EXPORT_KEY = "exportEnabled";
 // How long one tab may take to hand over its localStorage: a page stuck in a loop never answers.

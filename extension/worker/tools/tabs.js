@@ -8,8 +8,8 @@
 // The tabs the AI opens (action "new", and tabs an action of browser_act opens) are remembered: a
 // close without tab_id closes only such a tab, browser_close closes them all, and in a person's
 // Chrome they sit in a tab group titled "tabpilot", so that the person sees which tabs are the AI's.
-import { CommandError } from "./errors.js";
-import { listTabs, tabInfo } from "./tabs.js";
+import { CommandError } from "../link/errors.js";
+import { listTabs, tabInfo } from "../tab/tabs.js";
 
 const OPENABLE_URL = /^https?:\/\//i;
 export const AI_TABS_KEY = "aiTabs";
