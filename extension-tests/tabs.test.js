@@ -5,6 +5,7 @@ import { test } from "node:test";
 import { createActivity } from "../extension/worker/link/activity.js";
 import { createCommands } from "../extension/worker/commands.js";
 import { fakeChrome, realTimers } from "./support/fake-chrome.js";
+import { workerSummaries } from "./support/worker.js";
 
 const LANDING = "http://127.0.0.1:7878/";
 
@@ -100,7 +101,7 @@ test("select activates the tab; an unknown action is refused", async () => {
 
 test("the popup's activity says what browser_tabs did, in words", async () => {
   const { chrome } = fakeChrome();
-  const activity = createActivity({ chrome, now: () => 1000, timers: realTimers, saveDelayMs: 0 });
+  const activity = createActivity({ chrome, summaries: workerSummaries(), now: () => 1000, timers: realTimers, saveDelayMs: 0 });
   const cases = [
     [{ action: "new" }, { ok: true, result: { url: "https://b.example/" } }, "opened a tab: https://b.example/"],
     [{ action: "close", tab_id: 7 }, { ok: true }, "closed tab 7"],

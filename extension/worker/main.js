@@ -31,7 +31,7 @@ export function createBackground({ chrome, WebSocket, fetch, timers, userAgent =
   // The daemon's landing page: where a new tab opens by default, a page scripts may run in.
   const landingUrl = async () => `http://127.0.0.1:${connection.status().port ?? DEFAULT_PORT}/`;
   const commands = createCommands({ chrome, pilot, timers, fetch, managed, landingUrl, now });
-  const activity = createActivity({ chrome, now, timers });
+  const activity = createActivity({ chrome, summaries: commands.summaries, now, timers });
   let daemonVersion = null;
   // The daemon's token, if it has one: the popup's (storage "daemonToken") wins over managed.json's.
   // It travels in the hello, since a browser cannot put headers on a WebSocket.
@@ -95,11 +95,8 @@ export function createBackground({ chrome, WebSocket, fetch, timers, userAgent =
       if (Number.isInteger(sender?.tab?.id) && sender.frameId === 0) commands.dialogs.report(sender.tab.id, message);
       return {};
     },
-    // A batch of a page's console log, from its content script (tools/logs-console.js).
-    page_log: async (message, sender) => {
-      commands.consoleLog.onPageLog(message, sender);
-      return {};
-    },
+    // The tool families' own: a batch of a page's console log (page_log, tools/logs.js).
+    ...commands.messages,
   };
 
   // Content scripts can message this worker too. The activity holds scripts and page titles from

@@ -12,77 +12,12 @@ export const ACTIVITY_KEY = "activity";
 export const MAX_ENTRIES = 20;
 export const SCRIPT_CHARS = 300;
 export const SAVE_DELAY_MS = 100;
-const RECORDED = new Set(["execute_javascript", "list_tabs", "browser_tabs", "browser_navigate", "browser_act", "browser_snapshot", "browser_read", "browser_close", "browser_take_screenshot", "browser_console_messages", "browser_network_requests", "eval_define_function", "storage_export", "storage_import"]);
+export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
-const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
-
-// What a browser_tabs command did, in words for the person at the popup.
-function tabsSummary(params, result) {
-  const action = params?.action ?? "list";
-  if (action === "list") return "listed the tabs";
-  if (action === "new") return `opened a tab${result?.result?.url ? `: ${result.result.url}` : ""}`;
-  if (action === "close") return `closed tab ${params?.tab_id ?? result?.result?.closed ?? ""}`.trim();
-  return `selected tab ${params?.tab_id}`;
-}
-
-function navigateSummary(params) {
-  const action = params?.action ?? "goto";
-  if (action === "back") return "went back";
-  if (action === "forward") return "went forward";
-  if (action === "reload") return "reloaded the page";
-  try {
-    return `navigated to ${new URL(params.url).host}`;
-  } catch {
-    return "navigated";
-  }
-}
-
-// browser_act's description, shortened for a narrow list: `Typed 5 characters into textbox "Email"
-// (e3)` reads "typed into textbox 'Email'". What was typed is never shown.
-function actSummary(params, result) {
-  const description = result?.result?.description;
-  if (result?.ok !== true || typeof description !== "string" || description === "") {
-    return `tried to ${params?.kind ?? "act"}${params?.ref ? ` ${params.ref}` : ""}`;
-  }
-  const words = description
-    .split(/[:;] /)[0]
-    .replace(/ \(e\d+\)/g, "")
-    .replace(/"((?:[^"\\]|\\.)*)"/g, "'$1'")
-    .replace(/^Typed \d+ characters? into/, "Typed into");
-  return words.charAt(0).toLowerCase() + words.slice(1);
-}
-
-// What a storage command saved or loaded. A failed one says what it tried; its code is shown beside.
-function exportSummary(_params, result) {
-  const state = result?.result;
-  if (result?.ok !== true) return "tried to save this browser's cookies and storage";
-  return `saved this browser's cookies and storage (${plural(state?.cookies?.length ?? 0, "cookie")}, ${plural(state?.origins?.length ?? 0, "site")})`;
-}
-
-function importSummary(_params, result) {
-  const done = result?.result;
-  if (result?.ok !== true) return "tried to load cookies and storage";
-  const refused = done?.refused?.length ? `, ${done.refused.length} refused` : "";
-  return `loaded cookies and storage (${plural(done?.cookies ?? 0, "cookie")}, ${plural(done?.origins ?? 0, "site")}${refused})`;
-}
-
-const SUMMARIES = {
-  browser_tabs: tabsSummary,
-  browser_navigate: navigateSummary,
-  browser_act: actSummary,
-  browser_snapshot: () => "took a snapshot",
-  browser_read: () => "read the page",
-  browser_take_screenshot: (params) => (params?.full_page ? "took a full-page screenshot" : params?.ref ? `took a screenshot of ${params.ref}` : "took a screenshot"),
-  browser_console_messages: () => "read the console",
-  browser_network_requests: () => "listed the network requests",
-  browser_close: (_params, result) => `closed ${plural(result?.result?.closed_tabs?.length ?? 0, "tab")}`,
-  // Its calls are scripts, shown as such; the definition itself touches no page.
-  eval_define_function: (params) => `defined the function ${params?.name}`,
-  storage_export: exportSummary,
-  storage_import: importSummary,
-};
-
-export function createActivity({ chrome, now = Date.now, timers = globalThis, saveDelayMs = SAVE_DELAY_MS }) {
+// `summaries`: the tool families' (commands.js gathers them), keyed by command. A command listed
+// there is recorded, with the words its function gives (params, result), or none for null: the
+// popup then shows an execute_javascript's script, or words of its own.
+export function createActivity({ chrome, summaries, now = Date.now, timers = globalThis, saveDelayMs = SAVE_DELAY_MS }) {
   let entries = [];
 
   const ready = Promise.resolve()
@@ -101,7 +36,8 @@ export function createActivity({ chrome, now = Date.now, timers = globalThis, sa
     const started = now();
     return (result) => {
       try {
-        if (!RECORDED.has(frame?.command)) return;
+        if (!Object.hasOwn(summaries, frame?.command)) return;
+        const summarize = summaries[frame.command];
         const script = frame.command === "execute_javascript" ? String(frame.params?.script ?? "").slice(0, SCRIPT_CHARS) : null;
         entries.unshift({
           id: String(frame.id ?? ""),
@@ -110,7 +46,7 @@ export function createActivity({ chrome, now = Date.now, timers = globalThis, sa
           script,
           tab: result?.tab ?? null,
           outcome: result?.ok === true ? "ok" : String(result?.error?.code ?? "extension_error"),
-          ...(Object.hasOwn(SUMMARIES, frame.command) ? { summary: SUMMARIES[frame.command](frame.params, result) } : {}),
+          ...(summarize ? { summary: summarize(frame.params, result) } : {}),
           ...(typeof result?.route === "string" && result.route !== "page" ? { route: result.route } : {}),
           duration_ms: Math.max(0, now() - started),
         });

@@ -80,5 +80,21 @@ export function createDialogs({ chrome, debug }) {
     };
   }
 
-  return { report: record, settle, watch, blockedError };
+  // While a command runs on the tab: each dialog the page opens by itself (a handler the command
+  // triggered, say) is answered as `params.dialog` says and added to `answered`; where only a person
+  // can answer it, `stuck` rejects with dialog_open, so that the command fails now rather than at
+  // its timeout. stop() ends the watch.
+  function answerDuring(tab, params, answered) {
+    let fail;
+    const stuck = new Promise((_resolve, reject) => (fail = reject));
+    stuck.catch(() => {});
+    const stop = watch(tab.id, () => {
+      settle(tab, params, true)
+        .then((record) => record && answered.push(record))
+        .catch((err) => fail(err));
+    });
+    return { stuck, stop };
+  }
+
+  return { report: record, settle, watch, answerDuring, blockedError };
 }

@@ -18,10 +18,19 @@
 // route a region taller than PART_PX is captured a part at a time: Chromium answers a taller one
 // in parts, and under load a part past the first has come back showing the page's top.
 import { CommandError } from "../link/errors.js";
-import { pageError } from "./page.js";
+import { pageError } from "../tab/ref-docs.js";
 import { assertScriptable, tabInfo } from "../tab/tabs.js";
 import { shotPage } from "./capture-page.js";
-import { base64Bytes, base64ImageSize, base64ToBytes, bytesToBase64, createCaptureQueue, cropRect, fitScale, stitchOffsets } from "./capture-image.js";
+import {
+  base64Bytes,
+  base64ImageSize,
+  base64ToBytes,
+  bytesToBase64,
+  createCaptureQueue,
+  cropRect,
+  fitScale,
+  stitchOffsets,
+} from "./capture-image.js";
 
 export const MAX_SIZE = 1568;
 export const JPEG_QUALITY = 50;
@@ -55,7 +64,13 @@ export function screenshotParams(params) {
 
 const round = (n) => Math.round(n * 10_000) / 10_000;
 
-export function createCapture({ chrome, tabs, debug, timers, withTimeout, now = Date.now, images = globalThis }) {
+// What the popup's Recent activity says of a screenshot.
+function screenshotSummary(params) {
+  if (params?.full_page) return "took a full-page screenshot";
+  return params?.ref ? `took a screenshot of ${params.ref}` : "took a screenshot";
+}
+
+export function createCaptureTools({ chrome, tabs, debug, timers, withTimeout, now = Date.now, images = globalThis }) {
   const sleep = (ms) => new Promise((resolve) => timers.setTimeout(resolve, ms));
   const queue = createCaptureQueue({ now, sleep });
 
@@ -292,7 +307,7 @@ export function createCapture({ chrome, tabs, debug, timers, withTimeout, now = 
     });
   }
 
-  return { browser_take_screenshot: screenshot };
+  return { handlers: { browser_take_screenshot: screenshot }, summaries: { browser_take_screenshot: screenshotSummary } };
 }
 
 function pageCapped(height) {

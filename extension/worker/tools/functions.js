@@ -13,9 +13,13 @@ const FUNCTIONS = new Set(["FunctionExpression", "ArrowFunctionExpression"]);
 const LINE_BREAK = /\r\n?|[\n\u2028\u2029]/;
 const EXAMPLE = "(a, b) => a + b, function (el) { … } or async function load(url) { … }";
 
-export function createFunctions() {
+export function createFunctionsTools() {
   return {
-    eval_define_function: async (params) => ({ result: { source: checkFunction(params.source) }, result_type: "object", tab: null }),
+    handlers: {
+      eval_define_function: async (params) => ({ result: { source: checkFunction(params.source) }, result_type: "object", tab: null }),
+    },
+    // Its calls are scripts, shown as such; the definition itself touches no page.
+    summaries: { eval_define_function: (params) => `defined the function ${params?.name}` },
   };
 }
 

@@ -1,6 +1,6 @@
 // browser_navigate: go to a url, back, forward or reload, and wait for the page to load
-// (docs/protocol.md §1, "browser_navigate"). Also what browser_act asks after an action: did the
-// tab's main frame navigate meanwhile.
+// (docs/protocol.md §1, "browser_navigate"). The tab's main-frame events come from
+// tab/frame-events.js.
 import { CommandError } from "../link/errors.js";
 import { tabInfo } from "../tab/tabs.js";
 
@@ -14,8 +14,6 @@ const OPENABLE = /^https?:$/;
 // never answers chrome.scripting.
 const ASK_PAGE_MS = 2000;
 
-const FRAME_EVENTS = ["onBeforeNavigate", "onCommitted", "onDOMContentLoaded", "onCompleted", "onErrorOccurred", "onHistoryStateUpdated", "onReferenceFragmentUpdated"];
-
 // Chromium's net error names, by the reason browser_navigate gives.
 const NET_REASONS = {
   "net::ERR_NAME_NOT_RESOLVED": "dns",
@@ -25,76 +23,6 @@ const NET_REASONS = {
   "net::ERR_CONNECTION_TIMED_OUT": "timeout",
   "net::ERR_ABORTED": "aborted",
 };
-
-// The main-frame events of each tab, handed to whoever follows it. The listeners are added once,
-// in the worker's first turn (createCommands runs then), as Chrome wants for waking the worker.
-export function createFrameEvents({ chrome, timers }) {
-  const followers = new Map(); // tab id -> Set of trackers
-  const tell = (tabId, name, details) => {
-    for (const tracker of followers.get(tabId) ?? []) tracker.hear(name, details);
-  };
-  for (const name of FRAME_EVENTS) {
-    chrome.webNavigation?.[name]?.addListener((d) => d.frameId === 0 && tell(d.tabId, name, d));
-  }
-  chrome.tabs.onUpdated.addListener((tabId, change) => tell(tabId, "tabUpdated", change));
-  chrome.tabs.onRemoved.addListener((tabId) => tell(tabId, "tabRemoved", {}));
-
-  // Follows one tab's main frame from now on. `state` says what happened; `wait(done, ms)`
-  // resolves true once done(state) holds, false if `ms` pass first.
-  function follow(tabId) {
-    const state = { started: false, committed: false, domReady: false, loaded: false, sameDocument: false, closed: false, error: null, url: null, loading: false };
-    const waiters = new Set();
-    const check = () => {
-      for (const waiter of waiters) if (waiter.done(state)) waiter.finish(true);
-    };
-    const tracker = {
-      state,
-      hear(name, d) {
-        const fresh = { error: null, domReady: false, loaded: false };
-        // The document a load event is of: one still loading when this navigation began finishes
-        // after it started, and its load is not this one's (documentId: Chrome 106+).
-        const ours = () => state.committed && (state.documentId == null || d.documentId == null || d.documentId === state.documentId);
-        if (name === "onBeforeNavigate") Object.assign(state, { started: true, url: d.url, ...fresh });
-        else if (name === "onCommitted") Object.assign(state, { committed: true, url: d.url, documentId: d.documentId ?? null, ...fresh });
-        else if (name === "onDOMContentLoaded") state.domReady ||= ours();
-        else if (name === "onCompleted") state.loaded = state.domReady ||= ours();
-        else if (name === "onHistoryStateUpdated" || name === "onReferenceFragmentUpdated") Object.assign(state, { sameDocument: true, url: d.url });
-        // A navigation that another one replaced (this command's replaced the page's own, say) ends
-        // aborted: that is not this command's.
-        else if (name === "onErrorOccurred" && !(d.error === "net::ERR_ABORTED" && state.url && d.url !== state.url)) state.error = d.error;
-        else if (name === "tabUpdated" && d.status === "loading") state.loading = true;
-        else if (name === "tabUpdated" && d.status === "complete" && state.loading && state.committed) state.loaded = state.domReady = true;
-        else if (name === "tabRemoved") state.closed = true;
-        check();
-      },
-      wait(done, ms) {
-        if (done(state)) return Promise.resolve(true);
-        return new Promise((resolve) => {
-          const waiter = {
-            done,
-            finish(value) {
-              timers.clearTimeout(waiter.timer);
-              waiters.delete(waiter);
-              resolve(value);
-            },
-          };
-          waiter.timer = timers.setTimeout(() => waiter.finish(false), Math.max(0, ms));
-          waiters.add(waiter);
-        });
-      },
-      stop() {
-        followers.get(tabId)?.delete(tracker);
-        for (const waiter of waiters) waiter.finish(false);
-      },
-    };
-    const set = followers.get(tabId) ?? new Set();
-    followers.set(tabId, set);
-    set.add(tracker);
-    return tracker;
-  }
-
-  return { follow };
-}
 
 // An http(s) url, or invalid_request naming what it is instead.
 export function checkUrl(url) {
@@ -125,10 +53,27 @@ function navigationFailed(reason, url, tab, extra = {}) {
   return new CommandError("navigation_failed", `${url} did not load: ${why}.`, { tab, data });
 }
 
-// withTimeout(promise, ms, onExpire): commands.js's, which rejects with onExpire() after ms.
-export function createNavigation({ chrome, tabs, frames, dialogs, withTimeout }) {
+// What the popup's Recent activity says of a browser_navigate.
+function navigateSummary(params) {
+  const action = params?.action ?? "goto";
+  if (action === "back") return "went back";
+  if (action === "forward") return "went forward";
+  if (action === "reload") return "reloaded the page";
+  try {
+    return `navigated to ${new URL(params.url).host}`;
+  } catch {
+    return "navigated";
+  }
+}
+
+// withTimeout(promise, ms, onExpire): tab/machinery.js's, which rejects with onExpire() after ms.
+export function createNavigateTools({ chrome, tabs, frames, dialogs, withTimeout }) {
   const askPage = (tabId, func, args = []) =>
-    withTimeout(chrome.scripting.executeScript({ target: { tabId, frameIds: [0] }, world: "ISOLATED", func, args }), ASK_PAGE_MS, () => new Error("the page did not answer"));
+    withTimeout(
+      chrome.scripting.executeScript({ target: { tabId, frameIds: [0] }, world: "ISOLATED", func, args }),
+      ASK_PAGE_MS,
+      () => new Error("the page did not answer"),
+    );
 
   // The main document's HTTP status, as the page's own timing entry says; null where the page
   // cannot be read (an error page) or does not say.
@@ -173,7 +118,7 @@ export function createNavigation({ chrome, tabs, frames, dialogs, withTimeout })
     }
   }
 
-  return async function browserNavigate(params) {
+  async function browserNavigate(params) {
     const action = params.action ?? "goto";
     if (!ACTIONS.includes(action)) {
       throw new CommandError("invalid_request", `Unknown action ${JSON.stringify(action)}; the actions are ${ACTIONS.join(", ")}.`);
@@ -229,5 +174,7 @@ export function createNavigation({ chrome, tabs, frames, dialogs, withTimeout })
       unwatch();
       tracker.stop();
     }
-  };
+  }
+
+  return { handlers: { browser_navigate: browserNavigate }, summaries: { browser_navigate: navigateSummary } };
 }

@@ -5,6 +5,7 @@
 import "../../shared/act-common.js";
 import { CommandError } from "../link/errors.js";
 import { DEBUGGER_SWITCH } from "../tab/debugger.js";
+import { pageError } from "../tab/ref-docs.js";
 import { assertScriptable, deliver, tabInfo } from "../tab/tabs.js";
 
 const { checkParams, parseKey, domHandles, sentence } = globalThis.__tabpilotActCommon;
@@ -23,9 +24,22 @@ function asCommandError(err, tab) {
   return new CommandError(err.code, err.message, { tab: tab ? tabInfo(tab) : null, data: err.data });
 }
 
-// pageError(tab, answer): a failed answer of the content script as a CommandError (page.js: a
-// ref of an earlier document becomes stale_ref there).
-export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, frames, aiTabs, input, withTimeout, pageError }) {
+// browser_act's description, shortened for the popup's narrow Recent activity: `Typed 5 characters
+// into textbox "Email" (e3)` reads "typed into textbox 'Email'". What was typed is never shown.
+export function actSummary(params, result) {
+  const description = result?.result?.description;
+  if (result?.ok !== true || typeof description !== "string" || description === "") {
+    return `tried to ${params?.kind ?? "act"}${params?.ref ? ` ${params.ref}` : ""}`;
+  }
+  const words = description
+    .split(/[:;] /)[0]
+    .replace(/ \(e\d+\)/g, "")
+    .replace(/"((?:[^"\\]|\\.)*)"/g, "'$1'")
+    .replace(/^Typed \d+ characters? into/, "Typed into");
+  return words.charAt(0).toLowerCase() + words.slice(1);
+}
+
+export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, frames, aiTabs, input, withTimeout }) {
   const openers = new Map(); // tab id -> Set of functions told of each tab it opens
   const quiet = new Set(); // tabs whose last DOM action started nothing (see viaDom)
   // Registered in the worker's first turn, like every listener Chrome must wake the worker for.
@@ -161,6 +175,62 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
     if ((s.started || s.committed) && !s.closed) await tracker.wait((st) => st.error !== null || st.closed || st.domReady, remaining());
   }
 
+  // Gets the tab ready for an action: where the debugger may be used it holds the tab first, since
+  // only a session attached before a dialog opens can answer it (debugger.js); a dialog left open is
+  // dismissed where it may be; a tab still stuck in an earlier script is refused (tab-watch.js).
+  // Returns the dialogs answered.
+  async function readyTab(tab) {
+    await debug.reload();
+    await debug.hold(tab.id);
+    const answered = [];
+    const before = await dialogs.settle(tab, { dialog: "dismiss" });
+    if (before) answered.push(before);
+    await tabWatch.guard(tab);
+    return answered;
+  }
+
+  // The action on its route, within timeoutMs: its description. A page that went away before it
+  // answered was navigated by the action, which did its part.
+  async function perform(job, params, timeoutMs, stuck) {
+    const { tab, tracker } = job;
+    const acting = (job.route === "debugger" ? viaDebugger : viaDom)(job, params);
+    try {
+      return await withTimeout(Promise.race([acting, stuck]), timeoutMs, () => {
+        job.expired = true;
+        return new CommandError(
+          "execution_timeout",
+          `browser_act ${params.kind} did not finish within ${timeoutMs} ms: the page is busy or stuck. ` +
+            "Raise timeout_ms, or look at the tab.",
+          { tab: tabInfo(tab) },
+        );
+      });
+    } catch (err) {
+      const closed = CHANNEL_CLOSED.test(String(err?.message));
+      if (closed && tracker.state.closed) {
+        throw new CommandError("tab_closed", `Tab ${tab.id} was closed before the ${params.kind} was answered.`, {
+          tab: tabInfo(tab),
+        });
+      }
+      if (!(closed && (tracker.state.started || tracker.state.committed))) throw asCommandError(err, tab);
+      return `Did ${params.kind}${params.ref ? ` on ${params.ref}` : ""}; the page navigated before it answered`;
+    }
+  }
+
+  // The answer, once what the action set going has shown (settle): where the tab is now, whether
+  // it navigated, the tabs it opened and the dialogs answered.
+  async function answerOf(job, description, answered) {
+    const { tab, tracker, opened } = job;
+    // Where the page answered from, unless something moved since: then Chrome says where it is.
+    const s = tracker.state;
+    const still = job.where && !(s.started || s.committed || s.sameDocument || s.closed) && opened.opened.length === 0;
+    const now = still ? job.where : tabInfo(await chrome.tabs.get(tab.id).catch(() => tab));
+    const navigated = s.committed || s.sameDocument || now.url !== tabInfo(tab).url;
+    const newTabs = await Promise.all(opened.opened.map((t) => chrome.tabs.get(t.id).then(tabInfo, () => tabInfo(t))));
+    const result = { description, route: job.route, navigated, url: now.url, new_tabs: newTabs };
+    if (answered.length > 0) result.dialogs = answered;
+    return { result, result_type: "object", tab: now };
+  }
+
   return async function browserAct(params) {
     try {
       checkParams(params);
@@ -177,66 +247,22 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
     } catch (err) {
       throw asCommandError(err, tab);
     }
-    // Where the debugger may be used, it holds the tab before acting: only a session attached
-    // before a dialog opens can answer it (debugger.js).
-    await debug.reload();
-    await debug.hold(tab.id);
-    const answered = [];
-    const before = await dialogs.settle(tab, { dialog: "dismiss" });
-    if (before) answered.push(before);
-    await tabWatch.guard(tab);
-    const tracker = frames.follow(tab.id);
-    const opened = watchOpened(tab.id);
-    let failDuring;
-    const stuck = new Promise((_resolve, reject) => (failDuring = reject));
-    stuck.catch(() => {});
+    const answered = await readyTab(tab);
+    const job = { tab, route, tracker: frames.follow(tab.id), opened: watchOpened(tab.id), where: null, expired: false };
+    job.cancelled = () => job.expired;
     // A dialog the action raises stops the page: dismissed as for scripts where the debugger may,
     // else the action fails with dialog_open rather than at its timeout.
-    const unwatch = dialogs.watch(tab.id, () => {
-      dialogs
-        .settle(tab, { dialog: "dismiss" }, true)
-        .then((record) => record && answered.push(record))
-        .catch((err) => failDuring(err));
-    });
-    let expired = false;
+    const dialogWatch = dialogs.answerDuring(tab, { dialog: "dismiss" }, answered);
     quiet.delete(tab.id); // what an earlier action left, if it failed after the page answered
     try {
-      const job = { tab, cancelled: () => expired, opened, where: null };
-      const acting = (route === "debugger" ? viaDebugger : viaDom)(job, params);
-      let description;
-      try {
-        description = await withTimeout(Promise.race([acting, stuck]), timeoutMs, () => {
-          expired = true;
-          return new CommandError(
-            "execution_timeout",
-            `browser_act ${params.kind} did not finish within ${timeoutMs} ms: the page is busy or stuck. Raise timeout_ms, or look at the tab.`,
-            { tab: tabInfo(tab) },
-          );
-        });
-      } catch (err) {
-        const closed = CHANNEL_CLOSED.test(String(err?.message));
-        if (closed && tracker.state.closed) {
-          throw new CommandError("tab_closed", `Tab ${tab.id} was closed before the ${params.kind} was answered.`, { tab: tabInfo(tab) });
-        }
-        // The page went away before it answered: what it was asked to do navigated it.
-        if (!(closed && (tracker.state.started || tracker.state.committed))) throw asCommandError(err, tab);
-        description = `Did ${params.kind}${params.ref ? ` on ${params.ref}` : ""}; the page navigated before it answered`;
-      }
+      const description = await perform(job, params, timeoutMs, dialogWatch.stuck);
       const calm = quiet.delete(tab.id) && answered.length === 0;
-      await settle(tracker, opened, timeoutMs - (Date.now() - started), calm);
-      // Where the page answered from, unless something moved since: then Chrome says where it is.
-      const s = tracker.state;
-      const still = job.where && !(s.started || s.committed || s.sameDocument || s.closed) && opened.opened.length === 0;
-      const now = still ? job.where : tabInfo(await chrome.tabs.get(tab.id).catch(() => tab));
-      const navigated = s.committed || s.sameDocument || now.url !== tabInfo(tab).url;
-      const newTabs = await Promise.all(opened.opened.map((t) => chrome.tabs.get(t.id).then(tabInfo, () => tabInfo(t))));
-      const result = { description, route, navigated, url: now.url, new_tabs: newTabs };
-      if (answered.length > 0) result.dialogs = answered;
-      return { result, result_type: "object", tab: now };
+      await settle(job.tracker, job.opened, timeoutMs - (Date.now() - started), calm);
+      return await answerOf(job, description, answered);
     } finally {
-      unwatch();
-      opened.stop();
-      tracker.stop();
+      dialogWatch.stop();
+      job.opened.stop();
+      job.tracker.stop();
     }
   };
 }

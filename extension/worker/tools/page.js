@@ -1,38 +1,15 @@
-// The worker's side of the tools that read a page: browser_snapshot and browser_read, and the refs
-// they give out. The content script holds the ref map (content/refs.js); the worker remembers, per tab,
-// which document its last snapshot came from, so that a ref from before a navigation reads
-// stale_ref rather than ref_not_found.
-//
-// For the other ref-taking commands (browser_act, execute_javascript with ref):
-//   rememberDoc(tabId, doc)     after an answer that carries `doc` (a snapshot's).
-//   pageError(tab, answer, where) -> the CommandError to throw for a failed content-script answer,
-//                               with ref_not_found from another document turned into stale_ref.
+// The page tools, the worker's side: browser_snapshot and browser_read, and the refs they give out,
+// which browser_act (page-act.js) acts on. The content script reads and acts (content/); the worker
+// remembers which document each tab's refs came from (tab/ref-docs.js).
 import { CommandError } from "../link/errors.js";
+import { createInput } from "../tab/input.js";
+import { forgetDoc, pageError, rememberDoc } from "../tab/ref-docs.js";
 import { assertScriptable, deliver, tabInfo } from "../tab/tabs.js";
+import { actSummary, createPageAct } from "./page-act.js";
 
 const TIMEOUT_MS = 15_000;
 const MAX_CHARS = { default: 20_000, min: 200, max: 1_000_000 };
 const LIMIT = { default: 10_000, min: 1, max: 1_000_000 };
-
-const lastDoc = new Map(); // tab id -> doc of its last snapshot
-
-export function rememberDoc(tabId, doc) {
-  if (typeof doc === "string") lastDoc.set(tabId, doc);
-}
-
-export function pageError(tab, answer, where = tabInfo(tab)) {
-  const error = answer?.error ?? {};
-  const code = typeof error.code === "string" ? error.code : "extension_error";
-  const remembered = lastDoc.get(tab.id);
-  if (code === "ref_not_found" && remembered !== undefined && error.data?.doc !== remembered) {
-    return new CommandError(
-      "stale_ref",
-      `Ref ${JSON.stringify(error.data?.ref)} is from an earlier page: the page navigated since that snapshot. Take a new snapshot.`,
-      { tab: where, data: error.data },
-    );
-  }
-  return new CommandError(code, error.message ?? "the page reported a failure", { tab: where, data: error.data });
-}
 
 function intParam(params, name, { default: fallback, min, max }) {
   const value = params[name];
@@ -52,13 +29,21 @@ function refParam(params) {
   return ref;
 }
 
-export function createPageRead({ chrome, tabs, ports, timers, tabWatch = null }) {
-  chrome.tabs.onRemoved.addListener((tabId) => lastDoc.delete(tabId));
+const SUMMARIES = {
+  browser_snapshot: () => "took a snapshot",
+  browser_read: () => "read the page",
+  browser_act: actSummary,
+};
+
+export function createPageTools({ chrome, tabs, ports, timers, tabWatch, debug, dialogs, frames, aiTabs, withTimeout }) {
+  chrome.tabs.onRemoved.addListener((tabId) => forgetDoc(tabId));
+  const input = createInput({ debug });
+  const act = createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, frames, aiTabs, input, withTimeout });
   // Sends one message to the tab's content script and returns {result, tab}; a failure throws.
   async function ask(params, message) {
     const tab = await tabs.resolve(params.tab_id);
     assertScriptable(tab);
-    if (tabWatch) await tabWatch.guard(tab);
+    await tabWatch.guard(tab);
     let expired = false;
     let timer;
     const late = new Promise((_resolve, reject) => {
@@ -113,5 +98,5 @@ export function createPageRead({ chrome, tabs, ports, timers, tabWatch = null })
     return { result, result_type: "object", tab: where };
   }
 
-  return { browser_snapshot: snapshot, browser_read: read };
+  return { handlers: { browser_snapshot: snapshot, browser_read: read, browser_act: act }, summaries: SUMMARIES };
 }

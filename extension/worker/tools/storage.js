@@ -10,6 +10,7 @@
 // is not open is given one without a request leaving the browser: a background tab whose navigation
 // to the origin is answered by the debugger (Fetch.fulfillRequest) with an empty page, so it works
 // for any origin, reachable or not, through a proxy or not.
+import { plural } from "../link/activity.js";
 import { CommandError } from "../link/errors.js";
 import { tabInfo } from "../tab/tabs.js";
 import { fromChromeCookie, toChromeSetDetails } from "../../shared/storage-state.js";
@@ -54,7 +55,27 @@ function writeLocalStorage(origin, items) {
   return { written: localStorage.length };
 }
 
-// `debug`: debugger.js's, whose send attaches first.
+// What a storage command saved or loaded, for the popup's Recent activity. A failed one says what it
+// tried; its code is shown beside.
+function exportSummary(_params, result) {
+  const state = result?.result;
+  if (result?.ok !== true) return "tried to save this browser's cookies and storage";
+  const cookies = plural(state?.cookies?.length ?? 0, "cookie");
+  return `saved this browser's cookies and storage (${cookies}, ${plural(state?.origins?.length ?? 0, "site")})`;
+}
+
+function importSummary(_params, result) {
+  const done = result?.result;
+  if (result?.ok !== true) return "tried to load cookies and storage";
+  const refused = done?.refused?.length ? `, ${done.refused.length} refused` : "";
+  return `loaded cookies and storage (${plural(done?.cookies ?? 0, "cookie")}, ${plural(done?.origins ?? 0, "site")}${refused})`;
+}
+
+export function createStorageTools(deps) {
+  return { handlers: createStorage(deps), summaries: { storage_export: exportSummary, storage_import: importSummary } };
+}
+
+// The two commands, keyed by name. `debug`: debugger.js's, whose send attaches first.
 export function createStorage({ chrome, debug, managed, timers }) {
   const fulfilling = new Map(); // tab id -> the origin whose document the debugger answers there
   const loads = new Map(); // tab id -> what hears its main frame's loads (writeOrigin)

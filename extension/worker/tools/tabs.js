@@ -5,67 +5,31 @@
 // way, so it never closes its last tab without opening the daemon's landing page first: a
 // browser whose last tab closes shuts down.
 //
-// The tabs the AI opens (action "new", and tabs an action of browser_act opens) are remembered: a
-// close without tab_id closes only such a tab, browser_close closes them all, and in a person's
-// Chrome they sit in a tab group titled "tabpilot", so that the person sees which tabs are the AI's.
+// The tabs the AI opens are remembered (tab/ai-tabs.js): a close without tab_id closes only such a
+// tab, browser_close closes them all.
 import { CommandError } from "../link/errors.js";
+import { plural } from "../link/activity.js";
 import { listTabs, tabInfo } from "../tab/tabs.js";
 
 const OPENABLE_URL = /^https?:\/\//i;
-export const AI_TABS_KEY = "aiTabs";
-export const GROUP_TITLE = "tabpilot";
 
-// Kept in storage.session as well, so that a worker Chrome stopped and started again still knows
-// them; like the activity, it is never written to disk.
-export function createAiTabs({ chrome, debug }) {
-  const ids = new Set();
-  const ready = Promise.resolve()
-    .then(() => chrome.storage.session.get(AI_TABS_KEY))
-    .then((stored) => (stored?.[AI_TABS_KEY] ?? []).forEach((id) => Number.isInteger(id) && ids.add(id)))
-    .catch((err) => console.warn("tabpilot: could not load the tabs the AI opened", err));
-  const save = () => Promise.resolve(chrome.storage.session.set({ [AI_TABS_KEY]: [...ids] })).catch(() => {});
-  chrome.tabs.onRemoved.addListener((tabId) => ids.delete(tabId) && ready.then(save));
-  chrome.tabs.onReplaced?.addListener((added, removed) => {
-    if (!ids.delete(removed)) return;
-    ids.add(added);
-    ready.then(save);
-  });
-
-  // One grouping at a time, so that two tabs opened together land in one group.
-  let grouping = Promise.resolve();
-  function group(tab) {
-    if (typeof chrome.tabs.group !== "function" || !chrome.tabGroups) return Promise.resolve();
-    grouping = grouping.then(async () => {
-      try {
-        const [existing] = await chrome.tabGroups.query({ title: GROUP_TITLE, windowId: tab.windowId });
-        const groupId = await chrome.tabs.group({ tabIds: [tab.id], ...(existing ? { groupId: existing.id } : { createProperties: { windowId: tab.windowId } }) });
-        if (!existing) await chrome.tabGroups.update(groupId, { title: GROUP_TITLE, color: "blue" });
-      } catch (err) {
-        // Best effort: a window that takes no groups (a popup window, say), or a tab closed meanwhile.
-        console.warn("tabpilot: could not put a tab into the tabpilot group", err);
-      }
-    });
-    return grouping;
-  }
-
-  async function add(tab) {
-    await ready;
-    ids.add(tab.id);
-    await save();
-    await debug.ready;
-    // The managed browser has no one to show the group to.
-    if (!debug.isManaged()) await group(tab);
-  }
-
-  return {
-    ready,
-    add,
-    has: (tabId) => ready.then(() => ids.has(tabId)),
-    list: () => ready.then(() => [...ids]),
-  };
+// What a browser_tabs command did, in words for the person at the popup.
+function tabsSummary(params, result) {
+  const action = params?.action ?? "list";
+  if (action === "list") return "listed the tabs";
+  if (action === "new") return `opened a tab${result?.result?.url ? `: ${result.result.url}` : ""}`;
+  if (action === "close") return `closed tab ${params?.tab_id ?? result?.result?.closed ?? ""}`.trim();
+  return `selected tab ${params?.tab_id}`;
 }
 
-export function createTabActions({ chrome, tabs, debug, landingUrl, aiTabs }) {
+const SUMMARIES = {
+  // The older way to list tabs: recorded with no summary; the popup words it itself.
+  list_tabs: null,
+  browser_tabs: tabsSummary,
+  browser_close: (_params, result) => `closed ${plural(result?.result?.closed_tabs?.length ?? 0, "tab")}`,
+};
+
+export function createTabsTools({ chrome, tabs, debug, landingUrl, aiTabs }) {
   const describe = (tab) => ({ ...tabInfo(tab), active: tab.active === true, window_id: tab.windowId });
   // The window in front too, so that the tab is the active tab of the last focused window, where a
   // command without tab_id runs. Best effort: a headless browser may refuse.
@@ -159,5 +123,6 @@ export function createTabActions({ chrome, tabs, debug, landingUrl, aiTabs }) {
     return { result: { closed_tabs: closing }, result_type: "object", tab: null };
   }
 
-  return { browserTabs, closeBrowser };
+  const handlers = { list_tabs: () => actions.list(), browser_tabs: browserTabs, browser_close: closeBrowser };
+  return { handlers, summaries: SUMMARIES };
 }
