@@ -4,6 +4,7 @@ import { test } from "node:test";
 
 import { createCommands } from "../extension/worker/commands.js";
 import { fakeChrome, NO_RECEIVER, realTimers, tick } from "./support/fake-chrome.js";
+import { ISOLATED_WORLD_FILES, MAIN_WORLD_FILES } from "./support/page-files.js";
 
 const PAGE = { id: 7, url: "http://127.0.0.1:8000/page.html", title: "Page", active: true, windowId: 1 };
 const answer42 = { ok: true, result: 42, result_type: "number", url: PAGE.url, title: "Page" };
@@ -169,8 +170,8 @@ test("'Receiving end does not exist' injects MAIN then ISOLATED, then sends exac
   assert.deepEqual(
     chrome.calls.executeScript.map((d) => ({ world: d.world, files: d.files, target: d.target })),
     [
-      { world: "MAIN", files: ["page/serialize-intrinsics.js", "page/serialize-kinds.js", "page/serialize.js", "page/returns.js", "page/executor.js", "page/page-log.js", "page/inject.js"], target: { tabId: 7, frameIds: [0] } },
-      { world: "ISOLATED", files: ["content/refs.js", "content/snapshot-format.js", "content/snapshot.js", "content/read.js", "shared/act-common.js", "content/act-keys.js", "content/act.js", "content/content.js"], target: { tabId: 7, frameIds: [0] } },
+      { world: "MAIN", files: MAIN_WORLD_FILES, target: { tabId: 7, frameIds: [0] } },
+      { world: "ISOLATED", files: ISOLATED_WORLD_FILES, target: { tabId: 7, frameIds: [0] } },
     ],
   );
 });

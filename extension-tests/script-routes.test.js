@@ -5,6 +5,7 @@ import { test } from "node:test";
 
 import { createCommands } from "../extension/worker/commands.js";
 import { fakeChrome, realTimers, tick } from "./support/fake-chrome.js";
+import { EXECUTOR_FILES, ISOLATED_WORLD_FILES, MAIN_WORLD_FILES } from "./support/page-files.js";
 
 const PAGE = { id: 7, url: "https://strict.example/", title: "Strict", active: true, windowId: 1 };
 const WHERE = { url: PAGE.url, title: "Strict" };
@@ -102,8 +103,8 @@ test("a lost page-world channel is injected again and the script sent once more"
   assert.equal(result.route, "page");
   assert.equal(sends, 2);
   assert.deepEqual(chrome.calls.executeScript.map((d) => [d.world, d.files]), [
-    ["MAIN", ["page/serialize-intrinsics.js", "page/serialize-kinds.js", "page/serialize.js", "page/returns.js", "page/executor.js", "page/page-log.js", "page/inject.js"]],
-    ["ISOLATED", ["content/refs.js", "content/snapshot-format.js", "content/snapshot.js", "content/read.js", "shared/act-common.js", "content/act-keys.js", "content/act.js", "content/content.js"]],
+    ["MAIN", MAIN_WORLD_FILES],
+    ["ISOLATED", ISOLATED_WORLD_FILES],
   ]);
 });
 
@@ -117,10 +118,7 @@ test("with user scripts allowed, the script runs in the USER_SCRIPT world, whose
   const [details] = calls.userScripts;
   assert.equal(details.world, "USER_SCRIPT");
   assert.deepEqual(details.target, { tabId: 7, frameIds: [0] });
-  assert.deepEqual(details.js.slice(0, 5), [
-    { file: "page/serialize-intrinsics.js" }, { file: "page/serialize-kinds.js" }, { file: "page/serialize.js" },
-    { file: "page/returns.js" }, { file: "page/executor.js" },
-  ]);
+  assert.deepEqual(details.js.slice(0, 5), EXECUTOR_FILES.map((file) => ({ file })));
   assert.match(details.js[5].code, /"script":"1 \+ 1"/);
   assert.match(details.js[5].code, /"dialog":"accept","prompt_text":"yes"/);
 });

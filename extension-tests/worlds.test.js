@@ -5,10 +5,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import vm from "node:vm";
-import { SERIALIZER_FILES } from "./support/page-files.js";
+import { EXECUTOR_FILES } from "./support/page-files.js";
 
 const read = (path) => readFileSync(new URL(`../extension/${path}`, import.meta.url), "utf8");
-const LIBS = [...SERIALIZER_FILES, "page/returns.js", "page/executor.js"].map(read).join("\n");
+const LIBS = EXECUTOR_FILES.map(read).join("\n");
 const WRAPPED = `(function (globalThis) { ${LIBS} })(shadow)`;
 
 function shadowedPage() {

@@ -10,7 +10,7 @@
 // timeout read the same whichever route ran.
 import { DEBUGGER_SWITCH } from "./debugger.js";
 import { CommandError } from "../link/errors.js";
-import { EXECUTOR_FILES, tabInfo } from "./tabs.js";
+import { executorFiles, tabInfo } from "./tabs.js";
 
 const USER_SCRIPT_CSP = "script-src 'self' 'unsafe-eval'; object-src 'self'";
 // Longest answer, as in inject.js and the daemon's protocol.py.
@@ -21,7 +21,7 @@ export const USER_SCRIPTS_SETTING =
   '"Allow User Scripts" for tabpilot (chrome://extensions, tabpilot, Details)';
 
 // Runs in the other world, so it may use nothing from this module: it is sent as its source text.
-// `libs` holds what the libraries (EXECUTOR_FILES) exported there. Answers the JSON text of
+// `libs` holds what the libraries (tabs.js executorFiles) exported there. Answers the JSON text of
 // an answer shaped like inject.js's. Dialogs raised in the user-script world are answered here; in
 // the page's world the debugger reports them (dialogs.js).
 function runInWorld(request, libs) {
@@ -113,7 +113,7 @@ export function createRoutes({ chrome, debug, fetch, now = Date.now }) {
 
   // The library files' text, read once from the extension's own package.
   function libraries() {
-    libText ??= Promise.all(EXECUTOR_FILES.map((file) => fetch(chrome.runtime.getURL(file)).then((r) => r.text())))
+    libText ??= Promise.all(executorFiles(chrome).map((file) => fetch(chrome.runtime.getURL(file)).then((r) => r.text())))
       .then((texts) => texts.join("\n;\n"))
       .catch((err) => {
         libText = null;
@@ -160,7 +160,7 @@ export function createRoutes({ chrome, debug, fetch, now = Date.now }) {
     const request = requestFor(params, "user_script");
     const results = await chrome.userScripts.execute({
       target: { tabId: tab.id, frameIds: [0] },
-      js: [...EXECUTOR_FILES.map((file) => ({ file })), { code: `(${runInWorld})(${JSON.stringify(request)}, globalThis)` }],
+      js: [...executorFiles(chrome).map((file) => ({ file })), { code: `(${runInWorld})(${JSON.stringify(request)}, globalThis)` }],
       world: "USER_SCRIPT",
       injectImmediately: true,
     });

@@ -5,11 +5,27 @@ import { NotDelivered } from "./tab-ports.js";
 // Chrome lets extensions script http(s) pages, and file pages when the user allows file access.
 // chrome://, chrome-extension://, about:, view-source:, devtools:// and the like are off limits.
 const SCRIPTABLE_URL = /^(https?|file):/i;
-// The serializer and the executor: what every world that runs a script loads (script-routes.js too).
-export const EXECUTOR_FILES = ["page/serialize-intrinsics.js", "page/serialize-kinds.js", "page/serialize.js", "page/returns.js", "page/executor.js"];
-const PAGE_WORLD_FILES = [...EXECUTOR_FILES, "page/page-log.js", "page/inject.js"];
-// The isolated world's files, as the manifest lists them.
-const CONTENT_FILES = ["content/refs.js", "content/snapshot-format.js", "content/snapshot.js", "content/read.js", "shared/act-common.js", "content/act-keys.js", "content/act.js", "content/content.js"];
+// The files of the two worlds the manifest injects into every page: its content_scripts, the one
+// list of them. The isolated world's entry is the one without "world"; the page world's has world
+// "MAIN". A tab that was open before the extension loaded gets them from injectFiles below.
+export function worldFiles(chrome) {
+  const entries = chrome.runtime.getManifest().content_scripts ?? [];
+  return {
+    isolated: entries.find((entry) => entry.world === undefined).js,
+    main: entries.find((entry) => entry.world === "MAIN").js,
+  };
+}
+
+// The page world's files that only the page world needs: its console log and its channel to the
+// content script.
+const PAGE_WORLD_ONLY = new Set(["page/page-log.js", "page/inject.js"]);
+
+// The serializer and the executor: what every world that runs a script loads, the page world's
+// files but for PAGE_WORLD_ONLY, in the manifest's order. script-routes.js loads them into the
+// other worlds a script may take.
+export function executorFiles(chrome) {
+  return worldFiles(chrome).main.filter((file) => !PAGE_WORLD_ONLY.has(file));
+}
 
 export function tabInfo(tab) {
   // url is "" while a tab's first navigation is pending; pendingUrl then says where it goes.
@@ -99,8 +115,9 @@ async function injectFiles(chrome, tab) {
   try {
     // The page-world side first, so that it is listening when content.js opens the channel
     // (protocol.md §3 pairs either way; this order pairs at once).
-    await chrome.scripting.executeScript({ target, files: PAGE_WORLD_FILES, world: "MAIN", injectImmediately: true });
-    await chrome.scripting.executeScript({ target, files: CONTENT_FILES, world: "ISOLATED", injectImmediately: true });
+    const files = worldFiles(chrome);
+    await chrome.scripting.executeScript({ target, files: files.main, world: "MAIN", injectImmediately: true });
+    await chrome.scripting.executeScript({ target, files: files.isolated, world: "ISOLATED", injectImmediately: true });
   } catch (err) {
     // e.g. "Cannot access contents of url", "The extensions gallery cannot be scripted",
     // a file:// page without "Allow access to file URLs", or an error page.
