@@ -16,7 +16,8 @@ const TOOLS = new URL("../extension/worker/tools/", import.meta.url);
 // Every create…Tools factory that a file in worker/tools/ exports, by file.
 async function factories() {
   const found = [];
-  for (const file of readdirSync(TOOLS).filter((name) => name.endsWith(".js")).sort()) {
+  const files = readdirSync(TOOLS).filter((name) => name.endsWith(".js"));
+  for (const file of files.sort()) {
     const module = await import(new URL(file, TOOLS));
     for (const [name, value] of Object.entries(module)) {
       if (/^create\w+Tools$/.test(name) && typeof value === "function") found.push({ file, name, create: value });
@@ -50,7 +51,8 @@ test("every family file in worker/tools/ is gathered by the dispatcher", async (
   const { chrome, fetch } = fakeChrome();
   const timers = manualTimers();
   const base = { chrome, fetch, timers, pilot: { ready: Promise.resolve(), isEnabled: () => true }, now: Date.now };
-  const deps = { ...base, managed: Promise.resolve({}), landingUrl: async () => "", ...createTabMachinery({ chrome, timers }) };
+  const machinery = createTabMachinery({ chrome, timers });
+  const deps = { ...base, managed: Promise.resolve({}), landingUrl: async () => "", ...machinery };
   const { handlers, families } = workerCommands();
   const found = await factories();
   assert.equal(found.length, Object.keys(families).length, found.map((f) => `${f.file}: ${f.name}`).join(", "));

@@ -19,14 +19,18 @@ test("every file the manifest names exists", () => {
     ...Object.values(MANIFEST.icons),
     ...MANIFEST.content_scripts.flatMap((entry) => entry.js),
   ];
-  assert.deepEqual(named.filter((path) => !exists(path)), []);
+  const missing = named.filter((path) => !exists(path));
+  assert.deepEqual(missing, []);
 });
 
 test("the manifest has one isolated-world entry and one MAIN-world entry", () => {
-  assert.deepEqual(MANIFEST.content_scripts.map((entry) => entry.world ?? null), [null, "MAIN"]);
+  assert.deepEqual(
+    MANIFEST.content_scripts.map((entry) => entry.world ?? null),
+    [null, "MAIN"],
+  );
 });
 
-test("the worker's world lists are the manifest's, and the executor's files are the MAIN world's but for its channel and its console log", () => {
+test("the worker's world lists are the manifest's; the executor's are the MAIN world's but for two", () => {
   const { chrome } = fakeChrome();
   assert.deepEqual(worldFiles(chrome), { isolated: ISOLATED_WORLD_FILES, main: MAIN_WORLD_FILES });
   assert.deepEqual(executorFiles(chrome), EXECUTOR_FILES);
@@ -48,7 +52,8 @@ test("a tab opened before the extension loaded gets the manifest's files, page w
   });
   const pilot = { ready: Promise.resolve(), isEnabled: () => true };
   const commands = createCommands({ chrome, pilot, timers: realTimers });
-  const result = await commands.run({ type: "command", id: "c1", command: "execute_javascript", params: { script: "1" } });
+  const frame = { type: "command", id: "c1", command: "execute_javascript", params: { script: "1" } };
+  const result = await commands.run(frame);
   assert.equal(result.ok, true);
   assert.deepEqual(
     chrome.calls.executeScript.map((details) => [details.world, details.files]),
@@ -67,7 +72,8 @@ test("no worker module keeps a list of the injected files", () => {
   for (const path of readdirSync(worker, { recursive: true }).filter((p) => p.endsWith(".js"))) {
     if (path === "tab/tabs.js") continue;
     const text = readFileSync(new URL(path, worker), "utf8");
-    for (const [found] of text.matchAll(/["'`](?:content|page|shared)\/[\w-]+\.js["'`]/g)) named.push(`${path}: ${found}`);
+    const files = text.matchAll(/["'`](?:content|page|shared)\/[\w-]+\.js["'`]/g);
+    for (const [found] of files) named.push(`${path}: ${found}`);
   }
   assert.deepEqual(named, []);
 });

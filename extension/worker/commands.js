@@ -45,9 +45,10 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
       const handler = Object.hasOwn(handlers, frame?.command) ? handlers[frame.command] : null;
       if (!handler) {
         console.warn("tabpilot: unknown command", frame?.command);
+        const known = Object.keys(handlers).join(", ");
         throw new CommandError(
           "unknown_command",
-          `Unknown command ${JSON.stringify(frame?.command)}; this extension knows ${Object.keys(handlers).join(", ")}.`,
+          `Unknown command ${JSON.stringify(frame?.command)}; this extension knows ${known}.`,
         );
       }
       // The stored switch is the authority, whatever the daemon last heard; every AI access

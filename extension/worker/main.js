@@ -87,9 +87,19 @@ export function createBackground({ chrome, WebSocket, fetch, timers, userAgent =
   // (https://developer.chrome.com/docs/extensions/develop/concepts/messaging#simple).
   const messageHandlers = {
     get_status: () =>
-      pilot.ready.then(() => ({ ...connection.status(), pilot_enabled: pilot.isEnabled(), daemon_version: daemonVersion })),
-    get_activity: (_message, sender) => ownPage(sender).then(() => activity.list()).then((entries) => ({ entries })),
-    clear_activity: (_message, sender) => ownPage(sender).then(() => activity.clear()).then(() => ({ entries: [] })),
+      pilot.ready.then(() => ({
+        ...connection.status(),
+        pilot_enabled: pilot.isEnabled(),
+        daemon_version: daemonVersion,
+      })),
+    get_activity: (_message, sender) =>
+      ownPage(sender)
+        .then(() => activity.list())
+        .then((entries) => ({ entries })),
+    clear_activity: (_message, sender) =>
+      ownPage(sender)
+        .then(() => activity.clear())
+        .then(() => ({ entries: [] })),
     // A content script's report of a dialog its page opens (dialogs.js). Chrome sets sender.tab.
     page_dialog: async (message, sender) => {
       if (Number.isInteger(sender?.tab?.id) && sender.frameId === 0) commands.dialogs.report(sender.tab.id, message);
@@ -165,14 +175,12 @@ export function createBackground({ chrome, WebSocket, fetch, timers, userAgent =
   // The hello carries the switch, so connect once it is loaded.
   // A port the person chose in the popup wins over the managed profile's.
   const stored = chrome.storage.local.get(["daemonPort", "daemonToken", "contextName"]);
-  const ready = Promise.all([pilot.ready, managed, stored]).then(
-    ([, m, stored]) => {
-      token = tokenOf(stored.daemonToken) ?? m.token;
-      context = contextOf(m, stored.contextName);
-      contextKey = m.contextKey;
-      connection.start(parsePort(stored.daemonPort ?? m.daemonPort));
-    },
-  );
+  const ready = Promise.all([pilot.ready, managed, stored]).then(([, m, stored]) => {
+    token = tokenOf(stored.daemonToken) ?? m.token;
+    context = contextOf(m, stored.contextName);
+    contextKey = m.contextKey;
+    connection.start(parsePort(stored.daemonPort ?? m.daemonPort));
+  });
 
   return { ready, pilot, connection, commands, activity };
 }

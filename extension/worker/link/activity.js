@@ -17,7 +17,13 @@ export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 // `summaries`: the tool families' (commands.js gathers them), keyed by command. A command listed
 // there is recorded, with the words its function gives (params, result), or none for null: the
 // popup then shows an execute_javascript's script, or words of its own.
-export function createActivity({ chrome, summaries, now = Date.now, timers = globalThis, saveDelayMs = SAVE_DELAY_MS }) {
+export function createActivity({
+  chrome,
+  summaries,
+  now = Date.now,
+  timers = globalThis,
+  saveDelayMs = SAVE_DELAY_MS,
+}) {
   let entries = [];
 
   const ready = Promise.resolve()
@@ -38,7 +44,8 @@ export function createActivity({ chrome, summaries, now = Date.now, timers = glo
       try {
         if (!Object.hasOwn(summaries, frame?.command)) return;
         const summarize = summaries[frame.command];
-        const script = frame.command === "execute_javascript" ? String(frame.params?.script ?? "").slice(0, SCRIPT_CHARS) : null;
+        const script =
+          frame.command === "execute_javascript" ? String(frame.params?.script ?? "").slice(0, SCRIPT_CHARS) : null;
         entries.unshift({
           id: String(frame.id ?? ""),
           time: started,
@@ -107,5 +114,7 @@ export function createActivity({ chrome, summaries, now = Date.now, timers = glo
 }
 
 function isEntry(value) {
-  return value !== null && typeof value === "object" && typeof value.time === "number" && typeof value.command === "string";
+  return (
+    value !== null && typeof value === "object" && typeof value.time === "number" && typeof value.command === "string"
+  );
 }

@@ -14,7 +14,9 @@ const CLOSE_REASONS = {
   4002: "busy: another browser's tabpilot extension is connected to this daemon; this one connects when it leaves",
   4003: "the daemon expected a hello first",
   4004: "unauthorized: this daemon needs a token; enter the one it was started with in this popup",
-  4005: "dropped: an agent closed this browser's context on the daemon; it is listed again when this extension reconnects",
+  4005:
+    "dropped: an agent closed this browser's context on the daemon; it is listed again when this extension " +
+    "reconnects",
   4006: "name taken: another browser holds this context name on the daemon; choose another name in this popup",
 };
 

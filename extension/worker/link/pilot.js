@@ -50,7 +50,9 @@ export function createPilot({ chrome, fetch, managed = loadManaged({ chrome, fet
     const quiet = (p) => Promise.resolve(p).catch(() => {});
     quiet(chrome.action.setBadgeText({ text: enabled ? "ON" : "" }));
     quiet(chrome.action.setBadgeBackgroundColor({ color: BADGE_COLOR }));
-    quiet(chrome.action.setTitle({ title: enabled ? "tabpilot: AI Web Pilot is ON" : "tabpilot: AI Web Pilot is off" }));
+    quiet(
+      chrome.action.setTitle({ title: enabled ? "tabpilot: AI Web Pilot is ON" : "tabpilot: AI Web Pilot is off" }),
+    );
   }
 
   const ready = load().catch((err) => {

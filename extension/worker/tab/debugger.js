@@ -49,7 +49,12 @@ export function createDebugger({ chrome, managed }) {
   chrome.debugger?.onDetach?.addListener((source) => attached.delete(source.tabId));
   chrome.debugger?.onEvent?.addListener((source, method, params) => {
     if (method === "Page.javascriptDialogOpening") {
-      onDialog(source.tabId, { phase: "open", dialog_type: params.type, message: params.message, default_prompt: params.defaultPrompt });
+      onDialog(source.tabId, {
+        phase: "open",
+        dialog_type: params.type,
+        message: params.message,
+        default_prompt: params.defaultPrompt,
+      });
     } else if (method === "Page.javascriptDialogClosed") {
       onDialog(source.tabId, { phase: "closed" });
     }

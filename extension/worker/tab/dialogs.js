@@ -36,7 +36,8 @@ export function createDialogs({ chrome, debug }) {
   function blockedError(tab, dialog, during) {
     return new CommandError(
       "dialog_open",
-      `Tab ${tab.id} shows a ${dialog.type} dialog ("${dialog.message}")${during ? " raised while the script ran" : ""}, ` +
+      `Tab ${tab.id} shows a ${dialog.type} dialog ("${dialog.message}")` +
+        `${during ? " raised while the script ran" : ""}, ` +
         "which stops the page until it is answered. Answer it in the browser, then retry; or turn on " +
         `${DEBUGGER_SWITCH}, so that tabpilot answers dialogs by itself.`,
       { tab: tabInfo(tab) },
@@ -50,7 +51,8 @@ export function createDialogs({ chrome, debug }) {
     if (!dialog) return null;
     await debug.ready;
     const accept = params.dialog === "accept";
-    const promptText = dialog.type === "prompt" && accept ? (params.prompt_text ?? String(dialog.defaultPrompt ?? "")) : undefined;
+    const promptText =
+      dialog.type === "prompt" && accept ? (params.prompt_text ?? String(dialog.defaultPrompt ?? "")) : undefined;
     const outcome = await debug.answerDialog(tab.id, accept, promptText);
     if (outcome === "unreachable") {
       if (!open.has(tab.id)) return null; // the person answered it meanwhile

@@ -28,7 +28,17 @@ export function createFrameEvents({ chrome, timers }) {
   // Follows one tab's main frame from now on. `state` says what happened; `wait(done, ms)`
   // resolves true once done(state) holds, false if `ms` pass first.
   function follow(tabId) {
-    const state = { started: false, committed: false, domReady: false, loaded: false, sameDocument: false, closed: false, error: null, url: null, loading: false };
+    const state = {
+      started: false,
+      committed: false,
+      domReady: false,
+      loaded: false,
+      sameDocument: false,
+      closed: false,
+      error: null,
+      url: null,
+      loading: false,
+    };
     const waiters = new Set();
     const check = () => {
       for (const waiter of waiters) if (waiter.done(state)) waiter.finish(true);
@@ -39,17 +49,22 @@ export function createFrameEvents({ chrome, timers }) {
         const fresh = { error: null, domReady: false, loaded: false };
         // The document a load event is of: one still loading when this navigation began finishes
         // after it started, and its load is not this one's (documentId: Chrome 106+).
-        const ours = () => state.committed && (state.documentId == null || d.documentId == null || d.documentId === state.documentId);
+        const ours = () =>
+          state.committed && (state.documentId == null || d.documentId == null || d.documentId === state.documentId);
         if (name === "onBeforeNavigate") Object.assign(state, { started: true, url: d.url, ...fresh });
-        else if (name === "onCommitted") Object.assign(state, { committed: true, url: d.url, documentId: d.documentId ?? null, ...fresh });
+        else if (name === "onCommitted")
+          Object.assign(state, { committed: true, url: d.url, documentId: d.documentId ?? null, ...fresh });
         else if (name === "onDOMContentLoaded") state.domReady ||= ours();
         else if (name === "onCompleted") state.loaded = state.domReady ||= ours();
-        else if (name === "onHistoryStateUpdated" || name === "onReferenceFragmentUpdated") Object.assign(state, { sameDocument: true, url: d.url });
+        else if (name === "onHistoryStateUpdated" || name === "onReferenceFragmentUpdated")
+          Object.assign(state, { sameDocument: true, url: d.url });
         // A navigation that another one replaced (this command's replaced the page's own, say) ends
         // aborted: that is not this command's.
-        else if (name === "onErrorOccurred" && !(d.error === "net::ERR_ABORTED" && state.url && d.url !== state.url)) state.error = d.error;
+        else if (name === "onErrorOccurred" && !(d.error === "net::ERR_ABORTED" && state.url && d.url !== state.url))
+          state.error = d.error;
         else if (name === "tabUpdated" && d.status === "loading") state.loading = true;
-        else if (name === "tabUpdated" && d.status === "complete" && state.loading && state.committed) state.loaded = state.domReady = true;
+        else if (name === "tabUpdated" && d.status === "complete" && state.loading && state.committed)
+          state.loaded = state.domReady = true;
         else if (name === "tabRemoved") state.closed = true;
         check();
       },

@@ -3,7 +3,8 @@
 // window). Points are CSS pixels of the tab's top-level viewport (content.js "locate" gives them).
 // debugger.js decides where the debugger may be used at all.
 export function createInput({ debug }) {
-  const mouse = (tabId, type, x, y, extra = {}) => debug.send(tabId, "Input.dispatchMouseEvent", { type, x, y, ...extra });
+  const mouse = (tabId, type, x, y, extra = {}) =>
+    debug.send(tabId, "Input.dispatchMouseEvent", { type, x, y, ...extra });
 
   async function move(tabId, x, y) {
     await mouse(tabId, "mouseMoved", x, y, { button: "none", buttons: 0 });
@@ -22,7 +23,13 @@ export function createInput({ debug }) {
   // key: what shared/act-common.js parseKey gives. A key that types sends its text with keyDown, as
   // a keyboard does; Enter's is "\r".
   async function key(tabId, k) {
-    const fields = { key: k.key, code: k.code, windowsVirtualKeyCode: k.keyCode, nativeVirtualKeyCode: k.keyCode, modifiers: k.bits };
+    const fields = {
+      key: k.key,
+      code: k.code,
+      windowsVirtualKeyCode: k.keyCode,
+      nativeVirtualKeyCode: k.keyCode,
+      modifiers: k.bits,
+    };
     const text = k.text ? { text: k.text, unmodifiedText: k.text } : {};
     await debug.send(tabId, "Input.dispatchKeyEvent", { type: k.text ? "keyDown" : "rawKeyDown", ...fields, ...text });
     await debug.send(tabId, "Input.dispatchKeyEvent", { type: "keyUp", ...fields });

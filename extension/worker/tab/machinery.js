@@ -23,7 +23,11 @@ export function createTabMachinery({ chrome, timers, managed }) {
   const debug = createDebugger({ chrome, managed });
   const dialogs = createDialogs({ chrome, debug });
   const aiTabs = createAiTabs({ chrome, debug });
-  const tabWatch = createTabWatch({ chrome, timers, ping: (tabId) => ports.send(tabId, { type: "ping", to: "content" }) });
+  const tabWatch = createTabWatch({
+    chrome,
+    timers,
+    ping: (tabId) => ports.send(tabId, { type: "ping", to: "content" }),
+  });
   const frames = createFrameEvents({ chrome, timers });
 
   // The worker's own timer is the only clock that still runs when the page is stuck in

@@ -17,8 +17,7 @@ const USER_SCRIPT_CSP = "script-src 'self' 'unsafe-eval'; object-src 'self'";
 const MAX_RESULT_CHARS = 16 * 1024 * 1024;
 const TERMINATE_MARGIN_MS = 50;
 
-export const USER_SCRIPTS_SETTING =
-  '"Allow User Scripts" for tabpilot (chrome://extensions, tabpilot, Details)';
+export const USER_SCRIPTS_SETTING = '"Allow User Scripts" for tabpilot (chrome://extensions, tabpilot, Details)';
 
 // Runs in the other world, so it may use nothing from this module: it is sent as its source text.
 // `libs` holds what the libraries (tabs.js executorFiles) exported there. Answers the JSON text of
@@ -32,7 +31,8 @@ function runInWorld(request, libs) {
   const answers = {
     alert: () => undefined,
     confirm: () => accept,
-    prompt: (_message, value) => (accept ? (typeof request.prompt_text === "string" ? request.prompt_text : String(value ?? "")) : null),
+    prompt: (_message, value) =>
+      accept ? (typeof request.prompt_text === "string" ? request.prompt_text : String(value ?? "")) : null,
   };
   const saved = {};
   if (request.world === "user_script") {
@@ -56,14 +56,19 @@ function runInWorld(request, libs) {
     try {
       json = JSON.stringify(answer);
     } catch (err) {
-      json = JSON.stringify({ ok: false, error: { code: "extension_error", message: "the result could not be encoded as JSON: " + err.message } });
+      json = JSON.stringify({
+        ok: false,
+        error: { code: "extension_error", message: "the result could not be encoded as JSON: " + err.message },
+      });
     }
     if (json.length > request.max_chars) {
       json = JSON.stringify({
         ok: false,
         error: {
           code: "result_too_large",
-          message: `The script ran, but its result is ${json.length} characters of JSON, more than the ${request.max_chars} a result may have. Return less: a slice, a count or a summary.`,
+          message:
+            `The script ran, but its result is ${json.length} characters of JSON, more than the ` +
+            `${request.max_chars} a result may have. Return less: a slice, a count or a summary.`,
         },
       });
     }
@@ -79,7 +84,13 @@ function runInWorld(request, libs) {
     }
     if (!node) {
       restore();
-      return encode({ ok: false, error: { code: "stale_ref", message: "The element with that ref is no longer in the page. Take a new snapshot and use its refs." } });
+      return encode({
+        ok: false,
+        error: {
+          code: "stale_ref",
+          message: "The element with that ref is no longer in the page. Take a new snapshot and use its refs.",
+        },
+      });
     }
     options.callWith = [node];
   }
@@ -92,7 +103,13 @@ function runInWorld(request, libs) {
     },
     (err) => {
       restore();
-      return encode({ ok: false, error: { code: "extension_error", message: "tabpilot could not run the script: " + String(err?.message ?? err) } });
+      return encode({
+        ok: false,
+        error: {
+          code: "extension_error",
+          message: "tabpilot could not run the script: " + String(err?.message ?? err),
+        },
+      });
     },
   );
 }
@@ -113,7 +130,9 @@ export function createRoutes({ chrome, debug, fetch, now = Date.now }) {
 
   // The library files' text, read once from the extension's own package.
   function libraries() {
-    libText ??= Promise.all(executorFiles(chrome).map((file) => fetch(chrome.runtime.getURL(file)).then((r) => r.text())))
+    libText ??= Promise.all(
+      executorFiles(chrome).map((file) => fetch(chrome.runtime.getURL(file)).then((r) => r.text())),
+    )
       .then((texts) => texts.join("\n;\n"))
       .catch((err) => {
         libText = null;
@@ -145,7 +164,10 @@ export function createRoutes({ chrome, debug, fetch, now = Date.now }) {
       answer = null;
     }
     if (!answer || typeof answer !== "object" || typeof answer.ok !== "boolean") {
-      throw new CommandError("extension_error", `The ${route} route gave no readable answer; the page may have navigated. Retry once it has loaded.`);
+      throw new CommandError(
+        "extension_error",
+        `The ${route} route gave no readable answer; the page may have navigated. Retry once it has loaded.`,
+      );
     }
     answer.route = route;
     return answer;
@@ -160,7 +182,10 @@ export function createRoutes({ chrome, debug, fetch, now = Date.now }) {
     const request = requestFor(params, "user_script");
     const results = await chrome.userScripts.execute({
       target: { tabId: tab.id, frameIds: [0] },
-      js: [...executorFiles(chrome).map((file) => ({ file })), { code: `(${runInWorld})(${JSON.stringify(request)}, globalThis)` }],
+      js: [
+        ...executorFiles(chrome).map((file) => ({ file })),
+        { code: `(${runInWorld})(${JSON.stringify(request)}, globalThis)` },
+      ],
       world: "USER_SCRIPT",
       injectImmediately: true,
     });
@@ -169,8 +194,8 @@ export function createRoutes({ chrome, debug, fetch, now = Date.now }) {
 
   async function viaDebugger(tab, params) {
     const request = requestFor(params, "main");
-    const expression =
-      `(function (globalThis) {\n${await libraries()}\n;\nreturn (${runInWorld})(${JSON.stringify(request)}, globalThis);\n})(${SHADOW_GLOBAL})`;
+    const run = `return (${runInWorld})(${JSON.stringify(request)}, globalThis);`;
+    const expression = `(function (globalThis) {\n${await libraries()}\n;\n${run}\n})(${SHADOW_GLOBAL})`;
     const started = now();
     const timeout = Math.max(1, params.timeout_ms - TERMINATE_MARGIN_MS);
     const stopped = () =>
@@ -195,14 +220,17 @@ export function createRoutes({ chrome, debug, fetch, now = Date.now }) {
       // Chrome answers a stopped evaluation with "Execution was terminated", or with a bare
       // "Internal error" once the timeout has passed.
       const message = String(err?.message ?? err);
-      if (/terminated/i.test(message) || (/Internal error/i.test(message) && now() - started >= timeout)) throw stopped();
+      if (/terminated/i.test(message) || (/Internal error/i.test(message) && now() - started >= timeout))
+        throw stopped();
       if (err instanceof CommandError) throw err;
       throw new CommandError("extension_error", `The debugger route failed: ${message}`, { tab: tabInfo(tab) });
     }
     if (evaluated?.exceptionDetails) {
       const text = String(evaluated.exceptionDetails.exception?.description ?? evaluated.exceptionDetails.text ?? "");
       if (/Execution was terminated/i.test(text)) throw stopped();
-      throw new CommandError("extension_error", `The debugger route failed: ${text || "no detail"}`, { tab: tabInfo(tab) });
+      throw new CommandError("extension_error", `The debugger route failed: ${text || "no detail"}`, {
+        tab: tabInfo(tab),
+      });
     }
     // Dialogs the script raises here stop the page; the debugger reports them to dialogs.js, and
     // the command's watch answers them.

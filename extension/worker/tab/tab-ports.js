@@ -34,9 +34,10 @@ export function createTabPorts(chrome) {
     port.onDisconnect.addListener(() => {
       const why = String(chrome.runtime.lastError?.message ?? "");
       if (links.get(tabId) === link) links.delete(tabId);
-      const error = why.includes(NO_RECEIVER) && !link.reached
-        ? new NotDelivered(why)
-        : new Error(`The message channel closed before the page answered${why ? ` (${why})` : ""}.`);
+      const error =
+        why.includes(NO_RECEIVER) && !link.reached
+          ? new NotDelivered(why)
+          : new Error(`The message channel closed before the page answered${why ? ` (${why})` : ""}.`);
       for (const waiter of link.pending.values()) waiter.reject(error);
       link.pending.clear();
     });

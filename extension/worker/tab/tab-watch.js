@@ -46,9 +46,13 @@ export function createTabWatch({ chrome, timers, ping }) {
   // the stuck one, to run long after their callers were told they timed out.
   async function guard(tab) {
     if (crashed.has(tab.id)) {
-      throw new CommandError("tab_crashed", `The page in tab ${tab.id} has crashed ("Aw, Snap!"), so nothing was sent. ${WAY_BACK_CRASHED}`, {
-        tab: tabInfo(tab),
-      });
+      throw new CommandError(
+        "tab_crashed",
+        `The page in tab ${tab.id} has crashed ("Aw, Snap!"), so nothing was sent. ${WAY_BACK_CRASHED}`,
+        {
+          tab: tabInfo(tab),
+        },
+      );
     }
     if (!abandoned.get(tab.id)) return;
     const pong = ping(tab.id).then(
@@ -69,7 +73,7 @@ export function createTabWatch({ chrome, timers, ping }) {
     }
   }
 
-    // Runs `deliver` while recording what happens to the tab, and turns a closed message channel
+  // Runs `deliver` while recording what happens to the tab, and turns a closed message channel
   // (or no answer at all) into tab_closed, tab_navigated or tab_crashed.
   async function watch(tab, deliver) {
     const seen = { closed: false, navigated: false };

@@ -48,7 +48,10 @@ export async function resolveTab(chrome, tabId) {
       if (!Number.isInteger(tabId)) throw new TypeError("not an integer");
       return await chrome.tabs.get(tabId);
     } catch {
-      throw new CommandError("tab_not_found", `No tab with id ${JSON.stringify(tabId)}; GET /tabs lists the open tabs.`);
+      throw new CommandError(
+        "tab_not_found",
+        `No tab with id ${JSON.stringify(tabId)}; GET /tabs lists the open tabs.`,
+      );
     }
   }
   let [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
@@ -56,7 +59,10 @@ export async function resolveTab(chrome, tabId) {
   // active tab is then the best guess.
   if (!tab) [tab] = await chrome.tabs.query({ active: true, windowType: "normal" });
   if (!tab) {
-    throw new CommandError("no_target_tab", "No active tab to run the script in: open a web page in Chrome, or pass tab_id.");
+    throw new CommandError(
+      "no_target_tab",
+      "No active tab to run the script in: open a web page in Chrome, or pass tab_id.",
+    );
   }
   return tab;
 }

@@ -90,7 +90,13 @@ export function base64ImageSize(text) {
 // Runs captures one at a time, at most CAPTURES_PER_WINDOW starting in any CAPTURE_WINDOW_MS: a
 // caller waits its turn rather than being refused. A capture refused for the quota all the same
 // (another copy of the worker, say) is tried again after a window.
-export function createCaptureQueue({ now, sleep, perWindow = CAPTURES_PER_WINDOW, windowMs = CAPTURE_WINDOW_MS, retries = 2 }) {
+export function createCaptureQueue({
+  now,
+  sleep,
+  perWindow = CAPTURES_PER_WINDOW,
+  windowMs = CAPTURE_WINDOW_MS,
+  retries = 2,
+}) {
   const started = []; // start times of the latest captures, oldest first
   let tail = Promise.resolve();
 

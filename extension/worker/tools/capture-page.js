@@ -35,7 +35,11 @@ export async function shotPage(job) {
     const r = el.getBoundingClientRect();
     let x = r.left;
     let y = r.top;
-    for (let frame = el.ownerDocument.defaultView.frameElement; frame; frame = frame.ownerDocument.defaultView.frameElement) {
+    for (
+      let frame = el.ownerDocument.defaultView.frameElement;
+      frame;
+      frame = frame.ownerDocument.defaultView.frameElement
+    ) {
       const box = frame.getBoundingClientRect();
       const style = frame.ownerDocument.defaultView.getComputedStyle(frame);
       x += box.left + frame.clientLeft + parseFloat(style.paddingLeft);
@@ -55,16 +59,32 @@ export async function shotPage(job) {
   try {
     if (job.op === "element") {
       const refs = globalThis.__tabpilotRefs;
-      if (!refs) return { error: { code: "extension_error", message: "The page's content script is not loaded; reload the tab and take a new snapshot." } };
+      if (!refs)
+        return {
+          error: {
+            code: "extension_error",
+            message: "The page's content script is not loaded; reload the tab and take a new snapshot.",
+          },
+        };
       const el = refs.resolveRef(job.ref);
       const what = refs.describe(el);
       let rect = topRect(el);
       if (rect.width === 0 || rect.height === 0) {
-        return { error: { code: "element_not_interactable", message: `${what} (${job.ref}) has no size (not rendered): there is nothing to capture.`, data: { reason: "hidden" } } };
+        return {
+          error: {
+            code: "element_not_interactable",
+            message: `${what} (${job.ref}) has no size (not rendered): there is nothing to capture.`,
+            data: { reason: "hidden" },
+          },
+        };
       }
       const view = measure();
       if (rect.x < 0 || rect.y < 0 || rect.x + rect.width > view.vw || rect.y + rect.height > view.vh) {
-        el.scrollIntoView({ block: rect.height > view.vh ? "start" : "center", inline: "nearest", behavior: "instant" });
+        el.scrollIntoView({
+          block: rect.height > view.vh ? "start" : "center",
+          inline: "nearest",
+          behavior: "instant",
+        });
         await painted();
         rect = topRect(el);
       }

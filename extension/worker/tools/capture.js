@@ -50,16 +50,28 @@ export function screenshotParams(params) {
   const format = params.format ?? "jpeg";
   if (!Object.hasOwn(MIME, format)) throw invalid(`format must be "jpeg" or "png"; got ${JSON.stringify(format)}.`);
   const quality = params.quality ?? null;
-  if (quality !== null && (!Number.isInteger(quality) || quality < 1 || quality > 100)) throw invalid(`quality must be an integer from 1 to 100; got ${JSON.stringify(quality)}.`);
+  if (quality !== null && (!Number.isInteger(quality) || quality < 1 || quality > 100))
+    throw invalid(`quality must be an integer from 1 to 100; got ${JSON.stringify(quality)}.`);
   if (quality !== null && format === "png") throw invalid("quality is for jpeg; png is lossless.");
   const maxSize = params.max_size ?? MAX_SIZE;
-  if (!Number.isInteger(maxSize) || maxSize < 0) throw invalid(`max_size must be a whole number of pixels, 0 for no scaling; got ${JSON.stringify(maxSize)}.`);
+  if (!Number.isInteger(maxSize) || maxSize < 0)
+    throw invalid(`max_size must be a whole number of pixels, 0 for no scaling; got ${JSON.stringify(maxSize)}.`);
   const ref = params.ref ?? null;
-  if (ref !== null && (typeof ref !== "string" || ref === "")) throw invalid(`ref must be a ref from browser_snapshot such as "e12"; got ${JSON.stringify(ref)}.`);
+  if (ref !== null && (typeof ref !== "string" || ref === ""))
+    throw invalid(`ref must be a ref from browser_snapshot such as "e12"; got ${JSON.stringify(ref)}.`);
   const fullPage = params.full_page === true;
   if (fullPage && ref !== null) throw invalid("full_page and ref do not go together; send one of them.");
-  const timeoutMs = Number.isInteger(params.timeout_ms) && params.timeout_ms > 0 ? params.timeout_ms : DEFAULT_TIMEOUT_MS;
-  return { format, mime: MIME[format], quality: format === "jpeg" ? (quality ?? JPEG_QUALITY) : null, maxSize, ref, fullPage, timeoutMs };
+  const timeoutMs =
+    Number.isInteger(params.timeout_ms) && params.timeout_ms > 0 ? params.timeout_ms : DEFAULT_TIMEOUT_MS;
+  return {
+    format,
+    mime: MIME[format],
+    quality: format === "jpeg" ? (quality ?? JPEG_QUALITY) : null,
+    maxSize,
+    ref,
+    fullPage,
+    timeoutMs,
+  };
 }
 
 const round = (n) => Math.round(n * 10_000) / 10_000;
@@ -88,9 +100,14 @@ export function createCaptureTools({ chrome, tabs, debug, timers, withTimeout, n
       return visible(tab, p);
     };
     const shot = await withTimeout(work(), p.timeoutMs, () => {
-      return new CommandError("execution_timeout", `The screenshot was not done within ${p.timeoutMs} ms: the page is busy, or very tall. Retry, or raise timeout_ms.`, {
-        tab: tabInfo(tab),
-      });
+      return new CommandError(
+        "execution_timeout",
+        `The screenshot was not done within ${p.timeoutMs} ms: the page is busy, or very tall. ` +
+          "Retry, or raise timeout_ms.",
+        {
+          tab: tabInfo(tab),
+        },
+      );
     });
     const result = {
       mime_type: p.mime,
@@ -110,15 +127,27 @@ export function createCaptureTools({ chrome, tabs, debug, timers, withTimeout, n
   async function inPage(tab, job) {
     let answers;
     try {
-      answers = await chrome.scripting.executeScript({ target: { tabId: tab.id, frameIds: [0] }, func: shotPage, args: [job] });
-    } catch (err) {
-      throw new CommandError("extension_error", `tabpilot could not reach the page in tab ${tab.id}: ${err?.message ?? err}. Retry once it has loaded.`, {
-        tab: tabInfo(tab),
+      answers = await chrome.scripting.executeScript({
+        target: { tabId: tab.id, frameIds: [0] },
+        func: shotPage,
+        args: [job],
       });
+    } catch (err) {
+      throw new CommandError(
+        "extension_error",
+        `tabpilot could not reach the page in tab ${tab.id}: ${err?.message ?? err}. Retry once it has loaded.`,
+        {
+          tab: tabInfo(tab),
+        },
+      );
     }
     const answer = answers?.[0]?.result;
     if (!answer || typeof answer !== "object") {
-      throw new CommandError("extension_error", "The page gave no answer: it navigated or closed. Retry once it has loaded.", { tab: tabInfo(tab) });
+      throw new CommandError(
+        "extension_error",
+        "The page gave no answer: it navigated or closed. Retry once it has loaded.",
+        { tab: tabInfo(tab) },
+      );
     }
     if (answer.error) throw pageError(tab, { error: answer.error });
     return answer;
@@ -194,14 +223,19 @@ export function createCaptureTools({ chrome, tabs, debug, timers, withTimeout, n
       try {
         const crop = cropRect(m.rect, m.dpr, bitmap.width, bitmap.height);
         if (!crop) {
-          throw new CommandError("element_not_interactable", `${m.what} (${p.ref}) is not in the viewport and could not be scrolled into it.`, {
-            tab: tabInfo(tab),
-            data: { reason: "hidden" },
-          });
+          throw new CommandError(
+            "element_not_interactable",
+            `${m.what} (${p.ref}) is not in the viewport and could not be scrolled into it.`,
+            {
+              tab: tabInfo(tab),
+              data: { reason: "hidden" },
+            },
+          );
         }
         const scale = fitScale(crop.width, crop.height, p.maxSize);
         const shot = await render(bitmap, crop, scale, p);
-        const whole = crop.width >= Math.floor(m.rect.width * m.dpr) && crop.height >= Math.floor(m.rect.height * m.dpr);
+        const whole =
+          crop.width >= Math.floor(m.rect.width * m.dpr) && crop.height >= Math.floor(m.rect.height * m.dpr);
         const note = whole ? null : "The element is larger than the viewport: only its part in view was captured.";
         return { ...shot, scale, captured: `element ${p.ref} (${m.what})`, route: "capture_visible_tab", note };
       } finally {
@@ -239,9 +273,15 @@ export function createCaptureTools({ chrome, tabs, debug, timers, withTimeout, n
     const scale = fitScale(clip.width * m.dpr, clip.height * m.dpr, p.maxSize);
     // An element wholly in the viewport is captured as it is shown; past it, the page is laid out
     // at its full size for the capture.
-    const inView = clip.y >= m.sy && clip.y + clip.height <= m.sy + m.vh && clip.x >= m.sx && clip.x + clip.width <= m.sx + m.vw;
-    const captured = p.ref ? `element ${p.ref} (${m.what})` : note ? `the top ${MAX_FULL_PAGE_PX} px of the page` : "the full page";
-    if (clip.height > PART_PX) return { ...(await inParts(tab, p, clip, scale, m.dpr)), scale, captured, route: "debugger", note };
+    const inView =
+      clip.y >= m.sy && clip.y + clip.height <= m.sy + m.vh && clip.x >= m.sx && clip.x + clip.width <= m.sx + m.vw;
+    const captured = p.ref
+      ? `element ${p.ref} (${m.what})`
+      : note
+        ? `the top ${MAX_FULL_PAGE_PX} px of the page`
+        : "the full page";
+    if (clip.height > PART_PX)
+      return { ...(await inParts(tab, p, clip, scale, m.dpr)), scale, captured, route: "debugger", note };
     const answer = await debug.send(tab.id, "Page.captureScreenshot", {
       ...format,
       clip: { ...clip, scale },
@@ -292,7 +332,17 @@ export function createCaptureTools({ chrome, tabs, debug, timers, withTimeout, n
             // At the bottom the page scrolls less than asked: the part starts lower in the image.
             const rows = Math.min(first.vh, total - y);
             const top = (y - m.sy) * m.dpr;
-            ctx.drawImage(bitmap, 0, top, m.vw * m.dpr, rows * m.dpr, 0, Math.round(y * k), canvas.width, Math.round(rows * k));
+            ctx.drawImage(
+              bitmap,
+              0,
+              top,
+              m.vw * m.dpr,
+              rows * m.dpr,
+              0,
+              Math.round(y * k),
+              canvas.width,
+              Math.round(rows * k),
+            );
           } finally {
             bitmap.close?.();
           }
@@ -307,9 +357,15 @@ export function createCaptureTools({ chrome, tabs, debug, timers, withTimeout, n
     });
   }
 
-  return { handlers: { browser_take_screenshot: screenshot }, summaries: { browser_take_screenshot: screenshotSummary } };
+  return {
+    handlers: { browser_take_screenshot: screenshot },
+    summaries: { browser_take_screenshot: screenshotSummary },
+  };
 }
 
 function pageCapped(height) {
-  return `The page is ${Math.round(height)} px tall; only its top ${MAX_FULL_PAGE_PX} px were captured. Scroll (browser_act) and take viewport screenshots for the rest.`;
+  return (
+    `The page is ${Math.round(height)} px tall; only its top ${MAX_FULL_PAGE_PX} px were captured. ` +
+    "Scroll (browser_act) and take viewport screenshots for the rest."
+  );
 }

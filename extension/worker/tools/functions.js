@@ -16,7 +16,11 @@ const EXAMPLE = "(a, b) => a + b, function (el) { … } or async function load(u
 export function createFunctionsTools() {
   return {
     handlers: {
-      eval_define_function: async (params) => ({ result: { source: checkFunction(params.source) }, result_type: "object", tab: null }),
+      eval_define_function: async (params) => ({
+        result: { source: checkFunction(params.source) },
+        result_type: "object",
+        tab: null,
+      }),
     },
     // Its calls are scripts, shown as such; the definition itself touches no page.
     summaries: { eval_define_function: (params) => `defined the function ${params?.name}` },
@@ -42,7 +46,8 @@ export function checkFunction(source) {
       throw invalid(`The source holds ${statements.length} statements; it must be one function, such as ${EXAMPLE}.`);
     }
     const node = statements[0].type === "ExpressionStatement" ? statements[0].expression : statements[0];
-    if (node.type === "FunctionDeclaration" || FUNCTIONS.has(node.type)) return inlinable(source.slice(node.start, node.end));
+    if (node.type === "FunctionDeclaration" || FUNCTIONS.has(node.type))
+      return inlinable(source.slice(node.start, node.end));
     throw invalid(notAFunction(node, source));
   }
   // An anonymous `function (a) { … }` is no statement: read the source as the expression the call
@@ -77,7 +82,10 @@ function notAFunction(node, source) {
   if (node.type === "VariableDeclaration") {
     return `The source declares a variable; send the function itself (its name goes in \`name\`), such as ${EXAMPLE}.`;
   }
-  const what = node.type === "ClassDeclaration" || node.type === "ClassExpression" ? "a class" : `\`${firstLine(source.slice(node.start, node.end))}\``;
+  const what =
+    node.type === "ClassDeclaration" || node.type === "ClassExpression"
+      ? "a class"
+      : `\`${firstLine(source.slice(node.start, node.end))}\``;
   return `The source is ${what}, not a function. Send one function, such as ${EXAMPLE}.`;
 }
 
@@ -97,7 +105,10 @@ function syntaxError(source, err) {
   const lines = source.slice(0, pos).split(LINE_BREAK);
   const line = lines.length;
   const column = lines[lines.length - 1].length + 1;
-  return invalid(`SyntaxError at line ${line}, column ${column}: ${what}. Fix the source and define it again.`, { line, column });
+  return invalid(`SyntaxError at line ${line}, column ${column}: ${what}. Fix the source and define it again.`, {
+    line,
+    column,
+  });
 }
 
 function firstLine(text) {

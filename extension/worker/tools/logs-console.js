@@ -17,8 +17,20 @@ const SCRIPTABLE_URL = /^(https?|file):/i;
 // One entry as the page world sent it, kept only if it has the right shape (a page can forge
 // entries into its own log, as it can call console.log, but not anything else).
 function cleanEntry(raw) {
-  if (!raw || typeof raw !== "object" || !TYPES.has(raw.type) || !Object.hasOwn(RANK, raw.level) || typeof raw.text !== "string") return null;
-  const entry = { type: raw.type, level: raw.level, text: raw.text.slice(0, 10_000), time: Number.isFinite(raw.time) ? raw.time : Date.now() };
+  if (
+    !raw ||
+    typeof raw !== "object" ||
+    !TYPES.has(raw.type) ||
+    !Object.hasOwn(RANK, raw.level) ||
+    typeof raw.text !== "string"
+  )
+    return null;
+  const entry = {
+    type: raw.type,
+    level: raw.level,
+    text: raw.text.slice(0, 10_000),
+    time: Number.isFinite(raw.time) ? raw.time : Date.now(),
+  };
   if (typeof raw.url === "string") entry.url = raw.url.slice(0, 2048);
   if (Number.isInteger(raw.line)) entry.line = raw.line;
   if (Number.isInteger(raw.column)) entry.column = raw.column;
@@ -83,7 +95,10 @@ export function createConsoleLog({ chrome, tabs, ports, pilot, timers, onBody = 
   async function query(params) {
     const level = params.level ?? "info";
     if (!Object.hasOwn(RANK, level)) {
-      throw new CommandError("invalid_request", `level must be one of ${CONSOLE_LEVELS.join(", ")}; got ${JSON.stringify(level)}.`);
+      throw new CommandError(
+        "invalid_request",
+        `level must be one of ${CONSOLE_LEVELS.join(", ")}; got ${JSON.stringify(level)}.`,
+      );
     }
     const options = logQueryParams(params, CommandError);
     const tab = await tabs.resolve(params.tab_id);
@@ -91,7 +106,11 @@ export function createConsoleLog({ chrome, tabs, ports, pilot, timers, onBody = 
     const rank = RANK[level];
     const answer = log.query(tab.id, { ...options, match: (entry) => RANK[entry.level] <= rank });
     const cleared = options.clear ? log.clear(tab.id) : null;
-    return { result: { messages: answer.entries, level, all_pages: options.allPages, ...logAnswer(answer, cleared) }, result_type: "object", tab: tabInfo(tab) };
+    return {
+      result: { messages: answer.entries, level, all_pages: options.allPages, ...logAnswer(answer, cleared) },
+      result_type: "object",
+      tab: tabInfo(tab),
+    };
   }
 
   return { browser_console_messages: query, onPageLog, flush, log };

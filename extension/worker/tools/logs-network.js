@@ -7,7 +7,20 @@ import { tabInfo } from "../tab/tabs.js";
 
 // webRequest's resource types as the answer names them: fetch and XHR are both "xhr".
 const TYPE_NAMES = { main_frame: "document", sub_frame: "document", xmlhttprequest: "xhr" };
-export const REQUEST_TYPES = ["document", "script", "stylesheet", "image", "font", "media", "xhr", "websocket", "ping", "csp_report", "object", "other"];
+export const REQUEST_TYPES = [
+  "document",
+  "script",
+  "stylesheet",
+  "image",
+  "font",
+  "media",
+  "xhr",
+  "websocket",
+  "ping",
+  "csp_report",
+  "object",
+  "other",
+];
 // Successful requests of these types are hidden unless asked for: agents debugging an app want
 // its documents, scripts and API calls.
 const STATIC_TYPES = new Set(["image", "font", "stylesheet", "media"]);
@@ -29,7 +42,12 @@ function headerValue(headers, name) {
 function urlMatcher(url) {
   if (typeof url !== "string" || url === "") return () => true;
   if (!url.includes("*")) return (candidate) => candidate.includes(url);
-  const pattern = new RegExp(`^${url.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+  const pattern = new RegExp(
+    `^${url
+      .split("*")
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".*")}$`,
+  );
   return (candidate) => pattern.test(candidate);
 }
 
@@ -41,7 +59,10 @@ function statusMatcher(status) {
   if (range) return (entry) => Math.floor((entry.status ?? 0) / 100) === Number(range[1]);
   const exact = Number(status);
   if (Number.isInteger(exact) && exact >= 100 && exact <= 599) return (entry) => entry.status === exact;
-  throw new CommandError("invalid_request", `status must be "failed", "2xx" to "5xx", or a number such as 404; got ${JSON.stringify(status)}.`);
+  throw new CommandError(
+    "invalid_request",
+    `status must be "failed", "2xx" to "5xx", or a number such as 404; got ${JSON.stringify(status)}.`,
+  );
 }
 
 export function createNetworkLog({ chrome, tabs, pilot, flushPage }) {
@@ -85,13 +106,22 @@ export function createNetworkLog({ chrome, tabs, pilot, flushPage }) {
     if (details.type === "main_frame") mainFrame.set(details.tabId, entry);
   }, filter);
   web?.onBeforeRedirect.addListener((details) => {
-    if (ours(details)) finish(details, { status: details.statusCode, redirect_to: String(details.redirectUrl).slice(0, 2048), from_cache: details.fromCache === true });
+    if (ours(details))
+      finish(details, {
+        status: details.statusCode,
+        redirect_to: String(details.redirectUrl).slice(0, 2048),
+        from_cache: details.fromCache === true,
+      });
   }, filter);
   web?.onCompleted.addListener(
     (details) => {
       if (!ours(details)) return;
       const length = Number(headerValue(details.responseHeaders, "content-length"));
-      finish(details, { status: details.statusCode, from_cache: details.fromCache === true, size: Number.isFinite(length) && length >= 0 ? length : null });
+      finish(details, {
+        status: details.statusCode,
+        from_cache: details.fromCache === true,
+        size: Number.isFinite(length) && length >= 0 ? length : null,
+      });
     },
     filter,
     ["responseHeaders"],
@@ -179,13 +209,22 @@ export function createNetworkLog({ chrome, tabs, pilot, flushPage }) {
     if (entry.type === "xhr") await flushPage(tab);
     const found = entry.type === "xhr" ? bodyOf(tab.id, entry) : null;
     const body = found
-      ? { text: found.body, size: found.size, truncated: found.truncated, cap: BODY_CAP, source: found.source, ...(found.note ? { note: found.note } : {}) }
+      ? {
+          text: found.body,
+          size: found.size,
+          truncated: found.truncated,
+          cap: BODY_CAP,
+          source: found.source,
+          ...(found.note ? { note: found.note } : {}),
+        }
       : {
           text: null,
           cap: BODY_CAP,
           note:
             entry.type === "xhr"
-              ? "The page did not read this response through its own fetch or XMLHttpRequest while tabpilot was watching (a worker's request, one made before the page loaded tabpilot, or one of the last 50 no longer kept)."
+              ? "The page did not read this response through its own fetch or XMLHttpRequest while tabpilot " +
+                "was watching (a worker's request, one made before the page loaded tabpilot, or one of the " +
+                "last 50 no longer kept)."
               : `Only fetch and XHR responses have their body kept; this is a ${entry.type} request.`,
         };
     return { request: entry, body };
@@ -195,14 +234,20 @@ export function createNetworkLog({ chrome, tabs, pilot, flushPage }) {
     const options = logQueryParams(params, CommandError);
     const types = params.type === undefined || params.type === null ? null : params.type;
     if (types !== null && !REQUEST_TYPES.includes(types)) {
-      throw new CommandError("invalid_request", `type must be one of ${REQUEST_TYPES.join(", ")}; got ${JSON.stringify(types)}.`);
+      throw new CommandError(
+        "invalid_request",
+        `type must be one of ${REQUEST_TYPES.join(", ")}; got ${JSON.stringify(types)}.`,
+      );
     }
     const byUrl = urlMatcher(params.url);
     const byStatus = statusMatcher(params.status);
     const tab = await tabs.resolve(params.tab_id);
     if (params.include_body !== undefined && params.include_body !== null) {
       if (!Number.isInteger(params.include_body) || params.include_body < 1) {
-        throw new CommandError("invalid_request", `include_body must be a request's # (a positive integer); got ${JSON.stringify(params.include_body)}.`);
+        throw new CommandError(
+          "invalid_request",
+          `include_body must be a request's # (a positive integer); got ${JSON.stringify(params.include_body)}.`,
+        );
       }
       return { result: await withBody(tab, params.include_body), result_type: "object", tab: tabInfo(tab) };
     }

@@ -104,8 +104,19 @@ export function createTabLog({ capacity = LOG_CAPACITY } = {}) {
         if (match(entry)) picked.push(entry);
       }
       const shown = limit > 0 ? picked.slice(-limit) : [];
-      const pages = [...new Set(shown.map((entry) => entry.page))].map((id) => ({ id, url: log.pages.get(id)?.url ?? null }));
-      return { entries: shown, matched: picked.length, total, evicted: log.evicted, last_seq: log.seq, page: { ...log.page }, pages };
+      const pages = [...new Set(shown.map((entry) => entry.page))].map((id) => ({
+        id,
+        url: log.pages.get(id)?.url ?? null,
+      }));
+      return {
+        entries: shown,
+        matched: picked.length,
+        total,
+        evicted: log.evicted,
+        last_seq: log.seq,
+        page: { ...log.page },
+        pages,
+      };
     },
 
     // Drops the tab's entries; the sequence goes on, the page stays.
@@ -132,7 +143,10 @@ export function logQueryParams(params, CommandError) {
     const value = params[name];
     if (value === undefined || value === null) return fallback;
     if (!Number.isInteger(value) || value < 0 || value > max) {
-      throw new CommandError("invalid_request", `${name} must be an integer from 0 to ${max}; got ${JSON.stringify(value)}.`);
+      throw new CommandError(
+        "invalid_request",
+        `${name} must be an integer from 0 to ${max}; got ${JSON.stringify(value)}.`,
+      );
     }
     return value;
   };

@@ -30,10 +30,16 @@ export function checkUrl(url) {
   try {
     parsed = new URL(url);
   } catch {
-    throw new CommandError("invalid_request", `${JSON.stringify(url)} is not a url; browser_navigate opens http and https urls.`);
+    throw new CommandError(
+      "invalid_request",
+      `${JSON.stringify(url)} is not a url; browser_navigate opens http and https urls.`,
+    );
   }
   if (!OPENABLE.test(parsed.protocol)) {
-    throw new CommandError("invalid_request", `browser_navigate opens http and https urls only, not ${parsed.protocol} urls.`);
+    throw new CommandError(
+      "invalid_request",
+      `browser_navigate opens http and https urls only, not ${parsed.protocol} urls.`,
+    );
   }
   return parsed.href;
 }
@@ -41,10 +47,15 @@ export function checkUrl(url) {
 function navigationFailed(reason, url, tab, extra = {}) {
   const why = {
     dns: `its host name could not be resolved (${extra.net_error}). Check the url's spelling`,
-    connection_refused: `nothing accepts connections at that address (${extra.net_error}). Check that the server runs, and the port`,
-    timeout: `it did not finish loading within ${extra.ms ?? "the"} ms. The page may still be loading: browser_read or browser_snapshot shows what arrived; or raise timeout_ms`,
+    connection_refused:
+      `nothing accepts connections at that address (${extra.net_error}). ` + "Check that the server runs, and the port",
+    timeout:
+      `it did not finish loading within ${extra.ms ?? "the"} ms. The page may still be loading: ` +
+      "browser_read or browser_snapshot shows what arrived; or raise timeout_ms",
     http_status: `the server answered HTTP ${extra.status}. The page did load: browser_read shows what it says`,
-    aborted: `the navigation was stopped before the page loaded (${extra.net_error ?? "aborted"}): another navigation, a download, or the page itself stopped it. Retry, or see what the tab shows now`,
+    aborted:
+      `the navigation was stopped before the page loaded (${extra.net_error ?? "aborted"}): another ` +
+      "navigation, a download, or the page itself stopped it. Retry, or see what the tab shows now",
     other: `${extra.net_error ?? "the browser gave no reason"}. Retry, or check the url`,
   }[reason];
   const data = { reason, url };
@@ -121,14 +132,20 @@ export function createNavigateTools({ chrome, tabs, frames, dialogs, withTimeout
   async function browserNavigate(params) {
     const action = params.action ?? "goto";
     if (!ACTIONS.includes(action)) {
-      throw new CommandError("invalid_request", `Unknown action ${JSON.stringify(action)}; the actions are ${ACTIONS.join(", ")}.`);
+      throw new CommandError(
+        "invalid_request",
+        `Unknown action ${JSON.stringify(action)}; the actions are ${ACTIONS.join(", ")}.`,
+      );
     }
-    if (action === "goto" && typeof params.url !== "string") throw new CommandError("invalid_request", 'browser_navigate "goto" needs a url.');
+    if (action === "goto" && typeof params.url !== "string")
+      throw new CommandError("invalid_request", 'browser_navigate "goto" needs a url.');
     if (action !== "goto" && params.url != null) {
       throw new CommandError("invalid_request", `browser_navigate "${action}" takes no url; use "goto" to open one.`);
     }
     const url = action === "goto" ? checkUrl(params.url) : null;
-    const timeoutMs = Number.isInteger(params.timeout_ms) ? Math.min(Math.max(params.timeout_ms, 1), MAX_NAVIGATE_MS) : DEFAULT_NAVIGATE_MS;
+    const timeoutMs = Number.isInteger(params.timeout_ms)
+      ? Math.min(Math.max(params.timeout_ms, 1), MAX_NAVIGATE_MS)
+      : DEFAULT_NAVIGATE_MS;
     const tab = await tabs.resolve(params.tab_id);
     const deadline = Date.now() + timeoutMs;
     const left = () => deadline - Date.now();
@@ -151,7 +168,10 @@ export function createNavigateTools({ chrome, tabs, frames, dialogs, withTimeout
       // An aborted navigation may have been replaced by another: follow that one instead.
       while (done && tracker.state.error === "net::ERR_ABORTED" && !blocked) {
         Object.assign(tracker.state, { error: null, started: false, committed: false });
-        const restarted = await tracker.wait((s) => s.error !== null || s.loaded || s.started, Math.min(ABORT_GRACE_MS, left()));
+        const restarted = await tracker.wait(
+          (s) => s.error !== null || s.loaded || s.started,
+          Math.min(ABORT_GRACE_MS, left()),
+        );
         if (!restarted || tracker.state.error !== null) {
           tracker.state.error ??= "net::ERR_ABORTED";
           break;
@@ -161,7 +181,8 @@ export function createNavigateTools({ chrome, tabs, frames, dialogs, withTimeout
       if (blocked) throw blocked;
       const now = tabInfo(await chrome.tabs.get(tab.id).catch(() => tab));
       const target = url ?? tracker.state.url ?? now.url;
-      if (tracker.state.closed) throw new CommandError("tab_not_found", `Tab ${tab.id} was closed while it loaded ${target}.`);
+      if (tracker.state.closed)
+        throw new CommandError("tab_not_found", `Tab ${tab.id} was closed while it loaded ${target}.`);
       if (tracker.state.error) {
         const net = tracker.state.error;
         throw navigationFailed(NET_REASONS[net] ?? "other", target, now, { net_error: net, ms: timeoutMs });

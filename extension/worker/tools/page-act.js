@@ -86,7 +86,8 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
         throw new CommandError(
           "debugger_disabled",
           `Trusted input goes through chrome.debugger, which this browser allows only with ${DEBUGGER_SWITCH}. ` +
-            "Ask the person at the browser to turn it on in the tabpilot popup, or leave trusted unset to act through the page's DOM.",
+            "Ask the person at the browser to turn it on in the tabpilot popup, or leave trusted unset to act " +
+            "through the page's DOM.",
         );
       }
       // Options are chosen through the DOM on both routes, as Playwright does too: a native
@@ -105,11 +106,24 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
   async function viaDom(job, p) {
     const { tab, opened } = job;
     const message = { type: "act", kind: p.kind, ref: p.ref ?? null, text: p.text ?? null, key: p.key ?? null };
-    Object.assign(message, { direction: p.direction ?? null, amount: p.amount ?? null, submit: p.submit === true, values: p.values ?? null });
+    Object.assign(message, {
+      direction: p.direction ?? null,
+      amount: p.amount ?? null,
+      submit: p.submit === true,
+      values: p.values ?? null,
+    });
     const result = await toPage(job, message);
     // A link to a new tab, which an untrusted click cannot open past the popup blocker.
     if (typeof result.open === "string" && OPENABLE.test(result.open)) {
-      opened.add(await chrome.tabs.create({ url: result.open, openerTabId: tab.id, windowId: tab.windowId, index: tab.index + 1, active: true }));
+      opened.add(
+        await chrome.tabs.create({
+          url: result.open,
+          openerTabId: tab.id,
+          windowId: tab.windowId,
+          index: tab.index + 1,
+          active: true,
+        }),
+      );
     }
     // The page saw no navigation start (content/act.js) and opened no tab: nothing to wait for.
     if (result.navigating === false && !result.open) quiet.add(tab.id);
@@ -154,7 +168,8 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
         const at = ref ? await locate("scroll") : { x: view.width / 2, y: view.height / 2, description: "the page" };
         const direction = p.direction ?? "down";
         const vertical = direction === "up" || direction === "down";
-        const amount = Number.isInteger(p.amount) && p.amount > 0 ? p.amount : Math.round(vertical ? view.height : view.width);
+        const amount =
+          Number.isInteger(p.amount) && p.amount > 0 ? p.amount : Math.round(vertical ? view.height : view.width);
         const delta = (direction === "up" || direction === "left" ? -1 : 1) * amount;
         await input.wheel(tab.id, at.x, at.y, vertical ? 0 : delta, vertical ? delta : 0);
         return sentence("scroll", { what: at.description, ref, direction, amount });
@@ -172,7 +187,8 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
     const moving = (s) => s.started || s.committed || s.sameDocument || s.closed || opened.opened.length > 0;
     await tracker.wait(moving, calm ? 0 : Math.min(QUIET_MS, remaining()));
     const s = tracker.state;
-    if ((s.started || s.committed) && !s.closed) await tracker.wait((st) => st.error !== null || st.closed || st.domReady, remaining());
+    if ((s.started || s.committed) && !s.closed)
+      await tracker.wait((st) => st.error !== null || st.closed || st.domReady, remaining());
   }
 
   // Gets the tab ready for an action: where the debugger may be used it holds the tab first, since
@@ -248,7 +264,14 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
       throw asCommandError(err, tab);
     }
     const answered = await readyTab(tab);
-    const job = { tab, route, tracker: frames.follow(tab.id), opened: watchOpened(tab.id), where: null, expired: false };
+    const job = {
+      tab,
+      route,
+      tracker: frames.follow(tab.id),
+      opened: watchOpened(tab.id),
+      where: null,
+      expired: false,
+    };
     job.cancelled = () => job.expired;
     // A dialog the action raises stops the page: dismissed as for scripts where the debugger may,
     // else the action fails with dialog_open rather than at its timeout.

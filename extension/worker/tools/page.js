@@ -15,7 +15,10 @@ function intParam(params, name, { default: fallback, min, max }) {
   const value = params[name];
   if (value === undefined || value === null) return fallback;
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw new CommandError("invalid_request", `${name} must be an integer from ${min} to ${max}; got ${JSON.stringify(value)}.`);
+    throw new CommandError(
+      "invalid_request",
+      `${name} must be an integer from ${min} to ${max}; got ${JSON.stringify(value)}.`,
+    );
   }
   return value;
 }
@@ -24,7 +27,10 @@ function refParam(params) {
   const ref = params.ref;
   if (ref === undefined || ref === null) return null;
   if (typeof ref !== "string" || ref === "") {
-    throw new CommandError("invalid_request", `ref must be a ref from browser_snapshot such as "e12"; got ${JSON.stringify(ref)}.`);
+    throw new CommandError(
+      "invalid_request",
+      `ref must be a ref from browser_snapshot such as "e12"; got ${JSON.stringify(ref)}.`,
+    );
   }
   return ref;
 }
@@ -35,7 +41,18 @@ const SUMMARIES = {
   browser_act: actSummary,
 };
 
-export function createPageTools({ chrome, tabs, ports, timers, tabWatch, debug, dialogs, frames, aiTabs, withTimeout }) {
+export function createPageTools({
+  chrome,
+  tabs,
+  ports,
+  timers,
+  tabWatch,
+  debug,
+  dialogs,
+  frames,
+  aiTabs,
+  withTimeout,
+}) {
   chrome.tabs.onRemoved.addListener((tabId) => forgetDoc(tabId));
   const input = createInput({ debug });
   const act = createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, frames, aiTabs, input, withTimeout });
@@ -65,11 +82,16 @@ export function createPageTools({ chrome, tabs, ports, timers, tabWatch, debug, 
       timers.clearTimeout(timer);
     }
     if (!answer || typeof answer !== "object") {
-      throw new CommandError("extension_error", "The tab's content script gave no answer: the page navigated or closed. Retry once it has loaded.", {
-        tab: tabInfo(tab),
-      });
+      throw new CommandError(
+        "extension_error",
+        "The tab's content script gave no answer: the page navigated or closed. Retry once it has loaded.",
+        {
+          tab: tabInfo(tab),
+        },
+      );
     }
-    const where = typeof answer.url === "string" ? { id: tab.id, url: answer.url, title: answer.title ?? "" } : tabInfo(tab);
+    const where =
+      typeof answer.url === "string" ? { id: tab.id, url: answer.url, title: answer.title ?? "" } : tabInfo(tab);
     if (answer.ok !== true) throw pageError(tab, answer, where);
     return { result: answer.result, tab, where };
   }

@@ -27,7 +27,7 @@ const BLANK_PAGE = '<!doctype html><link rel="icon" href="data:,">';
 
 const EXPORT_OFF =
   "Saving this browser's cookies and storage is off. The person at this browser must turn on " +
-  "\"Let the AI save this browser's cookies\" in the tabpilot popup (toolbar icon); the AI cannot turn it on.";
+  '"Let the AI save this browser\'s cookies" in the tabpilot popup (toolbar icon); the AI cannot turn it on.';
 const IMPORT_HUMAN =
   "storage_import refused: loading a storage state replaces every cookie of the browser, so tabpilot does it " +
   "only in a managed context it created (browser_context_create with storage_state), never in a person's Chrome.";
@@ -68,7 +68,8 @@ function importSummary(_params, result) {
   const done = result?.result;
   if (result?.ok !== true) return "tried to load cookies and storage";
   const refused = done?.refused?.length ? `, ${done.refused.length} refused` : "";
-  return `loaded cookies and storage (${plural(done?.cookies ?? 0, "cookie")}, ${plural(done?.origins ?? 0, "site")}${refused})`;
+  const counts = `${plural(done?.cookies ?? 0, "cookie")}, ${plural(done?.origins ?? 0, "site")}`;
+  return `loaded cookies and storage (${counts}${refused})`;
 }
 
 export function createStorageTools(deps) {
@@ -92,7 +93,9 @@ export function createStorage({ chrome, debug, managed, timers }) {
       responseHeaders: [{ name: "Content-Type", value: "text/html; charset=utf-8" }],
       body: btoa(BLANK_PAGE),
     };
-    Promise.resolve(debug.send(source.tabId, "Fetch.fulfillRequest", reply)).catch((err) => console.warn("tabpilot: could not answer a storage page", err));
+    Promise.resolve(debug.send(source.tabId, "Fetch.fulfillRequest", reply)).catch((err) =>
+      console.warn("tabpilot: could not answer a storage page", err),
+    );
   });
 
   const isManaged = async () => (await managed)?.managed === true;
@@ -136,7 +139,8 @@ export function createStorage({ chrome, debug, managed, timers }) {
       }
       pages.push({ tab_id: tab.id, url: tabInfo(tab).url, origin: answer.origin });
       // Playwright leaves out an origin with nothing stored; its pages still count.
-      if (answer.items.length > 0 && !origins.has(answer.origin)) origins.set(answer.origin, { origin: answer.origin, localStorage: answer.items });
+      if (answer.items.length > 0 && !origins.has(answer.origin))
+        origins.set(answer.origin, { origin: answer.origin, localStorage: answer.items });
     }
     return { origins: [...origins.values()], pages, skipped };
   }
@@ -148,7 +152,9 @@ export function createStorage({ chrome, debug, managed, timers }) {
     // never loaded.
     if (tab.status === "unloaded") return "no page loaded: it crashed, or has not loaded since Chrome started";
     if (tab.status === "loading" && !tab.url) return "still loading, no document yet";
-    const frame = await Promise.resolve(chrome.webNavigation?.getFrame?.({ tabId: tab.id, frameId: 0 })).catch(() => undefined);
+    const frame = await Promise.resolve(chrome.webNavigation?.getFrame?.({ tabId: tab.id, frameId: 0 })).catch(
+      () => undefined,
+    );
     if (frame?.errorOccurred) return "error page: the page failed to load";
     if (frame === null) return tab.status === "loading" ? "still loading, no document yet" : "no document";
     return null;
@@ -157,10 +163,18 @@ export function createStorage({ chrome, debug, managed, timers }) {
   async function readTab(tab) {
     let timer;
     const late = new Promise((resolve) => {
-      timer = timers.setTimeout(() => resolve({ reason: `did not answer within ${READ_MS} ms (the page is busy)` }), READ_MS);
+      timer = timers.setTimeout(
+        () => resolve({ reason: `did not answer within ${READ_MS} ms (the page is busy)` }),
+        READ_MS,
+      );
     });
     const reading = chrome.scripting
-      .executeScript({ target: { tabId: tab.id, frameIds: [0] }, func: readLocalStorage, world: "ISOLATED", injectImmediately: true })
+      .executeScript({
+        target: { tabId: tab.id, frameIds: [0] },
+        func: readLocalStorage,
+        world: "ISOLATED",
+        injectImmediately: true,
+      })
       .then(([first] = []) => readAnswer(tab, first?.result))
       .catch((err) => ({ reason: refusal(tab, err) }));
     try {
@@ -171,9 +185,16 @@ export function createStorage({ chrome, debug, managed, timers }) {
   }
 
   function readAnswer(tab, answer) {
-    if (!answer || typeof answer !== "object") return { reason: tab.status === "loading" ? "still loading, no document yet" : "the page gave no answer" };
-    if (!WEB_URL.test(answer.origin)) return { reason: `the document has no web origin (${answer.origin}): a sandboxed page has no localStorage` };
-    if (answer.error) return { reason: /sandboxed/i.test(answer.error) ? "sandboxed page: it has no localStorage" : `localStorage could not be read: ${answer.error}` };
+    if (!answer || typeof answer !== "object")
+      return { reason: tab.status === "loading" ? "still loading, no document yet" : "the page gave no answer" };
+    if (!WEB_URL.test(answer.origin))
+      return { reason: `the document has no web origin (${answer.origin}): a sandboxed page has no localStorage` };
+    if (answer.error)
+      return {
+        reason: /sandboxed/i.test(answer.error)
+          ? "sandboxed page: it has no localStorage"
+          : `localStorage could not be read: ${answer.error}`,
+      };
     return { origin: answer.origin, items: answer.items };
   }
 
@@ -186,7 +207,13 @@ export function createStorage({ chrome, debug, managed, timers }) {
     const expired = new Promise((_resolve, reject) => {
       timer = timers.setTimeout(() => {
         cancelled = true;
-        reject(new CommandError("execution_timeout", `Loading the storage state did not finish within ${IMPORT_MS / 1000} s; the browser may hold part of it. Retry, or create the context again.`));
+        reject(
+          new CommandError(
+            "execution_timeout",
+            `Loading the storage state did not finish within ${IMPORT_MS / 1000} s; the browser may hold part ` +
+              "of it. Retry, or create the context again.",
+          ),
+        );
       }, IMPORT_MS);
     });
     expired.catch(() => {});
@@ -235,16 +262,31 @@ export function createStorage({ chrome, debug, managed, timers }) {
     const load = loaded(tab.id, url);
     try {
       fulfilling.set(tab.id, origin);
-      await debug.send(tab.id, "Fetch.enable", { patterns: [{ urlPattern: `${origin}/*`, resourceType: "Document", requestStage: "Request" }] });
+      await debug.send(tab.id, "Fetch.enable", {
+        patterns: [{ urlPattern: `${origin}/*`, resourceType: "Document", requestStage: "Request" }],
+      });
       await chrome.tabs.update(tab.id, { url });
       const outcome = await load.done;
-      if (outcome.what === "closed") throw new CommandError("extension_error", `The tab opened to write ${origin}'s localStorage was closed.`);
+      if (outcome.what === "closed")
+        throw new CommandError("extension_error", `The tab opened to write ${origin}'s localStorage was closed.`);
       if (outcome.what !== "loaded") {
-        throw new CommandError("extension_error", `The blank page of ${origin} did not load (${outcome.error ?? "no answer"}), so its localStorage was not written.`);
+        throw new CommandError(
+          "extension_error",
+          `The blank page of ${origin} did not load (${outcome.error ?? "no answer"}), ` +
+            "so its localStorage was not written.",
+        );
       }
-      const [first] = await chrome.scripting.executeScript({ target: { tabId: tab.id, frameIds: [0] }, func: writeLocalStorage, args: [origin, items], world: "ISOLATED" });
+      const [first] = await chrome.scripting.executeScript({
+        target: { tabId: tab.id, frameIds: [0] },
+        func: writeLocalStorage,
+        args: [origin, items],
+        world: "ISOLATED",
+      });
       if (!first?.result || first.result.error) {
-        throw new CommandError("extension_error", `${origin}'s localStorage was not written: ${first?.result?.error ?? "the page gave no answer"}.`);
+        throw new CommandError(
+          "extension_error",
+          `${origin}'s localStorage was not written: ${first?.result?.error ?? "the page gave no answer"}.`,
+        );
       }
     } finally {
       load.stop();
@@ -289,18 +331,25 @@ function refusal(tab, err) {
 }
 
 function noValidPage(skipped) {
-  const which = skipped.length === 0 ? "No web page is open" : `No page could be read (${skipped.map((s) => `tab ${s.tab_id} ${s.url}: ${s.reason}`).join("; ")})`;
+  const which =
+    skipped.length === 0
+      ? "No web page is open"
+      : `No page could be read (${skipped.map((s) => `tab ${s.tab_id} ${s.url}: ${s.reason}`).join("; ")})`;
   return new CommandError(
     "no_valid_page",
     `${which}, and storage is saved from this browser's open pages. Open a page of the site whose storage you want ` +
-      "in this browser (browser_navigate, or browser_tabs with action \"new\"), let it load, then save again.",
+      'in this browser (browser_navigate, or browser_tabs with action "new"), let it load, then save again.',
   );
 }
 
 // The cookie's url for chrome.cookies.remove: https for a secure one, its host and path.
 function removeDetails(cookie) {
   const host = cookie.domain.replace(/^\.+/, "");
-  const details = { url: `${cookie.secure ? "https" : "http"}://${host}${cookie.path || "/"}`, name: cookie.name, storeId: cookie.storeId };
+  const details = {
+    url: `${cookie.secure ? "https" : "http"}://${host}${cookie.path || "/"}`,
+    name: cookie.name,
+    storeId: cookie.storeId,
+  };
   if (cookie.partitionKey) details.partitionKey = cookie.partitionKey;
   return details;
 }
@@ -310,7 +359,10 @@ function removeDetails(cookie) {
 function checkState(params) {
   const { cookies, origins = [] } = params ?? {};
   if (!Array.isArray(cookies) || !Array.isArray(origins)) {
-    throw new CommandError("invalid_request", "storage_import takes {cookies: [...], origins: [...]}, Playwright's storageState.");
+    throw new CommandError(
+      "invalid_request",
+      "storage_import takes {cookies: [...], origins: [...]}, Playwright's storageState.",
+    );
   }
   for (const entry of origins) {
     let parsed = null;
@@ -318,11 +370,20 @@ function checkState(params) {
       parsed = new URL(entry?.origin);
     } catch {}
     if (!parsed || !WEB_URL.test(parsed.href) || parsed.origin !== entry.origin) {
-      throw new CommandError("invalid_request", `${JSON.stringify(entry?.origin)} is not an http(s) origin such as "https://example.com".`);
+      throw new CommandError(
+        "invalid_request",
+        `${JSON.stringify(entry?.origin)} is not an http(s) origin such as "https://example.com".`,
+      );
     }
     const items = entry.localStorage;
-    if (!Array.isArray(items) || !items.every((item) => typeof item?.name === "string" && typeof item?.value === "string")) {
-      throw new CommandError("invalid_request", `The localStorage of ${entry.origin} must be a list of {name, value} strings.`);
+    if (
+      !Array.isArray(items) ||
+      !items.every((item) => typeof item?.name === "string" && typeof item?.value === "string")
+    ) {
+      throw new CommandError(
+        "invalid_request",
+        `The localStorage of ${entry.origin} must be a list of {name, value} strings.`,
+      );
     }
   }
   return { cookies, origins };

@@ -43,7 +43,10 @@ export function createTabsTools({ chrome, tabs, debug, landingUrl, aiTabs }) {
       if (!Number.isInteger(tabId)) throw new TypeError("not an integer");
       return await chrome.tabs.get(tabId);
     } catch {
-      throw new CommandError("tab_not_found", `No tab with id ${JSON.stringify(tabId)}; browser_tabs with action "list" lists the open tabs.`);
+      throw new CommandError(
+        "tab_not_found",
+        `No tab with id ${JSON.stringify(tabId)}; browser_tabs with action "list" lists the open tabs.`,
+      );
     }
   }
 
@@ -55,7 +58,10 @@ export function createTabsTools({ chrome, tabs, debug, landingUrl, aiTabs }) {
     async new(params) {
       const url = params.url ?? (await landingUrl());
       if (typeof url !== "string" || !OPENABLE_URL.test(url)) {
-        throw new CommandError("invalid_request", `A new tab opens an http or https url; ${JSON.stringify(url)} is neither.`);
+        throw new CommandError(
+          "invalid_request",
+          `A new tab opens an http or https url; ${JSON.stringify(url)} is neither.`,
+        );
       }
       const tab = await chrome.tabs.create({ url, active: true });
       await aiTabs.add(tab);
@@ -88,7 +94,8 @@ export function createTabsTools({ chrome, tabs, debug, landingUrl, aiTabs }) {
     if (debug.isManaged() || (await aiTabs.has(tab.id))) return tab;
     throw new CommandError(
       "invalid_request",
-      `The active tab ${tab.id} (${tabInfo(tab).url}) was opened by the person at the browser, not by the AI; to close it anyway, pass its tab_id.`,
+      `The active tab ${tab.id} (${tabInfo(tab).url}) was opened by the person at the browser, not by the AI; ` +
+        "to close it anyway, pass its tab_id.",
       { tab: tabInfo(tab) },
     );
   }
@@ -108,7 +115,10 @@ export function createTabsTools({ chrome, tabs, debug, landingUrl, aiTabs }) {
   async function browserTabs(params) {
     const action = params.action ?? "list";
     if (!Object.hasOwn(actions, action)) {
-      throw new CommandError("invalid_request", `Unknown action ${JSON.stringify(action)}; the actions are ${Object.keys(actions).join(", ")}.`);
+      throw new CommandError(
+        "invalid_request",
+        `Unknown action ${JSON.stringify(action)}; the actions are ${Object.keys(actions).join(", ")}.`,
+      );
     }
     return actions[action](params);
   }
