@@ -9,7 +9,9 @@
   const refs = globalThis.__tabpilotRefs;
   const { format } = globalThis.__tabpilotSnapshotFormat;
 
-  const SKIP = new Set(["script", "style", "noscript", "template", "head", "meta", "link", "title", "base", "param", "source", "track"]);
+  const SKIP = new Set([
+    "script", "style", "noscript", "template", "head", "meta", "link", "title", "base", "param", "source", "track",
+  ]);
   // Roles whose name is their text (ARIA "name from content"), when no author label is given. A
   // row's would repeat its cells, so a row has none.
   const NAME_FROM_CONTENT = new Set([
@@ -26,10 +28,18 @@
     "main", "navigation", "banner", "contentinfo", "complementary", "region", "form", "search", "list",
     "table", "dialog", "alertdialog", "menu", "menubar", "tablist", "tree", "grid", "iframe",
   ]);
-  const NO_LINE = new Set(["generic", "none", "presentation", "rowgroup", "paragraph", "strong", "emphasis", "code", "time",
-    "deletion", "insertion", "subscript", "superscript", "mark", "term", "definition", "caption", "legend"]);
+  const NO_LINE = new Set([
+    "generic", "none", "presentation", "rowgroup", "paragraph", "strong", "emphasis", "code", "time",
+    "deletion", "insertion", "subscript", "superscript", "mark", "term", "definition", "caption", "legend",
+  ]);
   // Elements whose name comes from labels, alt or the like: dom-accessibility-api computes it.
-  const LABELLED = new Set(["input", "select", "textarea", "img", "area", "fieldset", "table", "figure", "meter", "progress", "output", "iframe"]);
+  const LABELLED = new Set([
+    "input", "select", "textarea", "img", "area", "fieldset", "table", "figure", "meter", "progress", "output",
+    "iframe",
+  ]);
+  // Roles with a checked state, and the roles of an input whose value is shown as its text.
+  const CHECKABLE = new Set(["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"]);
+  const VALUE_ROLES = new Set(["textbox", "searchbox", "combobox", "spinbutton", "slider"]);
   const INLINE = new Set(["inline", "inline-block", "inline-flex", "inline-grid", "contents"]);
 
   const normalize = (text) => text.replace(/\s+/g, " ").trim();
@@ -53,7 +63,8 @@
         try {
           const css = (element.ownerDocument.defaultView ?? window).getComputedStyle(element);
           const display = css.display;
-          style = display === "none" ? { display } : { css, display, shown: css.visibility === "visible", pointer: undefined };
+          const shown = css.visibility === "visible";
+          style = display === "none" ? { display } : { css, display, shown, pointer: undefined };
         } catch {
           style = null;
         }
@@ -76,15 +87,17 @@
     const states = (element, role) => {
       const props = [];
       const aria = (name) => element.getAttribute(name);
-      if (role === "checkbox" || role === "radio" || role === "switch" || role === "menuitemcheckbox" || role === "menuitemradio") {
-        const checked = element.localName === "input" ? (element.indeterminate ? "mixed" : element.checked) : aria("aria-checked");
+      if (CHECKABLE.has(role)) {
+        const input = element.localName === "input";
+        const checked = input ? (element.indeterminate ? "mixed" : element.checked) : aria("aria-checked");
         if (checked === true || checked === "true") props.push("checked");
         else if (checked === "mixed") props.push("checked=mixed");
       }
       if (element.disabled === true || aria("aria-disabled") === "true") props.push("disabled");
       const expanded = element.localName === "summary" ? element.parentElement?.open : aria("aria-expanded");
       if (expanded === true || expanded === "true") props.push("expanded");
-      if ((element.localName === "option" && element.selected) || aria("aria-selected") === "true") props.push("selected");
+      const selected = element.localName === "option" && element.selected;
+      if (selected || aria("aria-selected") === "true") props.push("selected");
       if (aria("aria-pressed") === "true") props.push("pressed");
       if (role === "heading") {
         const level = Number(aria("aria-level")) || Number(element.localName.slice(1)) || 2;
@@ -138,27 +151,54 @@
       walkElement(node, parentStyle, out);
     };
 
+    // The element's style, or null when it shows nothing to read: a kind that is never read, a
+    // table's caption (its name already), an element hidden from assistive technology or not
+    // displayed, a hidden input.
+    const readableStyle = (element, local) => {
+      if (SKIP.has(local) || local === "caption") return null;
+      if (element.getAttribute("aria-hidden") === "true" || element.hasAttribute("inert")) return null;
+      const style = styleOf(element);
+      if (!style || style.display === "none") return null;
+      if (local === "input" && element.type === "hidden") return null;
+      return style;
+    };
+
     const walkElement = (element, parentStyle, out) => {
       const local = element.localName;
-      // A table's caption is its name already.
-      if (SKIP.has(local) || local === "caption") return;
-      if (element.getAttribute("aria-hidden") === "true" || element.hasAttribute("inert")) return;
-      const style = styleOf(element);
-      if (!style || style.display === "none") return;
-      if (local === "input" && element.type === "hidden") return;
+      const style = readableStyle(element, local);
+      if (!style) return;
       const shown = style.shown;
       if (local === "iframe" || local === "frame") {
         if (shown) out.push(frameNode(element));
         return;
       }
       // An unlabelled svg is an icon: nothing to read.
-      if (local === "svg" && !element.hasAttribute("aria-label") && !element.hasAttribute("aria-labelledby") && !element.querySelector(":scope > title")) return;
+      if (local === "svg" && !element.hasAttribute("aria-label") && !element.hasAttribute("aria-labelledby")) {
+        if (!element.querySelector(":scope > title")) return;
+      }
       const role = local === "svg" ? "img" : refs.roleOf(element);
       if (role === "presentation" && local === "img") return;
+      const kids = childrenOf(element, local, style);
+      const act = shown && interactive(element, role, style, parentStyle);
+      if (!act && NO_LINE.has(role)) {
+        flatten(kids, style, out);
+        return;
+      }
+      if (!shown && !act) {
+        for (const kid of kids) out.push(kid);
+        return;
+      }
+      out.push(nodeOf(element, role, act, kids));
+    };
+
+    // What the element holds, by its kind: a select's options, no text for the controls whose text
+    // is their value or drawing, a closed details' summary, else its children.
+    const childrenOf = (element, local, style) => {
       const kids = [];
       if (local === "select") {
         for (const option of element.options) {
-          kids.push(option.selected ? { role: "option", name: normalize(option.label), props: ["selected"] } : { role: "option", name: normalize(option.label) });
+          const name = normalize(option.label);
+          kids.push(option.selected ? { role: "option", name, props: ["selected"] } : { role: "option", name });
         }
       } else if (local === "textarea" || local === "input" || local === "svg") {
         // Their own text is their value, shown below, or drawing.
@@ -171,31 +211,35 @@
       if (local === "label" && element.control) {
         for (let i = kids.length - 1; i >= 0; i--) if (typeof kids[i] === "string") kids.splice(i, 1);
       }
-      const act = shown && interactive(element, role, style, parentStyle);
-      if (!act && NO_LINE.has(role)) {
-        // No line of its own: its children are its parent's. A block element's text is a line
-        // of its own; an inline element's joins the text around it. A block holding several
-        // things (a product card of divs, say) stays a group, so that a run of them can collapse;
-        // written out, a group is flattened again (snapshot-format.js).
-        const block = !INLINE.has(style.display);
-        if (block && kids.length > 1) {
-          out.push({ role: "generic", flat: true, children: kids });
-          return;
-        }
-        if (block && typeof out[out.length - 1] === "string") out.push(SEPARATOR);
-        if (!block && kids.length && typeof kids[0] === "string" && typeof out[out.length - 1] === "string") out[out.length - 1] += kids.shift();
-        for (const kid of kids) out.push(kid);
-        if (block && typeof out[out.length - 1] === "string") out.push(SEPARATOR);
+      return kids;
+    };
+
+    // An element with no line of its own: its children are its parent's. A block element's text is a
+    // line of its own; an inline element's joins the text around it. A block holding several things
+    // (a product card of divs, say) stays a group, so that a run of them can collapse; written out,
+    // a group is flattened again (snapshot-format.js).
+    const flatten = (kids, style, out) => {
+      const block = !INLINE.has(style.display);
+      if (block && kids.length > 1) {
+        out.push({ role: "generic", flat: true, children: kids });
         return;
       }
-      if (!shown && !act) {
-        for (const kid of kids) out.push(kid);
-        return;
+      const last = () => out[out.length - 1];
+      if (block && typeof last() === "string") out.push(SEPARATOR);
+      if (!block && kids.length && typeof kids[0] === "string" && typeof last() === "string") {
+        out[out.length - 1] += kids.shift();
       }
+      for (const kid of kids) out.push(kid);
+      if (block && typeof last() === "string") out.push(SEPARATOR);
+    };
+
+    // The element's own line: its role, name, states, ref, url and value, and its children.
+    const nodeOf = (element, role, act, kids) => {
       const node = { role: act && NO_LINE.has(role) ? "generic" : role };
       let fromContent = false;
       if (labelled(element) || !NAME_FROM_CONTENT.has(role)) {
-        if (labelled(element) || element.hasAttribute("title")) node.name = normalize(api.computeAccessibleName(element));
+        const named = labelled(element) || element.hasAttribute("title");
+        if (named) node.name = normalize(api.computeAccessibleName(element));
       } else {
         node.name = textOf(kids);
         fromContent = true;
@@ -211,14 +255,15 @@
       const children = fromContent ? kids.filter((kid) => typeof kid !== "string" && holdsRef(kid)) : kids;
       if (value) children.unshift(value);
       if (children.length) node.children = children;
-      out.push(node);
+      return node;
     };
 
-    const holdsRef = (node) => Boolean(node.ref) || (node.children ?? []).some((kid) => typeof kid !== "string" && holdsRef(kid));
+    const holdsRef = (node) =>
+      Boolean(node.ref) || (node.children ?? []).some((kid) => typeof kid !== "string" && holdsRef(kid));
 
     const valueOf = (element, role) => {
       const local = element.localName;
-      if (local === "textarea" || (local === "input" && (role === "textbox" || role === "searchbox" || role === "combobox" || role === "spinbutton" || role === "slider"))) {
+      if (local === "textarea" || (local === "input" && VALUE_ROLES.has(role))) {
         return element.type === "password" ? (element.value ? "••••" : "") : normalize(element.value ?? "");
       }
       return "";
@@ -261,7 +306,8 @@
   };
 
   /** snapshot({ref, interactive_only, max_chars}) -> Promise of {snapshot, refs, chars, truncated, doc} */
-  const snapshot = async ({ ref = null, interactive_only: interactiveOnly = false, max_chars: maxChars = 20000 } = {}) => {
+  const snapshot = async (options = {}) => {
+    const { ref = null, interactive_only: interactiveOnly = false, max_chars: maxChars = 20000 } = options;
     const api = await refs.ready();
     const root = ref ? refs.resolveRef(ref) : document.body ?? document.documentElement;
     const walk = walker(api);
@@ -269,7 +315,8 @@
     if (ref) walk.walkElement(root, root.parentElement ? walk.styleOf(root.parentElement) : null, items);
     else walk.walkChildren(root, walk.styleOf(root), items);
     const written = format(tidy(items), { maxChars, interactiveOnly });
-    return { snapshot: written.text, refs: written.refs, chars: written.chars, truncated: written.truncated, doc: refs.doc };
+    const { text, chars, truncated } = written;
+    return { snapshot: text, refs: written.refs, chars, truncated, doc: refs.doc };
   };
 
   globalThis.__tabpilotSnapshot = Object.freeze({ snapshot });
