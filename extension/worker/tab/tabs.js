@@ -42,18 +42,18 @@ function notScriptable(tab, why) {
   );
 }
 
-export async function resolveTab(chrome, tabId) {
-  if (tabId !== undefined && tabId !== null) {
-    try {
-      if (!Number.isInteger(tabId)) throw new TypeError("not an integer");
-      return await chrome.tabs.get(tabId);
-    } catch {
-      throw new CommandError(
-        "tab_not_found",
-        `No tab with id ${JSON.stringify(tabId)}; GET /tabs lists the open tabs.`,
-      );
-    }
+// The tab with this id, or tab_not_found, whose message ends saying where the open tabs are listed.
+export async function tabWithId(chrome, tabId, listed = "GET /tabs lists the open tabs") {
+  try {
+    if (!Number.isInteger(tabId)) throw new TypeError("not an integer");
+    return await chrome.tabs.get(tabId);
+  } catch {
+    throw new CommandError("tab_not_found", `No tab with id ${JSON.stringify(tabId)}; ${listed}.`);
   }
+}
+
+export async function resolveTab(chrome, tabId) {
+  if (tabId !== undefined && tabId !== null) return tabWithId(chrome, tabId);
   let [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
   // A headless or never-focused browser may have no "last focused" window; any normal window's
   // active tab is then the best guess.

@@ -7,19 +7,11 @@ import { tabInfo } from "../tab/tabs.js";
 
 // webRequest's resource types as the answer names them: fetch and XHR are both "xhr".
 const TYPE_NAMES = { main_frame: "document", sub_frame: "document", xmlhttprequest: "xhr" };
+// The daemon's log_params.py lists the same types (RequestType).
+// prettier-ignore
 export const REQUEST_TYPES = [
-  "document",
-  "script",
-  "stylesheet",
-  "image",
-  "font",
-  "media",
-  "xhr",
-  "websocket",
-  "ping",
-  "csp_report",
-  "object",
-  "other",
+  "document", "script", "stylesheet", "image", "font", "media",
+  "xhr", "websocket", "ping", "csp_report", "object", "other",
 ];
 // Successful requests of these types are hidden unless asked for: agents debugging an app want
 // its documents, scripts and API calls.

@@ -9,7 +9,7 @@
 // tab, browser_close closes them all.
 import { CommandError } from "../link/errors.js";
 import { plural } from "../link/activity.js";
-import { listTabs, tabInfo } from "../tab/tabs.js";
+import { listTabs, tabInfo, tabWithId } from "../tab/tabs.js";
 
 const OPENABLE_URL = /^https?:\/\//i;
 
@@ -38,17 +38,7 @@ export function createTabsTools({ chrome, tabs, debug, landingUrl, aiTabs }) {
       ? Promise.resolve(chrome.windows.update(windowId, { focused: true })).catch(() => {})
       : undefined;
 
-  async function tabById(tabId) {
-    try {
-      if (!Number.isInteger(tabId)) throw new TypeError("not an integer");
-      return await chrome.tabs.get(tabId);
-    } catch {
-      throw new CommandError(
-        "tab_not_found",
-        `No tab with id ${JSON.stringify(tabId)}; browser_tabs with action "list" lists the open tabs.`,
-      );
-    }
-  }
+  const tabById = (tabId) => tabWithId(chrome, tabId, 'browser_tabs with action "list" lists the open tabs');
 
   const actions = {
     async list() {
