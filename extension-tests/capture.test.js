@@ -3,7 +3,16 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { base64Bytes, bytesToBase64, base64ToBytes, createCaptureQueue, cropRect, fitScale, imageSize, stitchOffsets } from "../extension/worker/tools/capture-image.js";
+import {
+  base64Bytes,
+  bytesToBase64,
+  base64ToBytes,
+  createCaptureQueue,
+  cropRect,
+  fitScale,
+  imageSize,
+  stitchOffsets,
+} from "../extension/worker/tools/capture-image.js";
 import { createCaptureTools, screenshotParams } from "../extension/worker/tools/capture.js";
 
 // A clock that only moves when someone sleeps.

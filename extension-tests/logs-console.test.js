@@ -25,7 +25,8 @@ function setup({ flushed = [], enabled = true } = {}) {
   const pilot = { ready: Promise.resolve(), isEnabled: () => enabled };
   const commands = createCommands({ chrome, pilot, timers: realTimers, now: () => 1000 });
   const sender = (documentId = "doc-1", url = PAGE.url) => ({ tab: { id: 7 }, frameId: 0, documentId, url });
-  const send = (entries, documentId, dropped) => commands.messages.page_log({ type: "page_log", batch: batch(entries, dropped) }, sender(documentId));
+  const send = (entries, documentId, dropped) =>
+    commands.messages.page_log({ type: "page_log", batch: batch(entries, dropped) }, sender(documentId));
   const query = async (params = {}) => {
     const answer = await commands.run({ type: "command", id: "c1", command: "browser_console_messages", params: { tab_id: null, ...params } });
     return answer;
@@ -108,8 +109,9 @@ test("since, clear, and sequence numbers that go on after a clear", async () => 
 test("entries of the wrong shape, of frames, and while the switch is off are not kept", async () => {
   const on = setup();
   on.send([{ type: "log", level: "loud", text: "x" }, { type: "nope", level: "info", text: "y" }, { type: "log", level: "info", text: 5 }]);
-  on.commands.messages.page_log({ batch: batch([entry("from a frame")]) }, { tab: { id: 7 }, frameId: 3, documentId: "f" });
-  on.commands.messages.page_log({ batch: "not json" }, { tab: { id: 7 }, frameId: 0, documentId: "doc-1" });
+  const pageLog = on.commands.messages.page_log;
+  pageLog({ batch: batch([entry("from a frame")]) }, { tab: { id: 7 }, frameId: 3, documentId: "f" });
+  pageLog({ batch: "not json" }, { tab: { id: 7 }, frameId: 0, documentId: "doc-1" });
   assert.equal((await on.query({ all_pages: true })).result.total, 0);
   const off = setup({ enabled: false });
   off.send([entry("while off")]);

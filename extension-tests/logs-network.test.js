@@ -111,7 +111,8 @@ test("include_body matches the page world's body to its request, capped; an unkn
   request("http://127.0.0.1:8000/api/items", { status: 200 });
   request("http://127.0.0.1:8000/api/items", { method: "POST", status: 200 });
   const body = (method, text) => ({ type: "body", source: "fetch", method, url: "http://127.0.0.1:8000/api/items", status: 200, body: text, size: text.length, truncated: false, time: 5000 });
-  commands.messages.page_log({ batch: JSON.stringify({ entries: [body("GET", "[1,2,3]")], dropped: 0 }) }, { tab: { id: 7 }, frameId: 0, documentId: "d1" });
+  const batch = JSON.stringify({ entries: [body("GET", "[1,2,3]")], dropped: 0 });
+  commands.messages.page_log({ batch }, { tab: { id: 7 }, frameId: 0, documentId: "d1" });
   flushed.push(JSON.stringify({ entries: [body("POST", '{"saved":true}')], dropped: 0 }));
   const got = await query({ include_body: 2 });
   assert.deepEqual(got.result.body, { text: "[1,2,3]", size: 7, truncated: false, cap: 65536, source: "fetch" });

@@ -101,7 +101,8 @@ test("select activates the tab; an unknown action is refused", async () => {
 
 test("the popup's activity says what browser_tabs did, in words", async () => {
   const { chrome } = fakeChrome();
-  const activity = createActivity({ chrome, summaries: workerSummaries(), now: () => 1000, timers: realTimers, saveDelayMs: 0 });
+  const summaries = workerSummaries();
+  const activity = createActivity({ chrome, summaries, now: () => 1000, timers: realTimers, saveDelayMs: 0 });
   const cases = [
     [{ action: "new" }, { ok: true, result: { url: "https://b.example/" } }, "opened a tab: https://b.example/"],
     [{ action: "close", tab_id: 7 }, { ok: true }, "closed tab 7"],

@@ -13,7 +13,9 @@
   delete g.__tabpilotSerializeIntrinsics;
   delete g.__tabpilotSerializeKinds;
   if (!intrinsics || !kinds) {
-    console.error("tabpilot: page/serialize-intrinsics.js and page/serialize-kinds.js must load before page/serialize.js");
+    console.error(
+      "tabpilot: page/serialize-intrinsics.js and page/serialize-kinds.js must load before page/serialize.js",
+    );
     return;
   }
   const {
