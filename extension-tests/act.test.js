@@ -1,15 +1,15 @@
-// browser_act's shared parts (lib/act-common.js) and the DOM route's pure parts (lib/act.js), loaded
+// browser_act's shared parts (shared/act-common.js) and the DOM route's pure parts (content/act.js), loaded
 // as the content script loads them: classic scripts in one realm, act-common first.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import vm from "node:vm";
 
-const read = (name) => readFileSync(new URL(`../extension/lib/${name}`, import.meta.url), "utf8");
+const read = (name) => readFileSync(new URL(`../extension/${name}`, import.meta.url), "utf8");
 const context = vm.createContext({});
-vm.runInContext(read("act-common.js"), context, { filename: "act-common.js" });
-vm.runInContext(read("act-keys.js"), context, { filename: "act-keys.js" });
-vm.runInContext(read("act.js"), context, { filename: "act.js" });
+vm.runInContext(read("shared/act-common.js"), context, { filename: "shared/act-common.js" });
+vm.runInContext(read("content/act-keys.js"), context, { filename: "content/act-keys.js" });
+vm.runInContext(read("content/act.js"), context, { filename: "content/act.js" });
 const common = context.__tabpilotActCommon;
 const act = context.__tabpilotAct;
 const plain = (value) => JSON.parse(JSON.stringify(value));

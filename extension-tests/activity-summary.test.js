@@ -2,12 +2,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { createActivity } from "../extension/background/activity.js";
+import { createActivity } from "../extension/worker/link/activity.js";
 import { fakeChrome, manualTimers } from "./support/fake-chrome.js";
+import { workerSummaries } from "./support/worker.js";
 
 async function summaryOf(command, params, result) {
   const { chrome } = fakeChrome();
-  const activity = createActivity({ chrome, timers: manualTimers() });
+  const activity = createActivity({ chrome, summaries: workerSummaries(), timers: manualTimers() });
   await activity.ready;
   activity.begin({ type: "command", id: "c1", command, params })({ type: "result", id: "c1", tab: null, ...result });
   const [entry] = await activity.list();
@@ -43,7 +44,7 @@ test("each page tool is recorded in words", async () => {
 
 test("what was typed never reaches the activity", async () => {
   const { chrome } = fakeChrome();
-  const activity = createActivity({ chrome, timers: manualTimers() });
+  const activity = createActivity({ chrome, summaries: workerSummaries(), timers: manualTimers() });
   await activity.ready;
   const params = { kind: "type", ref: "e3", text: "hunter2" };
   activity.begin({ type: "command", id: "c1", command: "browser_act", params })({ type: "result", id: "c1", ...acted('Typed 7 characters into textbox "Password" (e3)') });

@@ -3,9 +3,10 @@
 import assert from "node:assert/strict";
 import { beforeEach, test } from "node:test";
 
-import { ACTIVITY_KEY, createActivity, SAVE_DELAY_MS } from "../extension/background/activity.js";
-import { createBackground } from "../extension/background/app.js";
+import { ACTIVITY_KEY, createActivity, SAVE_DELAY_MS } from "../extension/worker/link/activity.js";
+import { createBackground } from "../extension/worker/main.js";
 import { FakeWebSocket, fakeChrome, manualTimers, realTimers, results, until } from "./support/fake-chrome.js";
+import { workerSummaries } from "./support/worker.js";
 
 const PAGE = { id: 7, url: "https://example.test/a", title: "Example", active: true, windowId: 1 };
 const POPUP = { url: "chrome-extension://mmgjobhjaeaocmcbdnjglfiobpnpkdpf/popup.html" };
@@ -30,7 +31,7 @@ async function activityWith(options = {}) {
   const { chrome } = fakeChrome(options);
   const time = clock();
   const timers = manualTimers();
-  const activity = createActivity({ chrome, now: time.now, timers });
+  const activity = createActivity({ chrome, summaries: workerSummaries(), now: time.now, timers });
   await activity.ready;
   return { chrome, activity, time, timers };
 }
@@ -108,7 +109,7 @@ test("the list is mirrored to storage.session and loaded back by a restarted wor
   assert.equal(chrome.calls.storageSet.length, 0, "nothing goes to storage.local, which is on disk");
 
   // A new worker: same storage.session, fresh memory. What it answers before the load is newer.
-  const restarted = createActivity({ chrome, now: Date.now, timers });
+  const restarted = createActivity({ chrome, summaries: workerSummaries(), now: Date.now, timers });
   restarted.begin(execute("after"))(failed("after", "pilot_disabled"));
   assert.deepEqual(
     (await restarted.list()).map((e) => [e.id, e.outcome]),

@@ -3,8 +3,17 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { base64Bytes, bytesToBase64, base64ToBytes, createCaptureQueue, cropRect, fitScale, imageSize, stitchOffsets } from "../extension/background/capture-image.js";
-import { createCapture, screenshotParams } from "../extension/background/capture.js";
+import {
+  base64Bytes,
+  bytesToBase64,
+  base64ToBytes,
+  createCaptureQueue,
+  cropRect,
+  fitScale,
+  imageSize,
+  stitchOffsets,
+} from "../extension/worker/tools/capture-image.js";
+import { createCaptureTools, screenshotParams } from "../extension/worker/tools/capture.js";
 
 // A clock that only moves when someone sleeps.
 function fakeClock() {
@@ -148,7 +157,7 @@ function browser({ managed = false, switchOn = false, active = 1 } = {}) {
       return { data: PNG_2x1 };
     },
   };
-  const capture = createCapture({
+  const { handlers: capture } = createCaptureTools({
     chrome,
     tabs: { resolve: async (id) => tabs.get(id ?? front) },
     debug,

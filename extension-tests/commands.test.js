@@ -2,8 +2,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { createCommands } from "../extension/background/commands.js";
+import { createCommands } from "../extension/worker/commands.js";
 import { fakeChrome, NO_RECEIVER, realTimers, tick } from "./support/fake-chrome.js";
+import { ISOLATED_WORLD_FILES, MAIN_WORLD_FILES } from "./support/page-files.js";
 
 const PAGE = { id: 7, url: "http://127.0.0.1:8000/page.html", title: "Page", active: true, windowId: 1 };
 const answer42 = { ok: true, result: 42, result_type: "number", url: PAGE.url, title: "Page" };
@@ -169,8 +170,8 @@ test("'Receiving end does not exist' injects MAIN then ISOLATED, then sends exac
   assert.deepEqual(
     chrome.calls.executeScript.map((d) => ({ world: d.world, files: d.files, target: d.target })),
     [
-      { world: "MAIN", files: ["lib/serialize-intrinsics.js", "lib/serialize-kinds.js", "lib/serialize.js", "lib/returns.js", "lib/executor.js", "lib/page-log.js", "inject.js"], target: { tabId: 7, frameIds: [0] } },
-      { world: "ISOLATED", files: ["lib/refs.js", "lib/snapshot-format.js", "lib/snapshot.js", "lib/read.js", "lib/act-common.js", "lib/act-keys.js", "lib/act.js", "content.js"], target: { tabId: 7, frameIds: [0] } },
+      { world: "MAIN", files: MAIN_WORLD_FILES, target: { tabId: 7, frameIds: [0] } },
+      { world: "ISOLATED", files: ISOLATED_WORLD_FILES, target: { tabId: 7, frameIds: [0] } },
     ],
   );
 });

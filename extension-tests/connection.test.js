@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { beforeEach, test } from "node:test";
 
-import { BACKOFF_MAX_MS, KEEPALIVE_MS, createConnection } from "../extension/background/connection.js";
+import { BACKOFF_MAX_MS, KEEPALIVE_MS, createConnection } from "../extension/worker/link/connection.js";
 import { FakeWebSocket, manualTimers } from "./support/fake-chrome.js";
 
 function setup() {

@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import { beforeEach, test } from "node:test";
 
-import { createBackground } from "../extension/background/app.js";
-import { isContextName, loadManaged } from "../extension/background/managed.js";
+import { createBackground } from "../extension/worker/main.js";
+import { isContextName, loadManaged } from "../extension/worker/link/managed.js";
 import { FakeWebSocket, fakeChrome, realTimers, tick } from "./support/fake-chrome.js";
 
 const timers = {

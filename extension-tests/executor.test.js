@@ -6,8 +6,8 @@ import vm from "node:vm";
 import { SERIALIZER_FILES, loadFiles, readFiles } from "./support/page-files.js";
 
 const read = (path) => readFileSync(new URL(`../extension/${path}`, import.meta.url), "utf8");
-const EXECUTOR = read("lib/executor.js");
-const RETURNS = read("lib/returns.js");
+const EXECUTOR = read("page/executor.js");
+const RETURNS = read("page/returns.js");
 const SERIALIZE = readFiles(SERIALIZER_FILES);
 
 function load(contextOptions, setup = "") {

@@ -2,10 +2,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { checkFunction } from "../extension/background/functions.js";
-import { createActivity } from "../extension/background/activity.js";
-import { createCommands } from "../extension/background/commands.js";
+import { checkFunction } from "../extension/worker/tools/functions.js";
+import { createActivity } from "../extension/worker/link/activity.js";
+import { createCommands } from "../extension/worker/commands.js";
 import { fakeChrome, manualTimers, realTimers } from "./support/fake-chrome.js";
+import { workerSummaries } from "./support/worker.js";
 
 const FUNCTIONS = [
   // [source, the function's own text as stored]
@@ -110,7 +111,7 @@ test("the command passes the pilot switch like every other", async () => {
 
 test("the popup's activity says a function was defined, without its source", async () => {
   const { chrome } = fakeChrome();
-  const activity = createActivity({ chrome, timers: manualTimers() });
+  const activity = createActivity({ chrome, summaries: workerSummaries(), timers: manualTimers() });
   await activity.ready;
   const frame = { type: "command", id: "c1", command: "eval_define_function", params: { name: "total", source: "(a) => a" } };
   activity.begin(frame)({ type: "result", id: "c1", ok: true, result: { source: "(a) => a" }, tab: null });

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { createCommands } from "../extension/background/commands.js";
+import { createCommands } from "../extension/worker/commands.js";
 import { fakeChrome, realTimers, until } from "./support/fake-chrome.js";
 
 const PAGE = { id: 7, index: 0, url: "https://shop.example/cart", title: "Cart", active: true, windowId: 1 };

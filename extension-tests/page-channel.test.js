@@ -7,7 +7,7 @@ import vm from "node:vm";
 import { MAIN_WORLD_FILES, readFiles } from "./support/page-files.js";
 
 const read = (path) => readFileSync(new URL(`../extension/${path}`, import.meta.url), "utf8");
-const CONTENT = read("content.js");
+const CONTENT = read("content/content.js");
 const MAIN_FILES = readFiles(MAIN_WORLD_FILES);
 const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 const tick = () => new Promise((resolve) => setImmediate(resolve));
@@ -98,7 +98,7 @@ function makePage() {
   const main = vm.createContext({ document, EventTarget, Event, CustomEvent, console, setTimeout, clearTimeout });
   return {
     document, chrome, nonces, warnings, main, clock,
-    loadContent: () => vm.runInContext(CONTENT, isolated, { filename: "content.js" }),
+    loadContent: () => vm.runInContext(CONTENT, isolated, { filename: "content/content.js" }),
     loadMain: () => MAIN_FILES.forEach(([path, code]) => vm.runInContext(code, main, { filename: path })),
     execute: (script, extra = {}) =>
       chrome.send({ type: "execute", id: "r1", script, timeout_ms: 1000, await_promise: true, ...extra }),

@@ -1,4 +1,4 @@
-// lib/page-log.js in a page world of its own: what it makes of console calls, and how it hands
+// page/page-log.js in a page world of its own: what it makes of console calls, and how it hands
 // them on (in batches, through the sink inject.js attaches once paired).
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -7,7 +7,7 @@ import vm from "node:vm";
 import { SERIALIZER_FILES, loadFiles, readFiles } from "./support/page-files.js";
 
 const read = (path) => readFileSync(new URL(`../extension/${path}`, import.meta.url), "utf8");
-const FILES = readFiles([...SERIALIZER_FILES, "lib/page-log.js"]);
+const FILES = readFiles([...SERIALIZER_FILES, "page/page-log.js"]);
 
 function makePage() {
   const printed = [];
@@ -86,7 +86,7 @@ test("a burst goes out in batches of 200, not one message each", () => {
 test("a second copy of the file does not wrap the console twice", () => {
   const page = makePage();
   const wrapped = page.run("console.log");
-  vm.runInContext(read("lib/page-log.js"), page.world, { filename: "lib/page-log.js" });
+  vm.runInContext(read("page/page-log.js"), page.world, { filename: "page/page-log.js" });
   assert.equal(page.run("console.log"), wrapped);
   assert.equal(page.world.__tabpilotPageLog, page.hook);
   page.attach();

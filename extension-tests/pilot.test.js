@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { createPilot } from "../extension/background/pilot.js";
+import { createPilot } from "../extension/worker/link/pilot.js";
 import { fakeChrome, tick } from "./support/fake-chrome.js";
 
 test("a normal install starts with the switch off and stores that", async () => {

@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { createBackground } from "../extension/background/app.js";
-import { MAX_ANSWERS_PER_REQUEST, createProxyAuth } from "../extension/background/proxy-auth.js";
+import { createBackground } from "../extension/worker/main.js";
+import { MAX_ANSWERS_PER_REQUEST, createProxyAuth } from "../extension/worker/link/proxy-auth.js";
 import { FakeWebSocket, fakeChrome, realTimers } from "./support/fake-chrome.js";
 
 const CREDENTIALS = { username: "proxy-user", password: "proxy-secret" };

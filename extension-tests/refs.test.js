@@ -1,14 +1,14 @@
-// lib/refs.js: the isolated world's ref map (docs/protocol.md, page tools).
+// content/refs.js: the isolated world's ref map (docs/protocol.md, page tools).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import vm from "node:vm";
 
-const REFS = readFileSync(new URL("../extension/lib/refs.js", import.meta.url), "utf8");
+const REFS = readFileSync(new URL("../extension/content/refs.js", import.meta.url), "utf8");
 
 function load() {
   const world = vm.createContext({ crypto, WeakMap, WeakRef, Map });
-  vm.runInContext(REFS, world, { filename: "lib/refs.js" });
+  vm.runInContext(REFS, world, { filename: "content/refs.js" });
   return world.__tabpilotRefs;
 }
 

@@ -1,11 +1,11 @@
-// lib/snapshot-format.js: the snapshot's text, its collapsed runs and its cut (browser_snapshot).
+// content/snapshot-format.js: the snapshot's text, its collapsed runs and its cut (browser_snapshot).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import vm from "node:vm";
 
 const world = vm.createContext({});
-vm.runInContext(readFileSync(new URL("../extension/lib/snapshot-format.js", import.meta.url), "utf8"), world);
+vm.runInContext(readFileSync(new URL("../extension/content/snapshot-format.js", import.meta.url), "utf8"), world);
 const { format, MIN_RUN } = world.__tabpilotSnapshotFormat;
 const text = (items, options) => format(items, { maxChars: 1_000_000, ...options }).text;
 

@@ -1,10 +1,10 @@
-// lib/storage-state.js: chrome.cookies <-> Playwright storageState cookies, on the cases the daemon's
+// shared/storage-state.js: chrome.cookies <-> Playwright storageState cookies, on the cases the daemon's
 // storage_state.py is tested on too (tests/fixtures/storage_state_cases.json).
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import { fromChromeCookie, toChromeCookie, toChromeSetDetails } from "../extension/lib/storage-state.js";
+import { fromChromeCookie, toChromeCookie, toChromeSetDetails } from "../extension/shared/storage-state.js";
 
 const { cases } = JSON.parse(readFileSync(new URL("../tests/fixtures/storage_state_cases.json", import.meta.url), "utf8"));
 

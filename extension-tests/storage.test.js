@@ -3,10 +3,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { createActivity } from "../extension/background/activity.js";
-import { createCommands } from "../extension/background/commands.js";
-import { createStorage, READ_MS, IMPORT_MS } from "../extension/background/storage.js";
+import { createActivity } from "../extension/worker/link/activity.js";
+import { createCommands } from "../extension/worker/commands.js";
+import { createStorage, READ_MS, IMPORT_MS } from "../extension/worker/tools/storage.js";
 import { fakeChrome, manualTimers, realTimers, until } from "./support/fake-chrome.js";
+import { workerSummaries } from "./support/worker.js";
 
 function event() {
   const listeners = [];
@@ -310,7 +311,7 @@ test("an import refuses a state whose origins are not http(s) origins", async ()
 test("Recent activity says what was saved or loaded", async () => {
   const summary = async (command, result) => {
     const { chrome } = fakeChrome();
-    const activity = createActivity({ chrome, timers: manualTimers() });
+    const activity = createActivity({ chrome, summaries: workerSummaries(), timers: manualTimers() });
     await activity.ready;
     activity.begin({ type: "command", id: "c1", command, params: {} })({ type: "result", id: "c1", tab: null, ...result });
     return (await activity.list())[0]?.summary;

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { createTabCache } from "../extension/background/tab-cache.js";
+import { createTabCache } from "../extension/worker/tab/tab-cache.js";
 import { fakeChrome } from "./support/fake-chrome.js";
 
 function setup() {

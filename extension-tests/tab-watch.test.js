@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { createCommands } from "../extension/background/commands.js";
-import { PROBE_MS } from "../extension/background/tab-watch.js";
+import { createCommands } from "../extension/worker/commands.js";
+import { PROBE_MS } from "../extension/worker/tab/tab-watch.js";
 import { NO_RECEIVER, fakeChrome, realTimers, tick } from "./support/fake-chrome.js";
 
 const PAGE = { id: 7, url: "http://127.0.0.1:8000/page.html", title: "Page", active: true, windowId: 1, status: "complete" };

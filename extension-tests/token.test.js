@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { beforeEach, test } from "node:test";
 
-import { createBackground } from "../extension/background/app.js";
+import { createBackground } from "../extension/worker/main.js";
 import { FakeWebSocket, fakeChrome, realTimers, tick } from "./support/fake-chrome.js";
 
 const timers = {

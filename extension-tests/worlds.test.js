@@ -1,14 +1,14 @@
-// The other worlds the service worker loads lib/serialize.js and lib/executor.js into: as TEXT
+// The other worlds the service worker loads page/serialize.js and page/executor.js into: as TEXT
 // evaluated in the page's main world, wrapped as `(function (globalThis) { … })(shadow)`, where
 // the shadow's reads go to the real global and its writes stay private (docs/protocol.md §4).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import vm from "node:vm";
-import { SERIALIZER_FILES } from "./support/page-files.js";
+import { EXECUTOR_FILES } from "./support/page-files.js";
 
 const read = (path) => readFileSync(new URL(`../extension/${path}`, import.meta.url), "utf8");
-const LIBS = [...SERIALIZER_FILES, "lib/returns.js", "lib/executor.js"].map(read).join("\n");
+const LIBS = EXECUTOR_FILES.map(read).join("\n");
 const WRAPPED = `(function (globalThis) { ${LIBS} })(shadow)`;
 
 function shadowedPage() {

@@ -361,12 +361,12 @@ def test_url_hosts(url: str, domain: str, path: str) -> None:
 
 
 def test_chrome_sets_and_lists_each_case_as_converted(tmp_path: Path) -> None:
-    """extension/lib/storage-state.js in a real service worker: chrome.cookies.set with each
+    """extension/shared/storage-state.js in a real service worker: chrome.cookies.set with each
     case's details, then chrome.cookies.getAll, gives back the case's Playwright cookie."""
     sync_api = pytest.importorskip("playwright.sync_api", reason=PLAYWRIGHT_OPTIONAL)
     ext = tmp_path / "ext"
     ext.mkdir()
-    lib = Path(__file__).parents[1] / "extension" / "lib" / "storage-state.js"
+    lib = Path(__file__).parents[1] / "extension" / "shared" / "storage-state.js"
     (ext / "storage-state.js").write_text(lib.read_text())
     (ext / "sw.js").write_text('import * as s from "./storage-state.js";\nglobalThis.s = s;\n')
     manifest = {

@@ -1,4 +1,9 @@
-// Stubs of the chrome.* APIs, a fake WebSocket and fake timers, for the background modules' tests.
+// Stubs of the chrome.* APIs, a fake WebSocket and fake timers, for the service worker's tests.
+import { readFileSync } from "node:fs";
+
+// The extension's real manifest: runtime.getManifest() answers it, as Chrome does, so the worker
+// injects the files it lists.
+const MANIFEST = readFileSync(new URL("../../extension/manifest.json", import.meta.url), "utf8");
 
 function event() {
   const listeners = [];
@@ -147,7 +152,7 @@ export function fakeChrome({
     runtime: {
       onMessage: event(),
       onConnect: event(),
-      getManifest: () => ({ version: "0.1.0" }),
+      getManifest: () => JSON.parse(MANIFEST),
       getURL: (path) => `chrome-extension://mmgjobhjaeaocmcbdnjglfiobpnpkdpf/${path}`,
     },
     action: {

@@ -6,11 +6,18 @@ import vm from "node:vm";
 export const readExtension = (path) => readFileSync(new URL(`../../extension/${path}`, import.meta.url), "utf8");
 
 // The serializer's files: the captured built-ins, what a value is, how each kind is written out.
-export const SERIALIZER_FILES = ["lib/serialize-intrinsics.js", "lib/serialize-kinds.js", "lib/serialize.js"];
+export const SERIALIZER_FILES = ["page/serialize-intrinsics.js", "page/serialize-kinds.js", "page/serialize.js"];
 
-// The MAIN world's files as the manifest lists them (tabs.js injects the same list).
-const manifest = JSON.parse(readExtension("manifest.json"));
-export const MAIN_WORLD_FILES = manifest.content_scripts.find((entry) => entry.world === "MAIN").js;
+// What every world that runs a script loads: the serializer, then the rewrite of top-level
+// returns, then the executor.
+export const EXECUTOR_FILES = [...SERIALIZER_FILES, "page/returns.js", "page/executor.js"];
+
+// The two worlds' files as the manifest lists them, the one list of them (the worker injects the
+// same lists, worker/tab/tabs.js): the page world's entry has world "MAIN", the isolated world's
+// has none.
+export const MANIFEST = JSON.parse(readExtension("manifest.json"));
+export const MAIN_WORLD_FILES = MANIFEST.content_scripts.find((entry) => entry.world === "MAIN").js;
+export const ISOLATED_WORLD_FILES = MANIFEST.content_scripts.find((entry) => entry.world === undefined).js;
 
 /** [[path, text]] of `paths`, read once, for loadFiles. */
 export const readFiles = (paths) => paths.map((path) => [path, readExtension(path)]);

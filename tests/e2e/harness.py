@@ -29,7 +29,7 @@ REPO = Path(__file__).resolve().parents[2]
 EXTENSION_DIR = REPO / "extension"
 #: Fixed by the manifest's "key".
 EXTENSION_ID = "mmgjobhjaeaocmcbdnjglfiobpnpkdpf"
-POPUP_URL = f"chrome-extension://{EXTENSION_ID}/popup.html"
+POPUP_URL = f"chrome-extension://{EXTENSION_ID}/popup/popup.html"
 
 CHROMIUM_ARGS = (
     "--headless=new",

@@ -45,7 +45,7 @@ SITE = "site.test"
 MAX_ANSWERS_PER_REQUEST = int(
     re.search(
         r"MAX_ANSWERS_PER_REQUEST = (\d+);",
-        (EXTENSION_DIR / "background" / "proxy-auth.js").read_text(),
+        (EXTENSION_DIR / "worker" / "link" / "proxy-auth.js").read_text(),
     )[1]  # type: ignore[index]
 )
 

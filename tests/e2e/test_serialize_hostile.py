@@ -17,7 +17,7 @@ pytestmark = pytest.mark.e2e
 KEEP_EVERY_KIND = """
 const err = new Error("bad", { cause: { why: "disk" } });
 err.stack = "Error: bad\\n    at f (eval at compileForm "
-  + "(chrome-extension://x/lib/executor.js:74:31), <anonymous>:5:7)";
+  + "(chrome-extension://x/page/executor.js:74:31), <anonymous>:5:7)";
 const loop = { name: "loop" };
 loop.self = loop;
 window.__kinds = { list: [1, "a\\uD800", null], map: new Map([[1, { x: 1 }]]), set: new Set([1, 2]),

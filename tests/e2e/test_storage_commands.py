@@ -1,4 +1,4 @@
-"""storage_export and storage_import (extension/background/storage.js) in a real Chromium.
+"""storage_export and storage_import (extension/worker/tools/storage.js) in a real Chromium.
 
 The daemon sends these commands once contexts have their faces; until then the module runs here in
 an extension page of the `browser` fixture, which has the service worker's chrome.* APIs: the real
@@ -25,7 +25,7 @@ RUN = """
 const [command, params, managed, discard = []] = args;
 const discarded = [];
 for (const id of discard) discarded.push((await chrome.tabs.discard(id)).id);
-const { createStorage } = await import("./background/storage.js");
+const { createStorage } = await import("/worker/tools/storage.js");
 const timers = { setTimeout: (f, ms) => setTimeout(f, ms), clearTimeout: (t) => clearTimeout(t) };
 const held = new Map();
 const debug = {

@@ -1,0 +1,323 @@
+// browser_snapshot in the content script's isolated world: walks the page (open and closed shadow
+// roots, same-origin iframes) into the tree snapshot-format.js writes, giving refs
+// (refs.js) to what an agent can act on. Roles come from dom-accessibility-api; names too,
+// except where the walk already holds the text a name from content would be (buttons, links,
+// headings…), which saves most of the time on a long page.
+(() => {
+  "use strict";
+
+  const refs = globalThis.__tabpilotRefs;
+  const { format } = globalThis.__tabpilotSnapshotFormat;
+
+  const SKIP = new Set([
+    "script", "style", "noscript", "template", "head", "meta", "link", "title", "base", "param", "source", "track",
+  ]);
+  // Roles whose name is their text (ARIA "name from content"), when no author label is given. A
+  // row's would repeat its cells, so a row has none.
+  const NAME_FROM_CONTENT = new Set([
+    "button", "cell", "checkbox", "columnheader", "gridcell", "heading", "link", "menuitem", "menuitemcheckbox",
+    "menuitemradio", "option", "radio", "rowheader", "switch", "tab", "tooltip", "treeitem",
+  ]);
+  // Roles an agent acts on: these always get a ref.
+  const ACTIONABLE = new Set([
+    "button", "link", "checkbox", "radio", "switch", "tab", "menuitem", "menuitemcheckbox", "menuitemradio",
+    "option", "combobox", "listbox", "textbox", "searchbox", "slider", "spinbutton", "treeitem", "gridcell",
+  ]);
+  // Containers that get a ref, so that a snapshot of just that part can be asked for.
+  const SECTIONS = new Set([
+    "main", "navigation", "banner", "contentinfo", "complementary", "region", "form", "search", "list",
+    "table", "dialog", "alertdialog", "menu", "menubar", "tablist", "tree", "grid", "iframe",
+  ]);
+  const NO_LINE = new Set([
+    "generic", "none", "presentation", "rowgroup", "paragraph", "strong", "emphasis", "code", "time",
+    "deletion", "insertion", "subscript", "superscript", "mark", "term", "definition", "caption", "legend",
+  ]);
+  // Elements whose name comes from labels, alt or the like: dom-accessibility-api computes it.
+  const LABELLED = new Set([
+    "input", "select", "textarea", "img", "area", "fieldset", "table", "figure", "meter", "progress", "output",
+    "iframe",
+  ]);
+  // Roles with a checked state, and the roles of an input whose value is shown as its text.
+  const CHECKABLE = new Set(["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"]);
+  const VALUE_ROLES = new Set(["textbox", "searchbox", "combobox", "spinbutton", "slider"]);
+  const INLINE = new Set(["inline", "inline-block", "inline-flex", "inline-grid", "contents"]);
+
+  const normalize = (text) => text.replace(/\s+/g, " ").trim();
+  const SEPARATOR = Object.freeze({ role: "" });
+
+  const originOf = (frame) => {
+    try {
+      return new URL(frame.src || "about:blank", frame.baseURI).origin;
+    } catch {
+      return "unknown";
+    }
+  };
+
+  function walker(api) {
+    const styles = new Map();
+    const styleOf = (element) => {
+      let style = styles.get(element);
+      if (style === undefined) {
+        // Each property read costs a few microseconds: each is read once, the cursor only when
+        // asked (pointer()).
+        try {
+          const css = (element.ownerDocument.defaultView ?? window).getComputedStyle(element);
+          const display = css.display;
+          const shown = css.visibility === "visible";
+          style = display === "none" ? { display } : { css, display, shown, pointer: undefined };
+        } catch {
+          style = null;
+        }
+        styles.set(element, style);
+      }
+      return style;
+    };
+
+    const pointer = (style) => (style ? (style.pointer ??= style.css.cursor === "pointer") : false);
+
+    const interactive = (element, role, style, parentStyle) => {
+      if (ACTIONABLE.has(role)) return true;
+      if (element.hasAttribute("tabindex") && element.tabIndex >= 0) return true;
+      if (element.hasAttribute("onclick")) return true;
+      // A click handler the isolated world cannot see often shows as the pointer cursor, which the
+      // element's children inherit: only the outermost such element counts.
+      return pointer(style) && !pointer(parentStyle);
+    };
+
+    const states = (element, role) => {
+      const props = [];
+      const aria = (name) => element.getAttribute(name);
+      if (CHECKABLE.has(role)) {
+        const input = element.localName === "input";
+        const checked = input ? (element.indeterminate ? "mixed" : element.checked) : aria("aria-checked");
+        if (checked === true || checked === "true") props.push("checked");
+        else if (checked === "mixed") props.push("checked=mixed");
+      }
+      if (element.disabled === true || aria("aria-disabled") === "true") props.push("disabled");
+      const expanded = element.localName === "summary" ? element.parentElement?.open : aria("aria-expanded");
+      if (expanded === true || expanded === "true") props.push("expanded");
+      const selected = element.localName === "option" && element.selected;
+      if (selected || aria("aria-selected") === "true") props.push("selected");
+      if (aria("aria-pressed") === "true") props.push("pressed");
+      if (role === "heading") {
+        const level = Number(aria("aria-level")) || Number(element.localName.slice(1)) || 2;
+        props.push("level=" + level);
+      }
+      return props.length ? props : undefined;
+    };
+
+    // The text a name from content reads: the walked text of the children and the names of
+    // nested nodes (an image's alt, say).
+    const textOf = (items) => {
+      let text = "";
+      for (const item of items) {
+        const part = typeof item === "string" ? item : item.name || textOf(item.children ?? []);
+        if (part) text += (text ? " " : "") + part;
+      }
+      return normalize(text);
+    };
+
+    const labelled = (element) =>
+      element.hasAttribute("aria-label") || element.hasAttribute("aria-labelledby") || LABELLED.has(element.localName);
+
+    // Walks the children of `parent` (of its shadow root if it has one; a slot's assigned nodes)
+    // into `out`; `style` is the parent's, which says whether their text is shown.
+    const walkChildren = (parent, style, out) => {
+      const local = parent.localName;
+      if (local === "slot") {
+        const assigned = parent.assignedNodes({ flatten: true });
+        if (assigned.length > 0) {
+          for (const node of assigned) walkNode(node, style, out);
+          return;
+        }
+      }
+      const root = parent.nodeType === 1 ? refs.shadowRootOf(parent) : null;
+      const from = root ?? parent;
+      for (let node = from.firstChild; node; node = node.nextSibling) walkNode(node, style, out);
+    };
+
+    // Text is kept as written (whitespace collapsed) while inline runs join, and trimmed at the
+    // end (tidy), so that `$<b>19</b>.99` reads "$19.99".
+    const walkNode = (node, parentStyle, out) => {
+      if (node.nodeType === 3) {
+        if (parentStyle && !parentStyle.shown) return;
+        const text = node.data.replace(/\s+/g, " ");
+        const last = out.length - 1;
+        if (last >= 0 && typeof out[last] === "string") out[last] += text;
+        else if (text !== " " && text !== "") out.push(text);
+        return;
+      }
+      if (node.nodeType !== 1) return;
+      walkElement(node, parentStyle, out);
+    };
+
+    // The element's style, or null when it shows nothing to read: a kind that is never read, a
+    // table's caption (its name already), an element hidden from assistive technology or not
+    // displayed, a hidden input.
+    const readableStyle = (element, local) => {
+      if (SKIP.has(local) || local === "caption") return null;
+      if (element.getAttribute("aria-hidden") === "true" || element.hasAttribute("inert")) return null;
+      const style = styleOf(element);
+      if (!style || style.display === "none") return null;
+      if (local === "input" && element.type === "hidden") return null;
+      return style;
+    };
+
+    const walkElement = (element, parentStyle, out) => {
+      const local = element.localName;
+      const style = readableStyle(element, local);
+      if (!style) return;
+      const shown = style.shown;
+      if (local === "iframe" || local === "frame") {
+        if (shown) out.push(frameNode(element));
+        return;
+      }
+      // An unlabelled svg is an icon: nothing to read.
+      if (local === "svg" && !element.hasAttribute("aria-label") && !element.hasAttribute("aria-labelledby")) {
+        if (!element.querySelector(":scope > title")) return;
+      }
+      const role = local === "svg" ? "img" : refs.roleOf(element);
+      if (role === "presentation" && local === "img") return;
+      const kids = childrenOf(element, local, style);
+      const act = shown && interactive(element, role, style, parentStyle);
+      if (!act && NO_LINE.has(role)) {
+        flatten(kids, style, out);
+        return;
+      }
+      if (!shown && !act) {
+        for (const kid of kids) out.push(kid);
+        return;
+      }
+      out.push(nodeOf(element, role, act, kids));
+    };
+
+    // What the element holds, by its kind: a select's options, no text for the controls whose text
+    // is their value or drawing, a closed details' summary, else its children.
+    const childrenOf = (element, local, style) => {
+      const kids = [];
+      if (local === "select") {
+        for (const option of element.options) {
+          const name = normalize(option.label);
+          kids.push(option.selected ? { role: "option", name, props: ["selected"] } : { role: "option", name });
+        }
+      } else if (local === "textarea" || local === "input" || local === "svg") {
+        // Their own text is their value, shown below, or drawing.
+      } else if (local === "details" && !element.open) {
+        // Closed: only the summary shows.
+        const summary = element.querySelector(":scope > summary");
+        if (summary) walkElement(summary, style, kids);
+      } else walkChildren(element, style, kids);
+      // A label's text is its control's name already.
+      if (local === "label" && element.control) {
+        for (let i = kids.length - 1; i >= 0; i--) if (typeof kids[i] === "string") kids.splice(i, 1);
+      }
+      return kids;
+    };
+
+    // An element with no line of its own: its children are its parent's. A block element's text is a
+    // line of its own; an inline element's joins the text around it. A block holding several things
+    // (a product card of divs, say) stays a group, so that a run of them can collapse; written out,
+    // a group is flattened again (snapshot-format.js).
+    const flatten = (kids, style, out) => {
+      const block = !INLINE.has(style.display);
+      if (block && kids.length > 1) {
+        out.push({ role: "generic", flat: true, children: kids });
+        return;
+      }
+      const last = () => out[out.length - 1];
+      if (block && typeof last() === "string") out.push(SEPARATOR);
+      if (!block && kids.length && typeof kids[0] === "string" && typeof last() === "string") {
+        out[out.length - 1] += kids.shift();
+      }
+      for (const kid of kids) out.push(kid);
+      if (block && typeof last() === "string") out.push(SEPARATOR);
+    };
+
+    // The element's own line: its role, name, states, ref, url and value, and its children.
+    const nodeOf = (element, role, act, kids) => {
+      const node = { role: act && NO_LINE.has(role) ? "generic" : role };
+      let fromContent = false;
+      if (labelled(element) || !NAME_FROM_CONTENT.has(role)) {
+        const named = labelled(element) || element.hasAttribute("title");
+        if (named) node.name = normalize(api.computeAccessibleName(element));
+      } else {
+        node.name = textOf(kids);
+        fromContent = true;
+        if (!node.name && element.hasAttribute("title")) node.name = normalize(element.title);
+      }
+      if (!node.name) delete node.name;
+      node.props = states(element, role);
+      if (!node.props) delete node.props;
+      if (act || SECTIONS.has(role)) node.ref = refs.refOf(element);
+      if (role === "link" && element.hasAttribute("href")) node.url = element.getAttribute("href");
+      const value = valueOf(element, role);
+      // A name from content already says what the text children say.
+      const children = fromContent ? kids.filter((kid) => typeof kid !== "string" && holdsRef(kid)) : kids;
+      if (value) children.unshift(value);
+      if (children.length) node.children = children;
+      return node;
+    };
+
+    const holdsRef = (node) =>
+      Boolean(node.ref) || (node.children ?? []).some((kid) => typeof kid !== "string" && holdsRef(kid));
+
+    const valueOf = (element, role) => {
+      const local = element.localName;
+      if (local === "textarea" || (local === "input" && VALUE_ROLES.has(role))) {
+        return element.type === "password" ? (element.value ? "••••" : "") : normalize(element.value ?? "");
+      }
+      return "";
+    };
+
+    const frameNode = (frame) => {
+      const node = { role: "iframe", ref: refs.refOf(frame) };
+      const title = frame.getAttribute("title");
+      if (title) node.name = normalize(title);
+      let inner = null;
+      try {
+        inner = frame.contentDocument;
+      } catch {}
+      if (!inner) {
+        node.note = `[cross-origin: ${originOf(frame)}] (not readable; open its url in a tab)`;
+        return node;
+      }
+      const kids = [];
+      if (inner.body) walkChildren(inner.body, styleOf(inner.body), kids);
+      if (kids.length) node.children = kids;
+      return node;
+    };
+
+    return { walkElement, walkChildren, styleOf };
+  }
+
+  // Trims the text and drops the separators walkElement left between blocks of text.
+  const tidy = (items) => {
+    const out = [];
+    for (const item of items) {
+      if (typeof item === "string") {
+        const text = item.trim();
+        if (text) out.push(text);
+      } else if (item !== SEPARATOR) {
+        if (item.children) item.children = tidy(item.children);
+        out.push(item);
+      }
+    }
+    return out;
+  };
+
+  /** snapshot({ref, interactive_only, max_chars}) -> Promise of {snapshot, refs, chars, truncated, doc} */
+  const snapshot = async (options = {}) => {
+    const { ref = null, interactive_only: interactiveOnly = false, max_chars: maxChars = 20000 } = options;
+    const api = await refs.ready();
+    const root = ref ? refs.resolveRef(ref) : document.body ?? document.documentElement;
+    const walk = walker(api);
+    const items = [];
+    if (ref) walk.walkElement(root, root.parentElement ? walk.styleOf(root.parentElement) : null, items);
+    else walk.walkChildren(root, walk.styleOf(root), items);
+    const written = format(tidy(items), { maxChars, interactiveOnly });
+    const { text, chars, truncated } = written;
+    return { snapshot: text, refs: written.refs, chars, truncated, doc: refs.doc };
+  };
+
+  globalThis.__tabpilotSnapshot = Object.freeze({ snapshot });
+})();

@@ -1,0 +1,53 @@
+// The tab machinery every tool family is given (commands.js passes it to each), made once per
+// worker. All of it adds its Chrome listeners here, in the worker's first turn, as Chrome wants for
+// waking the worker for them.
+//   ports     tab-ports.js: a port to each tab's content script.
+//   tabs      tab-cache.js: the target tab (`tabs.resolve(tab_id)`).
+//   debug     debugger.js: chrome.debugger, where it may be used.
+//   dialogs   dialogs.js: the JavaScript dialogs that block a tab.
+//   aiTabs    ai-tabs.js: the tabs the AI opened.
+//   tabWatch  tab-watch.js: what happened to a tab while a command was in it.
+//   frames    frame-events.js: each tab's main-frame navigation events.
+//   withTimeout(promise, ms, onExpire): below.
+import { createAiTabs } from "./ai-tabs.js";
+import { createDebugger } from "./debugger.js";
+import { createDialogs } from "./dialogs.js";
+import { createFrameEvents } from "./frame-events.js";
+import { createTabCache } from "./tab-cache.js";
+import { createTabPorts } from "./tab-ports.js";
+import { createTabWatch } from "./tab-watch.js";
+
+export function createTabMachinery({ chrome, timers, managed }) {
+  const ports = createTabPorts(chrome);
+  const tabs = createTabCache(chrome);
+  const debug = createDebugger({ chrome, managed });
+  const dialogs = createDialogs({ chrome, debug });
+  const aiTabs = createAiTabs({ chrome, debug });
+  const tabWatch = createTabWatch({
+    chrome,
+    timers,
+    ping: (tabId) => ports.send(tabId, { type: "ping", to: "content" }),
+  });
+  const frames = createFrameEvents({ chrome, timers });
+
+  // The worker's own timer is the only clock that still runs when the page is stuck in
+  // `while (true) {}`: the content script shares the page's main thread. After expiry a late answer
+  // settles a promise nobody reads any more, so it is dropped.
+  function withTimeout(promise, ms, onExpire) {
+    return new Promise((resolve, reject) => {
+      const timer = timers.setTimeout(() => reject(onExpire()), ms);
+      promise.then(
+        (value) => {
+          timers.clearTimeout(timer);
+          resolve(value);
+        },
+        (err) => {
+          timers.clearTimeout(timer);
+          reject(err);
+        },
+      );
+    });
+  }
+
+  return { ports, tabs, debug, dialogs, aiTabs, tabWatch, frames, withTimeout };
+}

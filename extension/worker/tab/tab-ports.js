@@ -1,0 +1,80 @@
+// One long-lived port per tab to its content script (protocol.md §2).
+// chrome.tabs.sendMessage opens and closes a message channel for every message, which costs about
+// as much as the rest of a command together; a port is opened once per page load and then carries
+// each request and each answer in one hop.
+export const NO_RECEIVER = "Receiving end does not exist";
+
+// What was posted on the port never reached a content script: sending again cannot run it twice.
+export class NotDelivered extends Error {}
+
+export function createTabPorts(chrome) {
+  const links = new Map(); // tab id -> {port, pending: Map(seq -> {resolve, reject})}
+  let sequence = 0;
+
+  function open(tabId) {
+    const port = chrome.tabs.connect(tabId, { frameId: 0, name: "tabpilot" });
+    const link = { port, pending: new Map(), reached: false };
+    port.onMessage.addListener((reply) => {
+      // The content script says so first thing when it takes the port: from then on, whatever
+      // was posted may have reached it.
+      if (reply?.reached === true) {
+        link.reached = true;
+        return;
+      }
+      const waiter = link.pending.get(reply?.seq);
+      if (!waiter) return;
+      link.pending.delete(reply.seq);
+      waiter.resolve(reply.answer);
+    });
+    // Chrome closes the port when the page goes (navigation, back/forward cache, tab closed). A
+    // port that no content script took says "Receiving end does not exist": nothing posted on it
+    // was delivered, so the caller may inject the content script and send again. Chrome can say
+    // the same of a port the page had taken, as the browser shuts down; such a port, and any
+    // other close, may come after the page got a request, and that request is never sent again.
+    port.onDisconnect.addListener(() => {
+      const why = String(chrome.runtime.lastError?.message ?? "");
+      if (links.get(tabId) === link) links.delete(tabId);
+      const error =
+        why.includes(NO_RECEIVER) && !link.reached
+          ? new NotDelivered(why)
+          : new Error(`The message channel closed before the page answered${why ? ` (${why})` : ""}.`);
+      for (const waiter of link.pending.values()) waiter.reject(error);
+      link.pending.clear();
+    });
+    links.set(tabId, link);
+    return link;
+  }
+
+  // The content script's answer to `message`; rejects when the port closes first.
+  function send(tabId, message) {
+    const link = links.get(tabId) ?? open(tabId);
+    const seq = ++sequence;
+    return new Promise((resolve, reject) => {
+      link.pending.set(seq, { resolve, reject });
+      try {
+        link.port.postMessage({ seq, message });
+      } catch (err) {
+        // A port Chrome already closed: the disconnect handler has failed or will fail the rest.
+        link.pending.delete(seq);
+        if (links.get(tabId) === link) links.delete(tabId);
+        reject(err);
+      }
+    });
+  }
+
+  // Closes the tab's port, so that the next send opens one to whichever content script listens now
+  // (a newly injected copy; the one before stopped listening for ports when it retired).
+  function forget(tabId) {
+    const link = links.get(tabId);
+    if (!link) return;
+    links.delete(tabId);
+    try {
+      link.port.disconnect();
+    } catch {}
+    const error = new Error("The message channel closed: tabpilot reconnected to the tab.");
+    for (const waiter of link.pending.values()) waiter.reject(error);
+    link.pending.clear();
+  }
+
+  return { send, forget };
+}

@@ -1,0 +1,137 @@
+// Finding the target tab and getting a message to its content script (protocol.md §2).
+import { CommandError } from "../link/errors.js";
+import { NotDelivered } from "./tab-ports.js";
+
+// Chrome lets extensions script http(s) pages, and file pages when the user allows file access.
+// chrome://, chrome-extension://, about:, view-source:, devtools:// and the like are off limits.
+const SCRIPTABLE_URL = /^(https?|file):/i;
+// The files of the two worlds the manifest injects into every page: its content_scripts, the one
+// list of them. The isolated world's entry is the one without "world"; the page world's has world
+// "MAIN". A tab that was open before the extension loaded gets them from injectFiles below.
+export function worldFiles(chrome) {
+  const entries = chrome.runtime.getManifest().content_scripts ?? [];
+  return {
+    isolated: entries.find((entry) => entry.world === undefined).js,
+    main: entries.find((entry) => entry.world === "MAIN").js,
+  };
+}
+
+// The page world's files that only the page world needs: its console log and its channel to the
+// content script.
+const PAGE_WORLD_ONLY = new Set(["page/page-log.js", "page/inject.js"]);
+
+// The serializer and the executor: what every world that runs a script loads, the page world's
+// files but for PAGE_WORLD_ONLY, in the manifest's order. script-routes.js loads them into the
+// other worlds a script may take.
+export function executorFiles(chrome) {
+  return worldFiles(chrome).main.filter((file) => !PAGE_WORLD_ONLY.has(file));
+}
+
+export function tabInfo(tab) {
+  // url is "" while a tab's first navigation is pending; pendingUrl then says where it goes.
+  return { id: tab.id, url: tab.url || tab.pendingUrl || "", title: tab.title || "" };
+}
+
+function notScriptable(tab, why) {
+  const { url } = tabInfo(tab);
+  return new CommandError(
+    "tab_not_scriptable",
+    `Cannot run scripts in tab ${tab.id} (${url || "no url"})${why ? `: ${why}` : ""}. ` +
+      "Open a web page (http, https or file) in it, or pass tab_id of a tab that shows one.",
+    { tab: tabInfo(tab) },
+  );
+}
+
+// The tab with this id, or tab_not_found, whose message ends saying where the open tabs are listed.
+export async function tabWithId(chrome, tabId, listed = "GET /tabs lists the open tabs") {
+  try {
+    if (!Number.isInteger(tabId)) throw new TypeError("not an integer");
+    return await chrome.tabs.get(tabId);
+  } catch {
+    throw new CommandError("tab_not_found", `No tab with id ${JSON.stringify(tabId)}; ${listed}.`);
+  }
+}
+
+export async function resolveTab(chrome, tabId) {
+  if (tabId !== undefined && tabId !== null) return tabWithId(chrome, tabId);
+  let [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
+  // A headless or never-focused browser may have no "last focused" window; any normal window's
+  // active tab is then the best guess.
+  if (!tab) [tab] = await chrome.tabs.query({ active: true, windowType: "normal" });
+  if (!tab) {
+    throw new CommandError(
+      "no_target_tab",
+      "No active tab to run the script in: open a web page in Chrome, or pass tab_id.",
+    );
+  }
+  return tab;
+}
+
+export function assertScriptable(tab) {
+  if (tab.discarded) {
+    // Chrome unloads background tabs to save memory; the tab stays in the strip with no page.
+    throw new CommandError(
+      "tab_discarded",
+      `Tab ${tab.id} was discarded by Chrome to save memory, so no page is loaded in it. Select it ` +
+        '(browser_tabs with action "select", or click it) to load it again, then retry.',
+      { tab: tabInfo(tab) },
+    );
+  }
+  if (!SCRIPTABLE_URL.test(tabInfo(tab).url)) throw notScriptable(tab);
+}
+
+// Sends `message` to the tab's top frame over its port (tab-ports.js) and returns the content
+// script's answer. Only a send that Chrome refused with "Receiving end does not exist" is repeated:
+// that message was never delivered (a tab opened before the extension was installed or reloaded,
+// whose declared content scripts never ran), so injecting and sending once more cannot run a script
+// twice. `cancelled()` is true once the caller has given up; then the second send is not made.
+export async function deliver(chrome, ports, tab, message, cancelled = () => false) {
+  try {
+    return await ports.send(tab.id, message);
+  } catch (err) {
+    if (!(err instanceof NotDelivered)) throw err;
+  }
+  await inject(chrome, tab);
+  if (cancelled()) return undefined;
+  return ports.send(tab.id, message);
+}
+
+// Injections under way, by tab id. Commands sent together to a fresh tab all hear "Receiving end
+// does not exist"; they share one injection, or the tab would get two content scripts and every
+// later script would run twice.
+const injecting = new Map();
+
+function inject(chrome, tab) {
+  let pending = injecting.get(tab.id);
+  if (!pending) {
+    pending = injectFiles(chrome, tab).finally(() => injecting.delete(tab.id));
+    injecting.set(tab.id, pending);
+  }
+  return pending;
+}
+
+// Injects the page-world files and the content script again into a tab whose page-world channel
+// was lost, so that they pair anew (content.js retires its earlier copy).
+export function reinject(chrome, tab) {
+  return inject(chrome, tab);
+}
+
+async function injectFiles(chrome, tab) {
+  const target = { tabId: tab.id, frameIds: [0] };
+  try {
+    // The page-world side first, so that it is listening when content.js opens the channel
+    // (protocol.md §3 pairs either way; this order pairs at once).
+    const files = worldFiles(chrome);
+    await chrome.scripting.executeScript({ target, files: files.main, world: "MAIN", injectImmediately: true });
+    await chrome.scripting.executeScript({ target, files: files.isolated, world: "ISOLATED", injectImmediately: true });
+  } catch (err) {
+    // e.g. "Cannot access contents of url", "The extensions gallery cannot be scripted",
+    // a file:// page without "Allow access to file URLs", or an error page.
+    throw notScriptable(tab, String(err?.message ?? err));
+  }
+}
+
+export async function listTabs(chrome) {
+  const tabs = await chrome.tabs.query({});
+  return tabs.map((tab) => ({ ...tabInfo(tab), active: tab.active === true, window_id: tab.windowId }));
+}

@@ -1,0 +1,128 @@
+// browser_tabs: list, open, select and close tabs (docs/protocol.md §1, "browser_tabs").
+//
+// It is also the way back from a tab that no script can free (a page stuck in a loop, a crashed
+// renderer): close it and open a fresh one. The managed browser is headless and has no other
+// way, so it never closes its last tab without opening the daemon's landing page first: a
+// browser whose last tab closes shuts down.
+//
+// The tabs the AI opens are remembered (tab/ai-tabs.js): a close without tab_id closes only such a
+// tab, browser_close closes them all.
+import { CommandError } from "../link/errors.js";
+import { plural } from "../link/activity.js";
+import { listTabs, tabInfo, tabWithId } from "../tab/tabs.js";
+
+const OPENABLE_URL = /^https?:\/\//i;
+
+// What a browser_tabs command did, in words for the person at the popup.
+function tabsSummary(params, result) {
+  const action = params?.action ?? "list";
+  if (action === "list") return "listed the tabs";
+  if (action === "new") return `opened a tab${result?.result?.url ? `: ${result.result.url}` : ""}`;
+  if (action === "close") return `closed tab ${params?.tab_id ?? result?.result?.closed ?? ""}`.trim();
+  return `selected tab ${params?.tab_id}`;
+}
+
+const SUMMARIES = {
+  // The older way to list tabs: recorded with no summary; the popup words it itself.
+  list_tabs: null,
+  browser_tabs: tabsSummary,
+  browser_close: (_params, result) => `closed ${plural(result?.result?.closed_tabs?.length ?? 0, "tab")}`,
+};
+
+export function createTabsTools({ chrome, tabs, debug, landingUrl, aiTabs }) {
+  const describe = (tab) => ({ ...tabInfo(tab), active: tab.active === true, window_id: tab.windowId });
+  // The window in front too, so that the tab is the active tab of the last focused window, where a
+  // command without tab_id runs. Best effort: a headless browser may refuse.
+  const focus = (windowId) =>
+    Number.isInteger(windowId) && chrome.windows?.update
+      ? Promise.resolve(chrome.windows.update(windowId, { focused: true })).catch(() => {})
+      : undefined;
+
+  const tabById = (tabId) => tabWithId(chrome, tabId, 'browser_tabs with action "list" lists the open tabs');
+
+  const actions = {
+    async list() {
+      return { result: await listTabs(chrome), result_type: "array", tab: null };
+    },
+
+    async new(params) {
+      const url = params.url ?? (await landingUrl());
+      if (typeof url !== "string" || !OPENABLE_URL.test(url)) {
+        throw new CommandError(
+          "invalid_request",
+          `A new tab opens an http or https url; ${JSON.stringify(url)} is neither.`,
+        );
+      }
+      const tab = await chrome.tabs.create({ url, active: true });
+      await aiTabs.add(tab);
+      await focus(tab.windowId);
+      return { result: describe(tab), result_type: "object", tab: tabInfo(tab) };
+    },
+
+    async select(params) {
+      const tab = await tabById(params.tab_id);
+      const selected = await chrome.tabs.update(tab.id, { active: true });
+      await focus(tab.windowId);
+      return { result: describe(selected ?? tab), result_type: "object", tab: tabInfo(selected ?? tab) };
+    },
+
+    async close(params) {
+      const tab = params.tab_id == null ? await activeAiTab() : await tabById(params.tab_id);
+      // Chrome closes even a tab whose page is stuck in a loop, and ends its renderer.
+      const opened = await remove([tab.id]);
+      const result = { closed: tab.id };
+      if (opened) result.opened = describe(opened);
+      return { result, result_type: "object", tab: null };
+    },
+  };
+
+  // Without a tab_id, close means the tab in front, and only if the AI opened it: closing a tab the
+  // person opened takes its explicit id. In the managed browser every tab is the AI's.
+  async function activeAiTab() {
+    const tab = await tabs.resolve(null);
+    await debug.ready;
+    if (debug.isManaged() || (await aiTabs.has(tab.id))) return tab;
+    throw new CommandError(
+      "invalid_request",
+      `The active tab ${tab.id} (${tabInfo(tab).url}) was opened by the person at the browser, not by the AI; ` +
+        "to close it anyway, pass its tab_id.",
+      { tab: tabInfo(tab) },
+    );
+  }
+
+  // Closes the tabs; the managed browser opens the daemon's landing page first when they are all it
+  // has, since a browser whose last tab closes shuts down. Returns that page's tab, if opened.
+  async function remove(tabIds) {
+    await debug.ready;
+    let opened = null;
+    if (debug.isManaged() && (await chrome.tabs.query({})).every((t) => tabIds.includes(t.id))) {
+      opened = await chrome.tabs.create({ url: await landingUrl(), active: true });
+    }
+    if (tabIds.length > 0) await chrome.tabs.remove(tabIds);
+    return opened;
+  }
+
+  async function browserTabs(params) {
+    const action = params.action ?? "list";
+    if (!Object.hasOwn(actions, action)) {
+      throw new CommandError(
+        "invalid_request",
+        `Unknown action ${JSON.stringify(action)}; the actions are ${Object.keys(actions).join(", ")}.`,
+      );
+    }
+    return actions[action](params);
+  }
+
+  // browser_close: the AI's tabs close, and in a person's Chrome the debugger lets go of every tab
+  // (the daemon stops its managed browser itself once this answers).
+  async function closeBrowser() {
+    const mine = new Set(await aiTabs.list());
+    const closing = (await chrome.tabs.query({})).filter((t) => mine.has(t.id)).map((t) => t.id);
+    await remove(closing);
+    if (!debug.isManaged()) debug.detachAll();
+    return { result: { closed_tabs: closing }, result_type: "object", tab: null };
+  }
+
+  const handlers = { list_tabs: () => actions.list(), browser_tabs: browserTabs, browser_close: closeBrowser };
+  return { handlers, summaries: SUMMARIES };
+}
