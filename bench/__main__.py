@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bench import contexts, peer_report, peer_suite, report, routes, suites
+from bench import contexts, mcp_start, peer_report, peer_suite, report, routes, suites
 from bench.rig import chromium_version, machine, proc_status, rig
 from bench.systems import client_systems, comparison_systems, hop_systems
 
@@ -26,14 +26,17 @@ def run(
 ) -> dict[str, Any]:
     """Every suite; with `only="peers"` the rows against other servers and the client's; with
     `only="tasks"` the task suite and the `tools/list` row alone; with `only="contexts"` the
-    contexts suite alone."""
+    contexts suite alone; with `only="startup"` the start-up of a bare daemon, of `tabpilot mcp`
+    and of the client's import, with no browser."""
     started = time.perf_counter()
     everything = only is None
     results: dict[str, Any] = {"command": command, "machine": machine()}
-    if everything:
+    if everything or only == "startup":
         _say("start-up of a bare daemon")
         results["startup"] = suites.startup(counts)
-    if only != "tasks":
+        _say(f"start-up of `tabpilot mcp` and of the client's import, {counts.mcp_starts} each")
+        results["mcp_start"] = mcp_start.measure(counts.mcp_starts)
+    if only not in ("tasks", "startup"):
         _say("starting the daemon and Chromium with the extension")
         with rig(daemon_args) as r:
             results["machine"]["chromium"] = r.driver.capabilities.get("browserVersion")
@@ -48,7 +51,7 @@ def run(
                 results["client"] = suites.latency(client_systems(r), quarter)
     else:  # no rig: the version of the Chromium every server here starts
         results["machine"]["chromium"] = chromium_version()
-    if only != "contexts":
+    if only not in ("contexts", "startup"):
         _say("tabpilot, Playwright MCP and chrome-devtools-mcp side by side")
         peers = peer_suite.measure(counts, only_tasks=only == "tasks")
         results["tools_list"] = peers.pop("tools_list")
@@ -107,10 +110,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--only",
-        choices=["peers", "tasks", "contexts"],
+        choices=["peers", "tasks", "contexts", "startup"],
         help="peers: only the rows against other MCP servers and the Python client's (faster); "
         "tasks: only the whole tasks beside the other MCP servers and their tools/list; "
-        "contexts: only the managed contexts' start-up, memory and 1+1",
+        "contexts: only the managed contexts' start-up, memory and 1+1; "
+        "startup: only the start-up of a bare daemon, of `tabpilot mcp` and of the client's "
+        "import, and what they load (no browser)",
     )
     args = parser.parse_args(argv)
     if args.only and args.readme:

@@ -31,6 +31,9 @@ class Counts:
     seconds: float = 3.0
     payload_reps: tuple[int, ...] = (30, 20, 8, 4)
     startups: int = 5
+    #: Spawns of `tabpilot mcp` to its answer to initialize, and of the client's import
+    #: (bench/mcp_start.py).
+    mcp_starts: int = 10
     #: The MCP servers' rows (bench/peer_suite.py): calls of a fast tool (tabpilot's), of a
     #: tool that takes tenths of a second (the peers'), of tabpilot's 10,000-element snapshot
     #: (the peers' make a sixth as many), interleaved in this many blocks.
@@ -57,6 +60,7 @@ class Counts:
             seconds=0.3,
             payload_reps=(1, 1, 1, 1),
             startups=1,
+            mcp_starts=2,
             peer_fast=4,
             peer_slow=2,
             peer_10k=6,
