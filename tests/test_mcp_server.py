@@ -73,7 +73,7 @@ async def test_tools_are_listed_with_lean_schemas(transport: str) -> None:
             listed = (await client.list_tools()).tools
     tools = {tool.name: tool for tool in listed}
     # The context tools are a capability of their own, listed when asked for (below).
-    assert set(tools) == {*(n for n, t in TOOLS.items() if t.cap is None), "pilot_status"}
+    assert set(tools) == {*(n for n, t in TOOLS.items() if t.mcp.cap is None), "pilot_status"}
     # A model reads the whole list on every turn: it stays within its documented budget.
     wire = [tool.model_dump(exclude_none=True, by_alias=True) for tool in listed]
     assert len(json.dumps(wire, separators=(",", ":"), ensure_ascii=False)) <= TOOLS_LIST_BUDGET

@@ -109,7 +109,7 @@ async def test_every_method_returns_the_result_over_one_socket() -> None:
             results = await asyncio.to_thread(calls)
     for name, (_, _, sent) in CALLS.items():
         expected = RESULTS.get(name, sent.get("script"))
-        if TOOLS[name].image:  # the image's bytes
+        if TOOLS[name].mcp.image:  # the image's bytes
             expected = image_bytes(expected)
         assert results[name] == expected, name
     assert results["status"]["extension"]["connected"] is True

@@ -36,7 +36,7 @@ async def test_an_agent_runs_scripts_in_the_real_tab(
     async with open_mcp(transport, daemon.port) as client:
         tools = {tool.name for tool in (await client.list_tools()).tools}
         # The context tools are listed to a client that asks for them (`--caps contexts`).
-        assert tools == {*(n for n, t in TOOLS.items() if t.cap is None), "pilot_status"}
+        assert tools == {*(n for n, t in TOOLS.items() if t.mcp.cap is None), "pilot_status"}
         for script, text in SCRIPTS:
             result, shown = await call(client, "execute_javascript", script=script)
             assert (shown, result.is_error) == (text, False), script

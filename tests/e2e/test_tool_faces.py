@@ -63,7 +63,7 @@ def _mcp(daemon: Daemon) -> Face:
             assert answer.structured_content is not None
             return answer.structured_content.get("result")  # none: undefined
         assert answer.structured_content is None, name  # the model pays once
-        if TOOLS[name].image:  # the image comes once, as an image block after the text
+        if TOOLS[name].mcp.image:  # the image comes once, as an image block after the text
             return (text, answer.content[1].data)  # type: ignore[union-attr]
         return text
 
@@ -75,9 +75,9 @@ def _cli(daemon: Daemon) -> Face:
         tool = TOOLS[name]
         if name == "browser_tabs":  # `tabpilot tabs ACTION [URL|ID]`, written by hand
             params = {"action": params["action"], "at": params.get("url", params.get("tab_id"))}
-            tool = replace(tool, positional=("action", "at"))
+            tool = replace(tool, cli=replace(tool.cli, positional=("action", "at")))
         if name == "execute_javascript":  # `tabpilot exec SCRIPT`
-            tool = replace(tool, positional=("script",))
+            tool = replace(tool, cli=replace(tool.cli, positional=("script",)))
         args = [str(params.pop(field)) for field in tool.cli.positional if field in params]
         for field, value in params.items():
             flag = {"tab_id": "--tab", "values": "--value"}.get(
@@ -89,7 +89,7 @@ def _cli(daemon: Daemon) -> Face:
                 sys.executable,
                 "-m",
                 "tabpilot",
-                tool.cli,
+                *tool.cli.name.split(),
                 *args,
                 "--json",
                 "--port",
