@@ -51,10 +51,13 @@ pytest: $(STAMP)
 	@$(BIN)/pytest -q -p no:cacheprovider $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
 
-## docs: regenerate the README's CLI reference from --help
+## docs: regenerate the generated parts of the docs: the MCP tool reference (docs/tools.md) and the
+## README's table of tools from the tools themselves, the CLI reference (docs/cli.md) from --help,
+## and the benchmark report (docs/benchmark.md) and its README headline from bench/results/
 docs: $(STAMP)
 	$(BIN)/python scripts/cli_reference.py --write
 	$(BIN)/python scripts/tool_reference.py --write
+	$(BIN)/python scripts/benchmark_block.py --write
 
 # The MCP servers the benchmark compares tabpilot with, at the versions bench/package-lock.json
 # pins; installed again only when the lock changes. `make test` never needs them.
@@ -64,11 +67,12 @@ $(BENCH_NODE): bench/package.json bench/package-lock.json
 	touch $@
 
 ## bench: latency against Selenium, each hop, throughput, large results, start-up, contexts, and
-## tabpilot beside Playwright MCP and chrome-devtools-mcp; writes bench/results/ (json, md, png) and
-## the README's benchmark section
+## tabpilot beside Playwright MCP and chrome-devtools-mcp; writes bench/results/ (json, md, png),
+## the report in docs/benchmark.md and its headline in the README
 bench: $(STAMP) $(BENCH_NODE)
 	@scripts/ensure-system-deps.sh
 	$(BIN)/python -m bench --readme
+	$(BIN)/python scripts/benchmark_block.py --write
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

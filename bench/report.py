@@ -1,4 +1,4 @@
-"""results.json -> results.md, results.png, and the README's benchmark section.
+"""results.json -> results.md, results.png, and the benchmark section of docs/benchmark.md.
 
 Everything here reads the JSON only, so `python -m bench.report DIR` redraws a run's table and
 plot without measuring again.
@@ -14,7 +14,8 @@ from typing import Any
 from bench import context_report, peer_report, start_report
 
 REPO = Path(__file__).resolve().parents[1]
-README = REPO / "README.md"
+#: The page whose marked benchmark section `python -m bench --readme` rewrites.
+README = REPO / "docs" / "benchmark.md"
 START = "<!-- bench:start -->"
 END = "<!-- bench:end -->"
 BASELINE = "Selenium execute_script"
@@ -257,7 +258,7 @@ def write(results: dict[str, Any], out: Path) -> str:
 
 
 def update_readme(text: str, image: str) -> None:
-    """Rewrite the README's marked benchmark section with a run's table and plot."""
+    """Rewrite docs/benchmark.md's marked benchmark section with a run's table and plot."""
     readme = README.read_text()
     before, rest = readme.split(START, 1)
     _, after = rest.split(END, 1)

@@ -1,13 +1,13 @@
-"""Print the README's CLI reference from the parser's own --help (`--write` updates README.md)."""
+"""Print the CLI reference of docs/cli.md from the parser's own --help (`--write` updates it)."""
 
 from __future__ import annotations
 
 import os
 
-# argparse wraps help to the terminal's width; a fixed width keeps the README stable.
+# argparse wraps help to the terminal's width; a fixed width keeps the page stable.
 os.environ["COLUMNS"] = "100"
 
-from readme_block import main
+from readme_block import DOCS, Block, main
 
 from tabpilot.cli import build_parser
 
@@ -27,4 +27,4 @@ def reference() -> str:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main("cli-reference", reference()))
+    raise SystemExit(main(Block(DOCS / "cli.md", "cli-reference", reference())))

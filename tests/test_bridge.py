@@ -33,7 +33,7 @@ from tests.support import (
     until,
 )
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
 @pytest.fixture
@@ -167,12 +167,12 @@ async def test_no_extension_after_the_grace_is_503(client: httpx.AsyncClient) ->
 
 
 def test_by_default_a_command_waits_3_s_for_an_extension() -> None:
-    """README: 503 extension_not_connected when "no extension connected within the grace (3 s)";
-    `tabpilot serve` as a new user starts it, with no --connect-grace."""
+    """docs/api.md: 503 extension_not_connected when "no extension connected within the grace
+    (3 s)"; `tabpilot serve` as a new user starts it, with no --connect-grace (docs/cli.md)."""
     grace = Settings().connect_grace_s
     assert grace == 3.0
-    assert f"within the grace ({grace:g} s)" in README
-    assert f"(default: {grace:g})" in README
+    assert f"within the grace ({grace:g} s)" in (DOCS / "api.md").read_text()
+    assert f"(default: {grace:g})" in (DOCS / "cli.md").read_text()
     with spawn_daemon() as daemon:
         started = time.monotonic()
         response = daemon.execute("1")

@@ -1,5 +1,6 @@
-"""The command line: result formatting, exit codes, a README reference that matches --help, and
-what each command and option sends and prints, against a real daemon and the scripted extension."""
+"""The command line: result formatting, exit codes, a reference (docs/cli.md) that matches --help,
+and what each command and option sends and prints, against a real daemon and the scripted
+extension."""
 
 from __future__ import annotations
 
@@ -58,15 +59,15 @@ def test_exec_without_a_daemon(capsys: pytest.CaptureFixture[str]) -> None:
     assert "tabpilot serve --browser" in err
 
 
-def test_readme_cli_reference_matches_help() -> None:
+def test_cli_reference_matches_help() -> None:
     generated = subprocess.run(
         [sys.executable, str(REPO / "scripts" / "cli_reference.py")],
         capture_output=True,
         text=True,
         check=True,
     ).stdout
-    readme = (REPO / "README.md").read_text()
-    assert generated in readme, "README's CLI reference is stale: run `make docs`"
+    page = (REPO / "docs" / "cli.md").read_text()
+    assert generated in page, "docs/cli.md's CLI reference is stale: run `make docs`"
 
 
 def test_serve_browser_without_chromium_says_how_to_install_it(tmp_path: Path) -> None:

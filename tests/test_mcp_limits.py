@@ -1,4 +1,4 @@
-"""README: /mcp keeps "up to 64 client sessions, an idle one closed after 30 minutes". Raw
+"""docs/api.md: /mcp keeps "up to 64 client sessions, an idle one closed after 30 minutes". Raw
 streamable-HTTP requests against a real daemon, below the SDK's client, so each session is one
 initialize."""
 
@@ -16,7 +16,7 @@ from tabpilot.mcp.http import MCP_MAX_SESSIONS, MCP_PATH, MCP_SESSION_IDLE_S
 from tests.mcp_support import INITIALIZE, MCP_HEADERS
 from tests.support import run_daemon, until
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+API_PAGE = (Path(__file__).resolve().parents[1] / "docs" / "api.md").read_text()
 TOOLS_LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
 
 
@@ -29,9 +29,9 @@ async def _list_tools(client: httpx.AsyncClient, session: str) -> httpx.Response
     return await client.post(MCP_PATH, json=TOOLS_LIST, headers=headers)
 
 
-def test_the_readme_states_the_limits_the_daemon_keeps() -> None:
+def test_the_docs_state_the_limits_the_daemon_keeps() -> None:
     assert (MCP_MAX_SESSIONS, MCP_SESSION_IDLE_S) == (64, 30 * 60)
-    assert "up to 64 client sessions, an idle one closed after 30 minutes" in README
+    assert "up to 64 client sessions, an idle one closed after 30 minutes" in API_PAGE
 
 
 async def test_64_sessions_at_most_and_room_again_when_one_ends() -> None:

@@ -1,7 +1,7 @@
-"""Hints in execute_javascript's MCP answers (tabpilot.mcp.hints; README, "Hints"): the similarity
-of scripts, the table of scripts that redo a tool, the rules of a session, and the answers of the
-official SDK's client over stdio and at /mcp, with the fake extension of tests/support.py. A real
-tab: tests/e2e/test_nudges.py."""
+"""Hints in execute_javascript's MCP answers (tabpilot.mcp.hints; docs/tools.md, "Hints"): the
+similarity of scripts, the table of scripts that redo a tool, the rules of a session, and the
+answers of the official SDK's client over stdio and at /mcp, with the fake extension of
+tests/support.py. A real tab: tests/e2e/test_nudges.py."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ from tabpilot.tools.script import ExecuteParams
 from tests.mcp_support import hints_of, open_mcp, text_of
 from tests.support import Command, Reply, connected, echo, fail, run_daemon
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+TOOLS_PAGE = (Path(__file__).resolve().parents[1] / "docs" / "tools.md").read_text()
 
 #: One script with three sets of arguments, and another one: long enough for the repeat hint.
 ROWS = (
@@ -55,7 +55,7 @@ def repeat(n: int) -> str:
 
 
 def jaccard(a: str, b: str) -> float:
-    """The similarity as README defines it, on the shingles themselves."""
+    """The similarity as docs/tools.md defines it, on the shingles themselves."""
     x, y = shingles(a), shingles(b)
     return len(x & y) / len(x | y)
 
@@ -175,9 +175,9 @@ def test_other_scripts_name_no_tool(script: str) -> None:
     assert redo_hints(script) == []
 
 
-def test_every_row_of_the_table_is_tested_and_in_the_readme() -> None:
+def test_every_row_of_the_table_is_tested_and_in_the_docs() -> None:
     assert {redo.tool for redo in REDOS} == {tool for _, tool in REDONE}
-    section = README.split("### Hints")[1].split("\n## ")[0]
+    section = TOOLS_PAGE.split("\n## Hints\n")[1].split("\n## ")[0]
     for redo in REDOS:
         assert f"| `{redo.tool}` | {redo.catches} |" in section, redo.tool
 

@@ -18,7 +18,7 @@ from tests import figures
 from tests.support import Command, Daemon, Reply, connected, fail, ok, run, run_daemon, until
 
 LIMIT = 8
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+API_PAGE = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text()
 
 
 @pytest.fixture
@@ -115,13 +115,13 @@ def test_the_largest_result_fits_in_a_frame() -> None:
 
 
 async def test_by_default_1024_commands_wait_and_the_next_is_refused() -> None:
-    """README, "Limits": "At most 1024 commands wait at once". All of them come over one callers'
-    socket (/ws/calls), which is what a busy `tabpilot mcp` does, and costs the test 1024 frames
-    instead of 1024 HTTP connections."""
+    """docs/api.md, "Limits": "At most 1024 commands wait at once". All of them come over one
+    callers' socket (/ws/calls), which is what a busy `tabpilot mcp` does, and costs the test 1024
+    frames instead of 1024 HTTP connections."""
     default = Settings().max_in_flight
     assert default == 1024
-    assert f"At most {default} commands wait at once" in README
-    assert f"({default} by default, `TABPILOT_MAX_IN_FLIGHT`)" in README
+    assert f"At most {default} commands wait at once" in API_PAGE
+    assert f"({default} by default, `TABPILOT_MAX_IN_FLIGHT`)" in API_PAGE
     release = asyncio.Event()
 
     async def hold(command: Command) -> Reply:
