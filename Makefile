@@ -53,8 +53,10 @@ pytest: $(STAMP)
 
 ## docs: regenerate the generated parts of the docs: the MCP tool reference (docs/tools.md) and the
 ## README's table of tools from the tools themselves, the CLI reference (docs/cli.md) from --help,
-## and the benchmark report (docs/benchmark.md) and its README headline from bench/results/
+## the benchmark report (docs/benchmark.md) and its README headline from bench/results/, and the
+## Python client's tool methods (server/tabpilot/client/tool_methods.py) from the tool table
 docs: $(STAMP)
+	$(BIN)/python scripts/client_methods.py --write
 	$(BIN)/python scripts/cli_reference.py --write
 	$(BIN)/python scripts/tool_reference.py --write
 	$(BIN)/python scripts/benchmark_block.py --write

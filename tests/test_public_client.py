@@ -260,3 +260,18 @@ async def test_the_function_registry_methods_and_a_list_of_arguments() -> None:
     assert fake.commands[1].params["ref"] == "e3" and fake.commands[1].params["tab_id"] == 4
     assert listed == {"functions": [{"name": "add", "first_line": "(a, b) => a + b"}], "limit": 100}
     assert removed == {"name": "add", "removed": True}
+
+
+def test_the_generated_tool_methods_are_what_the_table_writes() -> None:
+    # client/tool_methods.py is written from the tool table by scripts/client_methods.py
+    # (`make docs`): a tool added or changed without running it fails here.
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    script = root / "scripts" / "client_methods.py"
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    generated = root / "server" / "tabpilot" / "client" / "tool_methods.py"
+    assert run.stdout == generated.read_text(), "run `make docs` (scripts/client_methods.py)"

@@ -37,7 +37,8 @@ from tabpilot.client.connection import (
     _not_running,
     _not_tabpilot,
 )
-from tabpilot.client.methods import ClientError, Preview, _Methods, guard_fields, result_of
+from tabpilot.client.methods import ClientError, Preview, guard_fields, result_of
+from tabpilot.client.tool_methods import _Methods
 from tabpilot.config import Settings, client_headers
 from tabpilot.protocol import CALLS_PATH, CallMethod, loads
 from tabpilot.tools import TOOLS, Tool

@@ -13,6 +13,7 @@ from tabpilot.tools.fields import (
     shifted_id,
 )
 from tabpilot.tools.tool import (
+    ClientFace,
     CliFace,
     Tool,
     describe,
@@ -91,7 +92,13 @@ CLOSE = Tool(
     timeout_s=CLOSE_TIMEOUT_S,
     text=close_text,
     read_only=False,
-    method="close_browser",
+    client=ClientFace(
+        "close_browser",
+        doc=(
+            "Close the tabs the AI opened (and stop the daemon's managed browser): "
+            "``{closed_tabs, browser?}``."
+        ),
+    ),
     cli=CliFace("close"),
     handle=on_bridge(_close),
     tab_ids=closed_ids,

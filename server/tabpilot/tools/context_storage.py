@@ -25,6 +25,7 @@ from tabpilot.tools.storage_state import (
     write_storage_state,
 )
 from tabpilot.tools.tool import (
+    ClientFace,
     CliFace,
     McpFace,
     Tool,
@@ -143,7 +144,16 @@ SAVE_STORAGE = Tool(
     timeout_s=EXPORT_TIMEOUT_S,
     text=save_text,
     read_only=False,
-    method="context_save_storage",
+    client=ClientFace(
+        "context_save_storage",
+        doc=(
+            "The cookies and localStorage of context ``name`` (the active one by default), as "
+            "Playwright's storageState: written to ``path`` (a name under the daemon's storage/ "
+            "folder), else in the answer's ``storage_state``. ``{name, cookies, origins, pages, "
+            "skipped, path?, storage_state?}``."
+        ),
+        positional=("name",),
+    ),
     cli=CliFace("context save", in_context=False, positional=("name",)),
     handle=save_storage,
     command=None,

@@ -35,6 +35,7 @@ from tabpilot.tools.storage_state import (
     read_storage_state,
 )
 from tabpilot.tools.tool import (
+    ClientFace,
     CliFace,
     HttpFace,
     McpFace,
@@ -236,7 +237,17 @@ CREATE = Tool(
     timeout_s=CREATE_TIMEOUT_S,
     text=create_text,
     read_only=False,
-    method="context_create",
+    client=ClientFace(
+        "context_create",
+        doc=(
+            "Start the managed context ``name`` (a fresh headless Chromium), optionally through "
+            "``proxy`` (``{server, username?, password?, bypass?}``) and with ``storage_state`` "
+            "loaded (a saved name, or a Playwright storageState dict); it becomes this client's "
+            "active context: ``{name, is_active, managed, connected, page_count, current_url, "
+            "proxy, startup_ms, storage?}``."
+        ),
+        positional=("name",),
+    ),
     cli=CliFace("context create", in_context=False, positional=("name",), after="use"),
     handle=create,
     command=None,
@@ -258,7 +269,11 @@ SWITCH = Tool(
     timeout_s=LIST_TIMEOUT_S,
     text=switch_text,
     read_only=False,
-    method="context_switch",
+    client=ClientFace(
+        "context_switch",
+        doc="Make ``name`` this client's active context: ``{name, is_active, managed, …}``.",
+        positional=("name",),
+    ),
     cli=CliFace("context switch", in_context=False, positional=("name",), after="use"),
     handle=switch,
     command=None,
@@ -279,7 +294,13 @@ LIST_CONTEXTS = Tool(
     timeout_s=LIST_TIMEOUT_S,
     text=list_text,
     read_only=True,
-    method="context_list",
+    client=ClientFace(
+        "context_list",
+        doc=(
+            "Every context: ``[{name, is_active, managed, connected, page_count, current_url, "
+            "proxy}]``."
+        ),
+    ),
     cli=CliFace("context list", in_context=False),
     handle=list_contexts,
     command=None,
@@ -300,7 +321,14 @@ CLOSE_CONTEXT = Tool(
     timeout_s=CLOSE_TIMEOUT_S,
     text=close_text,
     read_only=False,
-    method="context_close",
+    client=ClientFace(
+        "context_close",
+        doc=(
+            "Close the managed context ``name`` (its browser stops), or drop a person's Chrome "
+            "from the list: ``{name, managed, closed, active}``."
+        ),
+        positional=("name",),
+    ),
     cli=CliFace("context close", in_context=False, positional=("name",), after="forget"),
     handle=close,
     command=None,

@@ -35,6 +35,7 @@ from tabpilot.tools.fields import (
 )
 from tabpilot.tools.script import ExecuteParams, script_text
 from tabpilot.tools.tool import (
+    ClientFace,
     CliFace,
     GuardRule,
     HttpFace,
@@ -258,7 +259,14 @@ DEFINE = Tool(
     timeout_s=DEFINE_TIMEOUT_S,
     text=define_text,
     read_only=False,
-    method="define_function",
+    client=ClientFace(
+        "define_function",
+        doc=(
+            "Define (or replace) the function ``name`` for eval_call_function, daemon-wide; the "
+            "extension checks its syntax without running it: ``{name, replaced}``."
+        ),
+        positional=("name", "source"),
+    ),
     cli=CliFace("define", positional=("name", "source")),
     handle=on_bridge(define),
     http=HttpFace(empty_body=None),
@@ -279,7 +287,16 @@ CALL = Tool(
     timeout_s=timeout_ms,
     text=script_text,
     read_only=False,
-    method="call_function",
+    client=ClientFace(
+        "call_function",
+        doc=(
+            "Call the defined function ``name`` in a tab with ``args_json`` (JSON text of the "
+            "arguments' array, or a list, encoded here); with ``ref``, the element comes first. "
+            "Its result, as :meth:`execute` answers."
+        ),
+        positional=("name", "args_json"),
+        json_text=("args_json",),
+    ),
     cli=CliFace("call", positional=("name", "args_json")),
     handle=on_bridge(call),
     command="execute_javascript",
@@ -302,7 +319,10 @@ LIST = Tool(
     timeout_s=0.0,
     text=list_text,
     read_only=True,
-    method="list_functions",
+    client=ClientFace(
+        "list_functions",
+        doc="The defined functions: ``{functions: [{name, first_line}], limit}``.",
+    ),
     cli=CliFace("functions"),
     handle=on_bridge(list_functions),
     command=None,
@@ -322,7 +342,11 @@ REMOVE = Tool(
     timeout_s=0.0,
     text=remove_text,
     read_only=False,
-    method="remove_function",
+    client=ClientFace(
+        "remove_function",
+        doc="Remove the defined function ``name``: ``{name, removed}``.",
+        positional=("name",),
+    ),
     cli=CliFace("undefine", positional=("name",)),
     handle=on_bridge(remove),
     command=None,

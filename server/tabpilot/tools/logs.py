@@ -20,6 +20,7 @@ from tabpilot.tools.fields import (
     result_of,
 )
 from tabpilot.tools.tool import (
+    ClientFace,
     CliFace,
     GuardRule,
     Tool,
@@ -276,7 +277,14 @@ CONSOLE = Tool(
     timeout_s=LOG_TIMEOUT_S,
     text=console_text,
     read_only=True,
-    method="console_messages",
+    client=ClientFace(
+        "console_messages",
+        doc=(
+            "The tab's console messages: ``{messages, matched, total, shown, evicted, last_seq, "
+            "page, pages, level, all_pages, cleared?}``; each message ``{seq, page, level, type, "
+            "text, time, url?, line?, column?, stack?}``."
+        ),
+    ),
     cli=CliFace("console"),
     guard=GuardRule(
         limit=8_000,
@@ -301,7 +309,16 @@ NETWORK = Tool(
     timeout_s=LOG_TIMEOUT_S,
     text=network_text,
     read_only=True,
-    method="network_requests",
+    client=ClientFace(
+        "network_requests",
+        doc=(
+            "The tab's network requests: ``{requests, matched, total, shown, hidden, evicted, "
+            "last_seq, page, pages, all_pages, cleared?}``, each request ``{seq, page, "
+            "request_id, method, url, type, status, start, duration, size, from_cache, failed, "
+            "redirect_to?}``; with ``include_body``, ``{request, body: {text, size, truncated, "
+            "cap, source, note?}}``."
+        ),
+    ),
     cli=CliFace("network"),
     guard=GuardRule(
         limit=8_000,

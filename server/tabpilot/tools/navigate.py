@@ -19,6 +19,7 @@ from tabpilot.tools.fields import (
     web_url,
 )
 from tabpilot.tools.tool import (
+    ClientFace,
     CliFace,
     Tool,
     describe,
@@ -113,7 +114,13 @@ NAVIGATE = Tool(
     timeout_s=timeout_ms,
     text=navigate_text,
     read_only=False,
-    method="navigate",
+    client=ClientFace(
+        "navigate",
+        doc=(
+            "Load ``url`` (or go back, forward, reload) and wait for it: ``{url, title, status}``."
+        ),
+        positional=("url",),
+    ),
     cli=CliFace("navigate", positional=("url",)),
 )
 

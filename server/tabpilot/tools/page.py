@@ -22,6 +22,7 @@ from tabpilot.tools.fields import (
 )
 from tabpilot.tools.script import dialogs_note
 from tabpilot.tools.tool import (
+    ClientFace,
     CliFace,
     GuardRule,
     Tool,
@@ -165,7 +166,10 @@ SNAPSHOT = Tool(
     timeout_s=PAGE_WALK_TIMEOUT_S,
     text=snapshot_text,
     read_only=True,
-    method="snapshot",
+    client=ClientFace(
+        "snapshot",
+        doc="The page's accessibility tree with refs: ``{snapshot, refs, chars, truncated}``.",
+    ),
     cli=CliFace("snapshot"),
     guard=GuardRule(
         limit=24_000,
@@ -191,7 +195,13 @@ ACT = Tool(
     timeout_s=timeout_ms,
     text=act_text,
     read_only=False,
-    method="act",
+    client=ClientFace(
+        "act",
+        doc=(
+            "One action on the element ``ref``: ``{description, route, navigated, url, new_tabs}``."
+        ),
+        positional=("kind", "ref"),
+    ),
     cli=CliFace("act", positional=("kind", "ref")),
 )
 
@@ -210,7 +220,10 @@ READ = Tool(
     timeout_s=PAGE_WALK_TIMEOUT_S,
     text=read_text,
     read_only=True,
-    method="read",
+    client=ClientFace(
+        "read",
+        doc="A slice of the page's visible text: ``{text, offset, total, more}``.",
+    ),
     cli=CliFace("read"),
     guard=GuardRule(
         limit=12_000,

@@ -27,6 +27,7 @@ from tabpilot.tools.fields import (
     TimeoutMs,
 )
 from tabpilot.tools.tool import (
+    ClientFace,
     CliFace,
     HttpFace,
     McpFace,
@@ -152,7 +153,14 @@ SCREENSHOT = Tool(
     timeout_s=timeout_ms,
     text=screenshot_text,
     read_only=True,
-    method="screenshot",
+    client=ClientFace(
+        "screenshot",
+        doc=(
+            "The tab's viewport, one element (``ref``) or the whole page (``full_page``) as image "
+            'bytes: JPEG by default, or ``format="png"``; at most ``max_size`` px on its long side '
+            "(default 1568; 0: no scaling)."
+        ),
+    ),
     cli=CliFace("screenshot"),
     mcp=McpFace(image="data"),
     http=HttpFace(negotiate=negotiate),

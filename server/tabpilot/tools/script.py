@@ -16,6 +16,7 @@ from tabpilot.tools.fields import (
     TimeoutMs,
 )
 from tabpilot.tools.tool import (
+    ClientFace,
     CliFace,
     GuardRule,
     HttpFace,
@@ -100,7 +101,14 @@ EXECUTE = Tool(
     timeout_s=timeout_ms,
     text=script_text,
     read_only=False,
-    method="execute",
+    client=ClientFace(
+        "execute",
+        doc=(
+            "Run ``script`` in a tab; its result (JSON-safe data). With ``ref``, ``script`` is a "
+            'function called with that element: ``"(el) => el.value"``.'
+        ),
+        positional=("script",),
+    ),
     cli=CliFace("exec", hand_written=True),
     handle=on_bridge(_execute),
     guard=GuardRule(limit=2_000, summarize=True),

@@ -17,6 +17,7 @@ from tabpilot.tools.fields import (
     web_url,
 )
 from tabpilot.tools.tool import (
+    ClientFace,
     CliFace,
     GuardRule,
     Tool,
@@ -111,7 +112,11 @@ TABS = Tool(
     timeout_s=TABS_TIMEOUT_S,
     text=browser_tabs_text,
     read_only=False,
-    method="tabs",
+    client=ClientFace(
+        "tabs",
+        doc="List the tabs, or open, select or close one.",
+        positional=("action",),
+    ),
     cli=CliFace("tabs", hand_written=True),
     tab_ids=tabs_ids,
     guard=GuardRule(limit=8_000, advice="Pass a tab's id as `tab_id` to the other tools."),

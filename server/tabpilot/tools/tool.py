@@ -78,6 +78,21 @@ class CliFace:
 
 
 @dataclass(frozen=True)
+class ClientFace:
+    """The tool's method on ``tabpilot.Client`` and ``AsyncClient``, generated with its typed
+    signature into :mod:`tabpilot.client.tool_methods` (``scripts/client_methods.py``)."""
+
+    #: The method's name: ``tabpilot.Client().navigate``.
+    name: str
+    #: Its docstring: what it answers, for a user's IDE.
+    doc: str
+    #: Fields taken as positional arguments, in order; the others are keyword-only.
+    positional: tuple[str, ...] = ()
+    #: Fields that also take any JSON value, sent as its JSON text (eval_call_function's args).
+    json_text: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class McpFace:
     """The tool's MCP specifics (:mod:`tabpilot.mcp`)."""
 
@@ -122,9 +137,8 @@ class Tool:
     #: The text of a success envelope, for a model and for the CLI.
     text: Text
     read_only: bool
-    #: The public client's method (``tabpilot.Client().navigate``).
-    method: str
     cli: CliFace
+    client: ClientFace
     #: Runs the call; None: the extension's command of this name, as is.
     handle: Handler | None = None
     #: The extension command it sends: its own name (the default, ""), another's
@@ -142,6 +156,11 @@ class Tool:
     def __post_init__(self) -> None:
         if self.command == "":
             object.__setattr__(self, "command", self.name)
+
+    @property
+    def method(self) -> str:
+        """The public client's method: ``tabpilot.Client().navigate``."""
+        return self.client.name
 
     @property
     def summary(self) -> str:
