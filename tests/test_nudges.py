@@ -19,16 +19,15 @@ from mcp_types import CallToolResult, TextContent
 from tabpilot.mcp import hints as nudges
 from tabpilot.mcp.hints import (
     FIRST_USE,
-    REDOS,
     REPEAT,
     Nudges,
-    redo_hints,
     shingles,
     similarity,
     sketch,
     tokens,
 )
 from tabpilot.mcp.http import MCP_MAX_SESSIONS
+from tabpilot.mcp.redo import REDOS, redo_hints
 from tabpilot.tools import TOOLS
 from tabpilot.tools.script import ExecuteParams
 from tests.mcp_support import hints_of, open_mcp, text_of

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from tabpilot.mcp.hints import FIRST_USE, REDOS
+from tabpilot.mcp.hints import FIRST_USE
+from tabpilot.mcp.redo import REDOS
 from tabpilot.tools import TOOLS
 from tests.e2e.log_pages import log_daemon
 from tests.mcp_support import hints_of, open_mcp, text_of

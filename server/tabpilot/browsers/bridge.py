@@ -32,7 +32,6 @@ from tabpilot.errors import (
     PilotDisabled,
     QueueFull,
     ScriptFailed,
-    ScriptTooLarge,
     TabpilotError,
     from_extension,
 )
@@ -51,7 +50,6 @@ from tabpilot.protocol import (
     payload,
 )
 from tabpilot.tools.fields import Params, PingParams
-from tabpilot.tools.script import ExecuteParams
 
 log = logging.getLogger(__name__)
 
@@ -126,46 +124,24 @@ class Bridge:
         those still waiting for an extension to connect."""
         return self._callers
 
-    def extension_info(self) -> dict[str, Any]:
-        """The extension as /status shows it; the last one seen when none is connected."""
+    @property
+    def seen_link(self) -> tuple[_Link | None, bool]:
+        """The extension's link, or the last one seen when none is connected; and whether it is
+        connected."""
         link = self._link or self._last
-        if link is None:
-            return {
-                "connected": False,
-                "version": None,
-                "id": None,
-                "pilot_enabled": None,
-                "connected_at": None,
-            }
-        return {
-            "connected": link is self._link,
-            "version": link.hello.extension_version,
-            "id": link.extension_id,
-            "pilot_enabled": link.pilot_enabled,
-            "connected_at": link.connected_at.isoformat(),
-        }
+        return link, link is not None and link is self._link
 
     # -- commands -----------------------------------------------------------------------------
-
-    async def execute(self, params: ExecuteParams, request_id: str) -> ResultFrame:
-        """Run a script in a tab; returns the ok result or raises the matching TabpilotError.
-
-        A script past ``max_script_bytes`` is refused here, before anything is sent, whichever
-        route (HTTP or MCP) it came by.
-        """
-        limit = self._settings.max_script_bytes
-        if len(params.script.encode()) > limit:
-            raise ScriptTooLarge(
-                f"The script is larger than {limit:,} bytes, so it was not sent. Send a shorter "
-                "script, or raise the limit with TABPILOT_MAX_SCRIPT_BYTES."
-            )
-        timeout_s = params.timeout_ms / 1000 + self._settings.timeout_grace_s
-        return await self.call("execute_javascript", params.model_dump(), request_id, timeout_s)
 
     async def list_tabs(self, request_id: str) -> ResultFrame:
         """The open tabs, as the extension lists them."""
         timeout_s = LIST_TABS_TIMEOUT_S + self._settings.timeout_grace_s
         return await self.call("list_tabs", {}, request_id, timeout_s)
+
+    @property
+    def settings(self) -> Settings:
+        """The daemon's settings: its limits and graces."""
+        return self._settings
 
     async def command(
         self, command: CommandName, params: Params, request_id: str, timeout_s: float

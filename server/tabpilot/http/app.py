@@ -10,21 +10,19 @@ from __future__ import annotations
 import contextlib
 import logging
 import socket
-import time
 from collections.abc import AsyncIterator
-from typing import Any
 
 import uvicorn
-from fastapi import FastAPI, Request, WebSocket
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.responses import HTMLResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
-from tabpilot.browsers.contexts import Contexts, Scope
+from tabpilot.browsers.contexts import Contexts
 from tabpilot.browsers.managed import ManagedBrowser, find_chromium
+from tabpilot.browsers.status import StatusReport
 from tabpilot.config import LOOPBACK_HOST, Settings
-from tabpilot.envelope import SuccessEnvelope, answer_body
 from tabpilot.errors import (
     BrowserError,
     InternalError,
@@ -34,40 +32,22 @@ from tabpilot.errors import (
     TabpilotError,
     error_classes,
 )
-from tabpilot.http.calls import CallsSocket
 from tabpilot.http.protocols import HTTP_PROTOCOL, websocket_protocol
-from tabpilot.http.render import render, render_error, render_success
+from tabpilot.http.render import render_error
+from tabpilot.http.routes import add_routes
 from tabpilot.http.security import SecurityMiddleware
 from tabpilot.http.tool_routes import (
-    CONTEXT_PARAMETER,
-    add_tool_routes,
-    body_schema,
-    read_params,
     request_id_of,
-    responses,
-    scope_of,
 )
 from tabpilot.mcp.http import MCP_PATH, LazyMCPApp
-from tabpilot.protocol import CALLS_PATH, PROTOCOL_VERSION
 from tabpilot.tools import TOOLS
-from tabpilot.tools.fields import PingParams, describe_invalid
+from tabpilot.tools.fields import describe_invalid
 from tabpilot.tools.script import ExecuteParams
 
 log = logging.getLogger(__name__)
 
 #: How long an idle keep-alive connection stays open.
 KEEP_ALIVE_S = 120
-
-LANDING_PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>tabpilot</title></head>
-<body style="font-family: system-ui, sans-serif; max-width: 40em; margin: 3em auto">
-<h1>tabpilot daemon is running</h1>
-<p>Agents, scripts and curl run JavaScript in this browser through the daemon.
-See the API at <a href="/docs">/docs</a>.</p>
-<pre>curl -s 127.0.0.1:{port}/execute_javascript -H 'content-type: application/json' \\
-  -d '{{"script": "document.title"}}'</pre>
-</body></html>
-"""
 
 
 def _error_table() -> str:
@@ -114,27 +94,7 @@ def create_app(settings: Settings) -> FastAPI:
     contexts = Contexts(settings)
     bridge = contexts.primary
 
-    def status_result(scope: Scope | None = None) -> dict[str, Any]:
-        browser: ManagedBrowser | None = app.state.browser
-        try:
-            current = scope.current() if scope is not None else None
-        except TabpilotError:  # a call that names a context there is none of: status still answers
-            current = None
-        return {
-            "daemon_version": settings.version,
-            "protocol_version": PROTOCOL_VERSION,
-            "extension": bridge.extension_info(),
-            "in_flight": bridge.in_flight,
-            "browser": (
-                {**browser.info(), "ready": not bridge.first_page_pending}
-                if browser is not None
-                else None
-            ),
-            "default_context": contexts.default_name,
-            "active_context": current.name if current is not None else contexts.default_name,
-            "contexts": contexts.summaries(),
-        }
-
+    status_result = StatusReport(contexts, settings)
     mcp = LazyMCPApp(contexts, status_result, settings)
 
     @contextlib.asynccontextmanager
@@ -150,6 +110,7 @@ def create_app(settings: Settings) -> FastAPI:
                 await contexts.aclose()
                 raise
             app.state.browser = browser
+            status_result.browser = browser
         watching = bridge.watch_first_page(browser) if browser else None
         try:
             yield
@@ -177,66 +138,7 @@ def create_app(settings: Settings) -> FastAPI:
     for exc_class in (TabpilotError, RequestValidationError, StarletteHTTPException, Exception):
         app.add_exception_handler(exc_class, handle_error)
 
-    @app.post(
-        "/ping",
-        response_model=SuccessEnvelope,
-        openapi_extra=body_schema(PingParams, required=False),
-        responses=responses(400, 403, 404, 409, 502, 503, 504),
-    )
-    async def ping(request: Request) -> Response:
-        """Time the link without running anything: `to` is `worker`, `content` or `page`.
-
-        The result is `"pong"`; `duration_ms` is the round trip from the daemon to that hop.
-        """
-        started = time.perf_counter()
-        request_id = request_id_of(request)
-        params = await read_params(request, PingParams, empty="{}")
-        target = scope_of(request, contexts).bridge(params)
-        return render(answer_body(request_id, await target.ping(params, request_id), started))
-
-    add_tool_routes(app, contexts)
-
-    @app.get("/status", response_model=SuccessEnvelope, responses=responses(401, 403))
-    async def status(request: Request) -> Response:
-        """Daemon and protocol versions, the default context's extension and its pilot switch,
-        commands in flight, and the contexts."""
-        return render_success(request_id_of(request), status_result())
-
-    @app.get(
-        "/tabs",
-        response_model=SuccessEnvelope,
-        responses=responses(401, 403, 404, 429, 502, 503, 504),
-        openapi_extra={"parameters": [CONTEXT_PARAMETER]},
-    )
-    async def tabs(request: Request) -> Response:
-        """The open tabs of a context (`?context=`, else the default one): id, url, title,
-        active, window_id."""
-        started = time.perf_counter()
-        request_id = request_id_of(request)
-        target = scope_of(request, contexts).bridge(None)
-        return render(answer_body(request_id, await target.list_tabs(request_id), started))
-
-    @app.get("/health", response_model=SuccessEnvelope)
-    async def health(request: Request) -> Response:
-        """Liveness: answers as long as the daemon runs."""
-        return render_success(request_id_of(request), {"status": "ok"})
-
-    @app.get("/", include_in_schema=False)
-    async def landing() -> HTMLResponse:
-        # A normal web page: the managed browser opens it as its first tab, and scripts may run
-        # in it.
-        return HTMLResponse(LANDING_PAGE.format(port=settings.port))
-
-    @app.websocket("/ws")
-    async def extension_socket(websocket: WebSocket) -> None:
-        # Each browser's extension, on the bridge of the context its hello names.
-        await contexts.serve_connection(websocket)
-
-    @app.websocket(CALLS_PATH)
-    async def calls_socket(websocket: WebSocket) -> None:
-        # Programs' calls over one socket: the routes above, without an HTTP request each.
-        await CallsSocket(websocket, contexts, status_result, settings).serve()
-
+    add_routes(app, contexts, status_result, settings)
     # The MCP tools, an ASGI app of the SDK's behind the SecurityMiddleware like every route.
     app.router.routes.append(Route(MCP_PATH, endpoint=mcp))
 

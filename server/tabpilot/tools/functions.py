@@ -33,7 +33,7 @@ from tabpilot.tools.fields import (
     TimeoutMs,
     result_of,
 )
-from tabpilot.tools.script import ExecuteParams, script_text
+from tabpilot.tools.script import ExecuteParams, run_script, script_text
 from tabpilot.tools.tool import (
     ClientFace,
     CliFace,
@@ -204,7 +204,7 @@ async def call(bridge: Bridge, params: Any, request_id: str) -> ResultFrame:
         script=script, timeout_ms=params.timeout_ms, tab_id=params.tab_id, ref=params.ref
     )
     try:
-        return await bridge.execute(execute, request_id)
+        return await run_script(bridge, execute, request_id)
     except ScriptTooLarge:
         raise ScriptTooLarge(
             f"{params.name!r} with these arguments is longer than a script may be, so nothing "

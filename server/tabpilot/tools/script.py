@@ -9,6 +9,7 @@ from pydantic import (
 )
 
 from tabpilot.envelope import result_text
+from tabpilot.errors import ScriptTooLarge
 from tabpilot.protocol import ResultFrame
 from tabpilot.tools.fields import (
     MAX_REF_CHARS,
@@ -79,9 +80,20 @@ def script_text(envelope: dict[str, Any], params: Any = None) -> str:
     return text + dialogs_note(envelope.get("dialogs"))
 
 
+async def run_script(bridge: Bridge, params: ExecuteParams, request_id: str) -> ResultFrame:
+    """Run a script in a tab of ``bridge``'s browser. A script past ``max_script_bytes`` is
+    refused here, before anything is sent, whichever face it came by."""
+    limit = bridge.settings.max_script_bytes
+    if len(params.script.encode()) > limit:
+        raise ScriptTooLarge(
+            f"The script is larger than {limit:,} bytes, so it was not sent. Send a shorter "
+            "script, or raise the limit with TABPILOT_MAX_SCRIPT_BYTES."
+        )
+    return await bridge.command("execute_javascript", params, request_id, timeout_ms(params))
+
+
 async def _execute(bridge: Bridge, params: Any, request_id: str) -> ResultFrame:
-    # The bridge refuses an oversized script before anything is sent.
-    return await bridge.execute(cast(ExecuteParams, params), request_id)
+    return await run_script(bridge, cast(ExecuteParams, params), request_id)
 
 
 EXECUTE = Tool(
