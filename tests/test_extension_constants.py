@@ -10,11 +10,14 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
 from tabpilot.config import DEFAULT_PORT
 from tabpilot.protocol import MAX_RESULT_CHARS, PROTOCOL_VERSION
+from tabpilot.tools.logs import RequestType
+from tabpilot.tools.screenshot import MAX_SIZE
 
 EXTENSION = Path(__file__).resolve().parents[1] / "extension"
 
@@ -24,6 +27,7 @@ PAIRS = [
     ("worker/main.js", "DEFAULT_PORT", DEFAULT_PORT),
     ("page/inject.js", "MAX_RESULT_CHARS", MAX_RESULT_CHARS),
     ("worker/tab/script-routes.js", "MAX_RESULT_CHARS", MAX_RESULT_CHARS),
+    ("worker/tools/capture.js", "MAX_SIZE", MAX_SIZE),
 ]
 
 
@@ -63,3 +67,11 @@ def test_the_reader_takes_the_arithmetic_the_extension_writes(tmp_path: Path) ->
     source.write_text("  const MAX_RESULT_CHARS = 16 * 1024 * 1024;\nexport const PORT = 7_878;\n")
     assert js_constant(source, "MAX_RESULT_CHARS") == 16 * 1024 * 1024
     assert js_constant(source, "PORT") == 7878
+
+
+def test_the_request_types_are_the_daemons() -> None:
+    # browser_network_requests' `type`: the extension refuses what the daemon's model does not.
+    source = (EXTENSION / "worker/tools/logs-network.js").read_text()
+    found = re.search(r"\bconst REQUEST_TYPES = \[([^\]]*)\]", source)
+    assert found is not None, "logs-network.js defines no `const REQUEST_TYPES = [...]`"
+    assert re.findall(r'"([a-z_]+)"', found[1]) == list(get_args(RequestType))

@@ -8,7 +8,7 @@ call's JSON arguments (:func:`call_script`), by the same routes, switch and dial
 page's own scripts cannot read, replace or call a function between calls.
 
 A definition is checked without running anything: the extension's service worker parses the
-source (acorn, extension/background/functions.js) and answers the function's own text, which is
+source (acorn, extension/worker/tools/functions.js) and answers the function's own text, which is
 what is stored. So defining needs the extension connected and AI Web Pilot on; listing and
 removing are the daemon's alone, and work with no browser at all.
 """

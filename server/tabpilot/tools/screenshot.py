@@ -1,7 +1,7 @@
 """browser_take_screenshot: its params, its text, and what its faces do with an image.
 
 The extension answers ``{mime_type, width, height, data, scale, captured, route, bytes, note?}``
-with ``data`` the image in base64 (extension/background/capture.js). Each face hands that on its
+with ``data`` the image in base64 (extension/worker/tools/capture.js). Each face hands that on its
 own way: MCP as an image content block beside one line of text (:func:`image_content`), HTTP as
 the JSON envelope or, asked with ``Accept: image/png`` or ``image/jpeg``, the raw bytes
 (:func:`negotiate`, :func:`raw_response`), the CLI as a file (:func:`save_image`), the Python

@@ -13,7 +13,7 @@ reads::
 later than the year 9999.
 
 The extension reads and writes cookies with ``chrome.cookies``; this module converts both ways
-(extension/lib/storage-state.js does the same in the service worker, and
+(extension/shared/storage-state.js does the same in the service worker, and
 tests/fixtures/storage_state_cases.json holds the cases both must agree on). The choices:
 
 - sameSite: Chrome's "no_restriction" is "None"; "unspecified" is "Lax", which is what Chrome
