@@ -55,8 +55,14 @@ def test_exec_without_a_daemon(capsys: pytest.CaptureFixture[str]) -> None:
         unused_port = sock.getsockname()[1]
     assert main(["exec", "1", "--port", str(unused_port)]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("Error: the tabpilot daemon is not running on 127.0.0.1:")
+    # The words every client says (tabpilot.client): the CLI calls through it.
+    assert err.startswith("Error: The tabpilot daemon is not running on 127.0.0.1:")
     assert "tabpilot serve --browser" in err
+    # With --json: the envelope itself, its code and request id included.
+    assert main(["exec", "1", "--json", "--port", str(unused_port)]) == 1
+    envelope = json.loads(capsys.readouterr().out)
+    assert envelope["success"] is False and envelope["request_id"]
+    assert envelope["error"]["code"] == "daemon_unreachable"
 
 
 def test_cli_reference_matches_help() -> None:

@@ -5,6 +5,7 @@ replacement, never a traceback. `tabpilot` runs as a real process."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -60,7 +61,10 @@ def test_unusable_input_is_one_error_line(
 
 def test_unusable_stdin_with_json_prints_a_json_failure() -> None:
     done = tabpilot("exec", "--json", "-", "--port", "1", stdin=b"\x80")
-    assert done.stdout.decode().startswith('{"success": false, "error": {"message": "the script')
+    envelope = json.loads(done.stdout)
+    assert envelope["success"] is False and envelope["request_id"]
+    assert envelope["error"]["code"] == "invalid_request"
+    assert envelope["error"]["message"].startswith("the script on stdin is not UTF-8")
 
 
 async def test_a_utf8_script_on_stdin_runs(daemon: Daemon) -> None:

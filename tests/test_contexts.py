@@ -12,11 +12,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from tabpilot import AsyncClient, ClientError, cli
 from tabpilot.browsers.tab_ids import TAB_SPAN
+from tabpilot.cli import tool_commands
 from tests.mcp_support import open_mcp, text_of
 from tests.support import TAB, Command, Daemon, Reply, connected, fail, ok, run_daemon
 from tests.test_calls import call as socket_call
@@ -323,29 +323,24 @@ def test_the_cli_keeps_its_own_active_context(
 ) -> None:
     monkeypatch.setenv("TABPILOT_STATE_DIR", str(tmp_path))
     port = ["--port", str(daemon.settings.port)]
-    seen: list[httpx.Request] = []
-    monkeypatch.setattr(
-        "tabpilot.cli.tool_commands.httpx.request",
-        _recording(httpx.request, seen),
-    )
+    seen: list[str | None] = []
+
+    class Recording(tool_commands.Client):
+        def __init__(self, *args: Any, context: str | None = None, **kwargs: Any) -> None:
+            seen.append(context)
+            super().__init__(*args, context=context, **kwargs)
+
+    monkeypatch.setattr(tool_commands, "Client", Recording)
     assert cli.main(["context", "switch", "nope", *port]) == 1
     assert "No context is named 'nope'" in capsys.readouterr().err
     assert not (tmp_path / "cli-context").exists()
     assert cli.main(["context", "save", *port]) == 1
     assert "Give `path`" in capsys.readouterr().err
     assert cli.main(["tabs", "--context", "elsewhere", *port]) == 1
-    assert seen[-1].url.params["context"] == "elsewhere"
+    assert seen[-1] == "elsewhere"
     # A proxy as JSON, or as its bare server.
     socks = '{"server": "socks5://p.test:1080", "username": "u"}'
     assert cli.main(["context", "create", "x", "--proxy", socks, *port]) == 1
     assert "SOCKS5 authentication" in capsys.readouterr().err
     assert cli.main(["context", "create", "x", "--proxy", "ftp://p.test:21", *port]) == 1
     assert "the proxy's scheme must be one of" in capsys.readouterr().err
-
-
-def _recording(request: Any, seen: list[httpx.Request]) -> Any:
-    def record(method: str, url: str, **kwargs: Any) -> httpx.Response:
-        seen.append(httpx.Request(method, url, params=kwargs.get("params")))
-        return request(method, url, **kwargs)
-
-    return record

@@ -41,8 +41,8 @@ CLOSE_DROPPED = 4005
 CLOSE_NAME_TAKEN = 4006
 
 #: Longest result the extension sends, in characters of its JSON (16 MiB). The extension answers
-#: ``result_too_large`` past it (extension/page/inject.js holds the same number); it keeps every result
-#: under Chrome's 64 MiB message limit and the daemon's ``ws_max_size``.
+#: ``result_too_large`` past it (extension/page/inject.js holds the same number); it keeps every
+#: result under Chrome's 64 MiB message limit and the daemon's ``ws_max_size``.
 MAX_RESULT_CHARS = 16 * 1024 * 1024
 
 

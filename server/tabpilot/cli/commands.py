@@ -12,13 +12,14 @@ from typing import Any
 
 from tabpilot.cli.tool_commands import (
     CliError,
-    context_query,
+    failed,
     fetch_envelope,
     port_of,
 )
-from tabpilot.client.connection import CLIENT_SLACK_S
 from tabpilot.config import LOOPBACK_HOST, Settings
-from tabpilot.envelope import result_text
+from tabpilot.envelope import failure_body, result_text
+from tabpilot.errors import InvalidRequest
+from tabpilot.ids import new_request_id
 from tabpilot.tools import parse_caps
 
 EXIT_OK = 0
@@ -30,12 +31,11 @@ def format_result(result: Any, result_type: str | None) -> str:
     return result_text(result, result_type, indent=2)
 
 
-def _request(args: argparse.Namespace, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
-    status, body = fetch_envelope(args, method, path, params=context_query(args), **kwargs)
-    if not body.get("success"):
-        error = body.get("error") or {}
-        raise CliError(error.get("message") or f"HTTP {status}")
-    return body
+def _request(args: argparse.Namespace, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    envelope = fetch_envelope(args, method, params)
+    if not envelope.get("success"):
+        raise failed(envelope)
+    return envelope
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -114,27 +114,23 @@ def cmd_exec(args: argparse.Namespace) -> int:
             payload["tab_id"] = args.tab
         if args.ref is not None:
             payload["ref"] = args.ref
-        body = _request(
-            args,
-            "POST",
-            "/execute_javascript",
-            json=payload,
-            timeout=args.timeout_ms / 1000 + CLIENT_SLACK_S,
-        )
     except CliError as error:
-        if args.json:
-            print(json.dumps({"success": False, "error": {"message": str(error)}}))
+        if args.json:  # the script could not be read: no call was made
+            print(json.dumps(failure_body(new_request_id(), InvalidRequest(str(error)))))
         raise
+    body = fetch_envelope(args, "execute_javascript", payload)
     if args.json:
         print(json.dumps(body, ensure_ascii=False))
-    else:
-        print(format_result(body["result"], body.get("result_type")))
+        return EXIT_OK if body.get("success") else EXIT_FAILED
+    if not body.get("success"):
+        raise failed(body)
+    print(format_result(body["result"], body.get("result_type")))
     return EXIT_OK
 
 
 def cmd_status(args: argparse.Namespace) -> int:
     """Say in one glance what is connected and whether the pilot is on."""
-    status = _request(args, "GET", "/status", timeout=5)["result"]
+    status = _request(args, "status", {})["result"]
     if args.json:
         print(json.dumps(status, indent=2))
         return EXIT_OK
@@ -201,7 +197,7 @@ def cmd_tabs(args: argparse.Namespace) -> int:
         body["tab_id"] = int(args.target)
     elif args.target is not None:
         raise CliError(f"tabpilot tabs {args.action} takes no argument.")
-    result = _request(args, "POST", "/browser_tabs", json=body, timeout=15)["result"]
+    result = _request(args, "browser_tabs", body)["result"]
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
         return EXIT_OK

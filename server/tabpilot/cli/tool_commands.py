@@ -15,13 +15,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin
 
-import httpx
 from pydantic import BaseModel
 
 from tabpilot.cli.images import save_image
-from tabpilot.client.connection import CLIENT_SLACK_S
-from tabpilot.config import LOOPBACK_HOST, Settings, client_headers
-from tabpilot.errors import START_DAEMON
+from tabpilot.client import Client
+from tabpilot.config import Settings
 from tabpilot.tools import TOOLS, Tool
 
 #: Fields whose option is not simply --field-name.
@@ -65,34 +63,27 @@ def set_cli_context(name: str | None) -> None:
     path.write_text(name + "\n", encoding="utf-8")
 
 
-def context_query(args: argparse.Namespace) -> dict[str, str]:
-    """The ``?context=`` of a command: --context, else the one `context switch` chose."""
-    name = getattr(args, "context", None) or cli_context()
-    return {"context": name} if name else {}
+def context_name(args: argparse.Namespace) -> str | None:
+    """The context a command runs in: --context, else the one `context switch` chose (None: the
+    daemon's default)."""
+    return getattr(args, "context", None) or cli_context()
 
 
 def fetch_envelope(
-    args: argparse.Namespace, method: str, path: str, **kwargs: Any
-) -> tuple[int, dict[str, Any]]:
-    """One request to the daemon: the HTTP status and the envelope; CliError if there is none."""
-    port = port_of(args)
-    url = f"http://{LOOPBACK_HOST}:{port}{path}"
-    headers = client_headers(Settings.from_env())
-    try:
-        response = httpx.request(method, url, headers=headers, **kwargs)
-    except httpx.ConnectError:
-        raise CliError(
-            f"the tabpilot daemon is not running on {LOOPBACK_HOST}:{port}. {START_DAEMON}"
-        ) from None
-    except httpx.TimeoutException:
-        raise CliError(f"the daemon did not answer {path} in time.") from None
-    try:
-        body = response.json()
-    except ValueError:
-        body = None
-    if not isinstance(body, dict):
-        raise CliError(f"the daemon answered {path} with HTTP {response.status_code}.")
-    return response.status_code, body
+    args: argparse.Namespace, method: str, params: dict[str, Any], *, in_context: bool = True
+) -> dict[str, Any]:
+    """One call to the daemon, through the public client's socket: its whole envelope (a daemon
+    that does not answer is a ``daemon_unreachable`` failure). ``in_context``: in the context of
+    --context, else the one `context switch` chose."""
+    context = context_name(args) if in_context else None
+    with Client(port_of(args), context=context) as client:
+        return client.envelope(method, params)
+
+
+def failed(envelope: dict[str, Any]) -> CliError:
+    """The one line a failure envelope prints as."""
+    error = envelope.get("error") or {}
+    return CliError(str(error.get("message") or error.get("code") or "the call failed"))
 
 
 def _bare(annotation: Any) -> tuple[Any, bool]:
@@ -217,12 +208,7 @@ def call_tool(tool: Tool, args: argparse.Namespace) -> int:
         refused = tool.mcp.model_check(tool.params.model_construct(**body))
         if refused is not None:
             raise CliError(refused.message)
-    # The params' own defaults decide how long the daemon may take; the CLI waits past that.
-    timeout = tool.timeout(tool.params.model_construct(**body)) + CLIENT_SLACK_S
-    query = context_query(args) if tool.cli.in_context else {}
-    _, envelope = fetch_envelope(
-        args, "POST", f"/{tool.name}", json=body, params=query, timeout=timeout
-    )
+    envelope = fetch_envelope(args, tool.name, body, in_context=tool.cli.in_context)
     if envelope.get("success"):
         _follow_context(tool, envelope)
     output = getattr(args, "output", None)
@@ -233,7 +219,7 @@ def call_tool(tool: Tool, args: argparse.Namespace) -> int:
         print(json.dumps(envelope, ensure_ascii=False))
         return 0 if envelope.get("success") else 1
     if not envelope.get("success"):
-        raise CliError((envelope.get("error") or {}).get("message") or "the call failed")
+        raise failed(envelope)
     if tool.mcp.image is not None:
         path = save_image(envelope, output)
         if path != "-":

@@ -40,6 +40,8 @@ from tabpilot.client.connection import (
 from tabpilot.client.methods import ClientError, Preview, guard_fields, result_of
 from tabpilot.client.tool_methods import _Methods
 from tabpilot.config import Settings, client_headers
+from tabpilot.envelope import failure_body
+from tabpilot.ids import new_request_id
 from tabpilot.protocol import CALLS_PATH, CallMethod, loads
 from tabpilot.tools import TOOLS, Tool
 from tabpilot.tools.screenshot import image_bytes
@@ -119,6 +121,17 @@ class Client(_Methods[Any]):
         with self._lock:
             envelope = self._round_trip(method, params, timeout)
         return result_of(envelope, method)
+
+    def envelope(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """One call's whole envelope, as its HTTP route answers it, a failure's included: never
+        raises. ``method`` is a tool's name (``browser_read``) or ``status``; a daemon that does
+        not answer is a failure with the code ``daemon_unreachable``."""
+        params = params or {}
+        with self._lock:
+            try:
+                return self._round_trip(method, params, _timeout(method, params))
+            except ClientError as error:  # no socket: no daemon there, or it refused (401)
+                return failure_body(error.request_id or new_request_id(), error)
 
     def _round_trip(self, method: str, params: dict[str, Any], timeout: float) -> dict[str, Any]:
         where = f"{self.settings.host}:{self.settings.port}"
@@ -215,6 +228,11 @@ class AsyncClient(_Methods[Awaitable[Any]]):
     async def _call(self, method: CallMethod, params: dict[str, Any]) -> Any:
         envelope = await self._daemon.call(method, params, timeout=_timeout(method, params))
         return result_of(envelope, method)
+
+    async def envelope(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """One call's whole envelope, as :meth:`Client.envelope` answers it."""
+        params = params or {}
+        return await self._daemon.call(method, params, timeout=_timeout(method, params))
 
     async def _image(self, result: Awaitable[Any]) -> bytes | Preview:
         answer = await result
