@@ -31,14 +31,10 @@ from tabpilot.client.connection import (
     CLIENT_SLACK_S,
     SHORT_TIMEOUT_S,
     DaemonClient,
-    _broke,
-    _is_envelope,
-    _no_answer,
-    _not_running,
-    _not_tabpilot,
 )
 from tabpilot.client.methods import ClientError, Preview, guard_fields, result_of
 from tabpilot.client.tool_methods import _Methods
+from tabpilot.client.unreachable import broke, is_envelope, no_answer, not_running, not_tabpilot
 from tabpilot.config import Settings, client_headers
 from tabpilot.envelope import failure_body
 from tabpilot.ids import new_request_id
@@ -152,21 +148,21 @@ class Client(_Methods[Any]):
                 # Not sent: the daemon restarted since the last call. Once more, on a new socket.
                 self._drop()
                 if attempt:
-                    return _broke(where, method)
+                    return broke(where, method)
         while True:
             try:
                 message = ws.recv(deadline - time.monotonic())
             except TimeoutError:
-                return _no_answer(where, f"the {method} call", timeout)
+                return no_answer(where, f"the {method} call", timeout)
             except ConnectionClosed:
                 self._drop()
-                return _broke(where, f"the {method} call")
+                return broke(where, f"the {method} call")
             answer = loads(message)
             # An answer to an earlier call that timed out is skipped: ids tell them apart.
             if isinstance(answer, dict) and answer.get("id") == call_id:
                 envelope = answer.get("envelope")
-                if not isinstance(envelope, dict) or not _is_envelope(envelope):
-                    return _not_tabpilot(where, "its answer was not an envelope")
+                if not isinstance(envelope, dict) or not is_envelope(envelope):
+                    return not_tabpilot(where, "its answer was not an envelope")
                 return dict(envelope)
 
     def _drop(self) -> None:
@@ -180,13 +176,13 @@ class Client(_Methods[Any]):
             ws = BlockingSocket.open(url, client_headers(self.settings), SHORT_TIMEOUT_S)
         except InvalidStatus as exc:
             envelope = loads(bytes(exc.response.body or b""))
-            if _is_envelope(envelope):  # refused by the daemon: 401 without the token, say
+            if is_envelope(envelope):  # refused by the daemon: 401 without the token, say
                 raise ClientError.from_envelope(envelope) from None
-            raise ClientError.from_envelope(_not_tabpilot(where, "no /ws/calls")) from None
+            raise ClientError.from_envelope(not_tabpilot(where, "no /ws/calls")) from None
         except (InvalidHandshake, TimeoutError):
-            raise ClientError.from_envelope(_not_tabpilot(where, "no WebSocket")) from None
+            raise ClientError.from_envelope(not_tabpilot(where, "no WebSocket")) from None
         except OSError:
-            raise ClientError.from_envelope(_not_running(where)) from None
+            raise ClientError.from_envelope(not_running(where)) from None
         self._ws = ws
         return ws
 

@@ -26,10 +26,14 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
 from tabpilot import guard
+from tabpilot.client.unreachable import (
+    broke,
+    is_envelope,
+    no_answer,
+    not_running,
+    not_tabpilot,
+)
 from tabpilot.config import Settings, client_headers
-from tabpilot.envelope import failure_body
-from tabpilot.errors import START_DAEMON, DaemonUnreachable
-from tabpilot.ids import new_request_id
 from tabpilot.protocol import CALLS_PATH, CallMethod, loads
 from tabpilot.tools import TOOLS, Tool
 from tabpilot.tools.fields import Params
@@ -176,13 +180,13 @@ class DaemonClient:
         except _Refused as refused:
             return refused.envelope
         except OSError:
-            return _not_running(where)
+            return not_running(where)
         except TimeoutError:
-            return _no_answer(where, path, timeout)
+            return no_answer(where, path, timeout)
         except (_SocketBroke, ConnectionClosed):
-            return _broke(where, path)
-        if not _is_envelope(envelope):
-            return _not_tabpilot(where, "its answer was not an envelope")
+            return broke(where, path)
+        if not is_envelope(envelope):
+            return not_tabpilot(where, "its answer was not an envelope")
         return dict(envelope)
 
     async def _call_on_socket(self, method: CallMethod, params: dict[str, Any]) -> Any:
@@ -236,7 +240,7 @@ class DaemonClient:
                 )
             except InvalidStatus as exc:
                 envelope = loads(bytes(exc.response.body or b""))
-                if _is_envelope(envelope):  # refused by the daemon: 401 without the token, say
+                if is_envelope(envelope):  # refused by the daemon: 401 without the token, say
                     raise _Refused(envelope) from None
                 self._http_only = True
                 return None
@@ -277,14 +281,14 @@ class DaemonClient:
                 timeout=timeout,
             )
         except httpx.ConnectError:
-            return _not_running(where)
+            return not_running(where)
         except httpx.TimeoutException:
-            return _no_answer(where, path, timeout)
+            return no_answer(where, path, timeout)
         except httpx.HTTPError as exc:
-            return _broke(where, f"{path} ({type(exc).__name__})")
+            return broke(where, f"{path} ({type(exc).__name__})")
         body = loads(response.content)
-        if not _is_envelope(body):
-            return _not_tabpilot(where, f"HTTP {response.status_code}")
+        if not is_envelope(body):
+            return not_tabpilot(where, f"HTTP {response.status_code}")
         return dict(body)
 
 
@@ -307,39 +311,3 @@ class _Refused(Exception):
     def __init__(self, envelope: dict[str, Any]) -> None:
         super().__init__(envelope)
         self.envelope = envelope
-
-
-def _is_envelope(body: Any) -> bool:
-    return isinstance(body, dict) and "success" in body and "request_id" in body
-
-
-def _not_running(where: str) -> dict[str, Any]:
-    return _unreachable(f"The tabpilot daemon is not running on {where}. {START_DAEMON}")
-
-
-def _no_answer(where: str, path: str, timeout: float) -> dict[str, Any]:
-    return _unreachable(
-        f"The tabpilot daemon on {where} did not answer {path} within {timeout:g} s. "
-        "Check that it is still running (`tabpilot status`), then retry."
-    )
-
-
-def _broke(where: str, during: str) -> dict[str, Any]:
-    # The daemon went away with the call in flight: a script may have run, so say so.
-    return _unreachable(
-        f"The connection to the tabpilot daemon on {where} broke during {during}; it was "
-        "probably stopped. A script sent may have run: check the page before retrying, once the "
-        "daemon is back."
-    )
-
-
-def _not_tabpilot(where: str, status: str) -> dict[str, Any]:
-    return _unreachable(
-        f"Something answered on {where} ({status}), but it is not a tabpilot daemon. Start "
-        "tabpilot on another port with `tabpilot serve --port N` and point this client at it "
-        "(--port or TABPILOT_PORT)."
-    )
-
-
-def _unreachable(message: str) -> dict[str, Any]:
-    return failure_body(new_request_id(), DaemonUnreachable(message))
