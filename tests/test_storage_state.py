@@ -1,4 +1,5 @@
-"""storage_state.py: Playwright's storageState format, chrome.cookies conversion, named files."""
+"""storage_state.py: Playwright's storageState format and named files; chrome.cookies conversion
+(tests/chrome_cookies.py, the oracle of the extension's)."""
 
 from __future__ import annotations
 
@@ -14,14 +15,12 @@ from tabpilot.errors import InvalidRequest, NotFound
 from tabpilot.tools.storage_state import (
     MAX_EXPIRES,
     Cookie,
-    from_chrome_cookie,
     parse_storage_state,
     read_storage_state,
     storage_path,
-    to_chrome_cookie,
-    to_chrome_set_details,
     write_storage_state,
 )
+from tests.chrome_cookies import from_chrome_cookie, to_chrome_cookie, to_chrome_set_details
 
 FIXTURE = Path(__file__).parent / "fixtures" / "storage_state_cases.json"
 CASES = json.loads(FIXTURE.read_text())["cases"]
