@@ -131,12 +131,8 @@ def answer_body(request_id: str, answer: ResultFrame, started: float) -> dict[st
 def failure_body(request_id: str, error: TabpilotError) -> dict[str, Any]:
     """The failure envelope of ``error`` as a plain dict."""
     detail: dict[str, Any] = {"code": error.code, "message": error.message}
-    if error.stack is not None:
-        detail["stack"] = error.stack
-    if error.data is not None:
-        detail["data"] = error.data
-    if error.route is not None:
-        detail["route"] = error.route
+    more = {"stack": error.stack, "data": error.data, "route": error.route}
+    detail |= {name: value for name, value in more.items() if value is not None}
     if error.dialogs:
         detail["dialogs"] = error.dialogs
     return {"success": False, "request_id": request_id, "error": detail}

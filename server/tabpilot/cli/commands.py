@@ -108,12 +108,8 @@ def cmd_exec(args: argparse.Namespace) -> int:
             "await_promise": not args.no_await,
             "dialog": args.dialog,
         }
-        if args.prompt_text is not None:
-            payload["prompt_text"] = args.prompt_text
-        if args.tab is not None:
-            payload["tab_id"] = args.tab
-        if args.ref is not None:
-            payload["ref"] = args.ref
+        given = {"prompt_text": args.prompt_text, "tab_id": args.tab, "ref": args.ref}
+        payload |= {name: value for name, value in given.items() if value is not None}
     except CliError as error:
         if args.json:  # the script could not be read: no call was made
             print(json.dumps(failure_body(new_request_id(), InvalidRequest(str(error)))))

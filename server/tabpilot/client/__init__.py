@@ -30,12 +30,13 @@ from tabpilot.client.blocking_socket import BlockingSocket
 from tabpilot.client.connection import (
     CLIENT_SLACK_S,
     SHORT_TIMEOUT_S,
+    AsyncClosing,
     DaemonClient,
 )
-from tabpilot.client.methods import ClientError, Preview, guard_fields, result_of
+from tabpilot.client.methods import ClientError, Preview, result_of
 from tabpilot.client.tool_methods import _Methods
 from tabpilot.client.unreachable import broke, is_envelope, no_answer, not_running, not_tabpilot
-from tabpilot.config import Settings, client_headers
+from tabpilot.config import client_headers
 from tabpilot.envelope import failure_body
 from tabpilot.ids import new_request_id
 from tabpilot.protocol import CALLS_PATH, CallMethod, loads
@@ -76,16 +77,7 @@ class Client(_Methods[Any]):
     which :meth:`context_switch` moves. Use it as a context manager, or call :meth:`close`.
     """
 
-    def __init__(
-        self,
-        port: int | None = None,
-        *,
-        token: str | None = None,
-        guard: bool | int = False,
-        context: str | None = None,
-    ) -> None:
-        self._guard = guard_fields(guard)
-        self.settings = Settings.from_env(port=port, token=token)
+    def _start(self, context: str | None) -> None:
         #: The context every call names; None: this client's active one (:meth:`context_switch`
         #: moves it), else the daemon's default context.
         self.context = context
@@ -187,35 +179,15 @@ class Client(_Methods[Any]):
         return ws
 
 
-class AsyncClient(_Methods[Awaitable[Any]]):
+class AsyncClient(AsyncClosing, _Methods[Awaitable[Any]]):
     """The daemon on 127.0.0.1, called from asyncio code; calls may run concurrently.
 
     ``port``, ``token``, ``guard`` and ``context`` as for :class:`Client`. Use it as an async
     context manager, or await :meth:`aclose`.
     """
 
-    def __init__(
-        self,
-        port: int | None = None,
-        *,
-        token: str | None = None,
-        guard: bool | int = False,
-        context: str | None = None,
-    ) -> None:
-        self._guard = guard_fields(guard)
-        self.settings = Settings.from_env(port=port, token=token)
+    def _start(self, context: str | None) -> None:
         self._daemon = DaemonClient(self.settings, context=context)
-
-    async def __aenter__(self) -> AsyncClient:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
     async def aclose(self) -> None:
         """Close the socket."""

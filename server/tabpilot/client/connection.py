@@ -19,7 +19,7 @@ import itertools
 import json
 import socket
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
@@ -82,7 +82,25 @@ class _Link:
             self.waiting.clear()
 
 
-class DaemonClient:
+class AsyncClosing:
+    """``async with``: the object's ``aclose`` runs on the way out."""
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        raise NotImplementedError
+
+
+class DaemonClient(AsyncClosing):
     """The daemon on 127.0.0.1, over one callers' socket, or one keep-alive HTTP pool."""
 
     def __init__(self, settings: Settings, *, context: str | None = None) -> None:
@@ -113,17 +131,6 @@ class DaemonClient:
     @property
     def _where(self) -> str:
         return f"{self.settings.host}:{self.settings.port}"
-
-    async def __aenter__(self) -> DaemonClient:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
     async def aclose(self) -> None:
         link, self._link = self._link, None

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 
+from tabpilot.config import Settings
 from tabpilot.errors import TabpilotError, error_for_code
 from tabpilot.guard import ask_of
 from tabpilot.guard.store import PART
@@ -170,8 +171,22 @@ class _Calls(Generic[R]):
     """What both clients share beside the tools' methods (:mod:`tabpilot.client.tool_methods`,
     generated): ``R`` is the result, or an awaitable of it."""
 
-    #: The guard's body fields, sent with every tool call (:func:`guard_fields`).
-    _guard: dict[str, Any]
+    def __init__(
+        self,
+        port: int | None = None,
+        *,
+        token: str | None = None,
+        guard: bool | int = False,
+        context: str | None = None,
+    ) -> None:
+        #: The guard's body fields, sent with every tool call (:func:`guard_fields`).
+        self._guard = guard_fields(guard)
+        self.settings = Settings.from_env(port=port, token=token)
+        self._start(context)
+
+    def _start(self, context: str | None) -> None:
+        """Set up the client's link to the daemon, every call naming ``context``."""
+        raise NotImplementedError
 
     def _call(self, method: CallMethod, params: dict[str, Any]) -> R:
         raise NotImplementedError
