@@ -101,7 +101,7 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
     # 10,000-element snapshot against the peers; 2 of the viewport screenshot and the full-page
     # one; the console and network queries and answers; the Python client's; the tools/list
     # and the tasks; the contexts' start-up, memory and 1+1 at once.
-    assert len(results["targets"]) == 26
+    assert len(results["targets"]) == 29
     assert all(isinstance(t["met"], bool) and t["measured"] for t in results["targets"])
 
     # The Python client beside Selenium's CDP, and the rows against the other MCP servers: each
