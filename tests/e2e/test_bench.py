@@ -100,7 +100,8 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
     # 2 latency, 3 MCP, throughput, 10 MB; 1+1, 3 of the product snapshot, the click and the
     # 10,000-element snapshot against the peers; 2 of the viewport screenshot and the full-page
     # one; the console and network queries and answers; the Python client's; the tools/list
-    # and the tasks; the contexts' start-up, memory and 1+1 at once.
+    # and the tasks; the contexts' start-up, memory and 1+1 at once; tabpilot mcp's start-up
+    # against the run before the package's reshape, and what it and the client load.
     assert len(results["targets"]) == 29
     assert all(isinstance(t["met"], bool) and t["measured"] for t in results["targets"])
 
