@@ -1,10 +1,12 @@
-"""The MCP tools of tabpilot, defined once and served two ways.
+"""The MCP tools of tabpilot, defined once (the one adapter from the tool table) and served two
+ways.
 
-- ``tabpilot mcp`` serves them over stdio and forwards each call to the running daemon over its
-  callers' socket (:class:`tabpilot.client.connection.DaemonClient`, one WebSocket for every call).
-- The daemon serves them itself at ``/mcp`` (streamable HTTP), calling its bridge directly
-  (:class:`LocalBackend`, mounted by :mod:`tabpilot.mcp.http` on first use), behind the same
-  Host, Origin and token guard as every other route.
+- ``tabpilot mcp`` serves them over stdio (:mod:`tabpilot.mcp.stdio`) and forwards each call to
+  the running daemon over its callers' socket (:class:`tabpilot.client.connection.DaemonClient`,
+  one WebSocket for every call).
+- The daemon serves them itself at ``/mcp`` (streamable HTTP, :mod:`tabpilot.mcp.http`, mounted
+  on first use), calling its contexts directly (:class:`tabpilot.mcp.local.LocalBackend`), behind
+  the same Host, Origin and token guard as every other route.
 
 Both hand the same :class:`Backend` to :func:`build_server`, so there is one definition of each
 tool. Every call answers a ``CallToolResult`` whose text is written for a model: ``42``,
