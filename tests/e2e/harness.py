@@ -149,14 +149,17 @@ def launch_chromium(
     """Chromium with the unpacked `extension` (the repo's by default), on `profile`, with extra
     command-line `flags`, showing `first_url` if given.
 
-    On a loaded 2-core machine, a fresh Chromium's first load has been seen to stall for good,
-    in a new tab too ("Timed out receiving message from renderer"): that browser is given up and
-    a fresh one started in a fresh profile, once.
+    A navigation that starts while Chromium is still installing an extension with the webRequest
+    permission can stall for good ("Timed out receiving message from renderer"; the managed
+    browser starts on about:blank for the same reason, tabpilot.browsers.supervisor): the first
+    url is opened once the extension's service worker runs. A browser whose first load stalls all
+    the same is given up and a fresh one started in a fresh profile, once.
     """
     driver = _chromium(profile, extension, flags)
     if first_url is None:
         return driver
     try:
+        _wait_for_worker(driver)
         driver.get(first_url)
         return driver
     except TimeoutException:
@@ -165,11 +168,28 @@ def launch_chromium(
     profile.mkdir(parents=True, exist_ok=True)
     driver = _chromium(profile, extension, flags)
     try:
+        _wait_for_worker(driver)
         driver.get(first_url)
     except BaseException:
         driver.quit()
         raise
     return driver
+
+
+def _wait_for_worker(driver: webdriver.Chrome, timeout_s: float = 15.0) -> None:
+    """Until the service worker of an extension runs in ``driver``'s Chromium (an extension
+    installs before its worker starts); past ``timeout_s``, go on: the load then says the rest."""
+
+    def worker() -> bool:
+        targets = driver.execute_cdp_cmd("Target.getTargets", {})["targetInfos"]
+        return any(
+            t["type"] == "service_worker" and t["url"].startswith("chrome-extension://")
+            for t in targets
+        )
+
+    deadline = time.monotonic() + timeout_s
+    while not worker() and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 #: How long one page load may take in the test Chromiums before ChromeDriver gives up: far below
