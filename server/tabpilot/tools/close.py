@@ -7,18 +7,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from tabpilot.errors import PilotDisabled, TabpilotError
 from tabpilot.protocol import ResultFrame
-from tabpilot.tools.fields import (
-    Params,
-    result_of,
-    shifted_id,
-)
-from tabpilot.tools.tool import (
-    ClientFace,
-    CliFace,
-    Tool,
-    describe,
-    on_bridge,
-)
+from tabpilot.tools.fields import Params, result_of, shifted_id
+from tabpilot.tools.tool import ClientFace, CliFace, Tool, describe, on_bridge
 
 if TYPE_CHECKING:
     from tabpilot.browsers.bridge import Bridge

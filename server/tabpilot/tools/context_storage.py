@@ -6,17 +6,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import (
-    Field,
-    ValidationError,
-)
+from pydantic import Field, ValidationError
 
 from tabpilot.errors import InvalidRequest, TabpilotError
 from tabpilot.protocol import ResultFrame
-from tabpilot.tools.fields import (
-    Params,
-    plural,
-)
+from tabpilot.tools.fields import Params, plural
 from tabpilot.tools.storage_state import (
     Cookie,
     Origin,
@@ -24,14 +18,7 @@ from tabpilot.tools.storage_state import (
     storage_path,
     write_storage_state,
 )
-from tabpilot.tools.tool import (
-    ClientFace,
-    CliFace,
-    McpFace,
-    Tool,
-    daemon_answer,
-    describe,
-)
+from tabpilot.tools.tool import ClientFace, CliFace, McpFace, Tool, daemon_answer, describe
 
 if TYPE_CHECKING:
     from tabpilot.browsers.contexts import Scope

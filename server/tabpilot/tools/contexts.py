@@ -11,29 +11,13 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
-from pydantic import (
-    Field,
-    WithJsonSchema,
-    field_validator,
-)
+from pydantic import Field, WithJsonSchema, field_validator
 
 from tabpilot.errors import TabpilotError
 from tabpilot.protocol import ResultFrame
-from tabpilot.tools.context_settings import (
-    _NAME_FIELD,
-    PROXY_SCHEMA,
-    ProxyParams,
-    _name,
-)
-from tabpilot.tools.fields import (
-    Params,
-    plural,
-)
-from tabpilot.tools.storage_state import (
-    StorageState,
-    parse_storage_state,
-    read_storage_state,
-)
+from tabpilot.tools.context_settings import _NAME_FIELD, PROXY_SCHEMA, ProxyParams, _name
+from tabpilot.tools.fields import Params, plural
+from tabpilot.tools.storage_state import StorageState, parse_storage_state, read_storage_state
 from tabpilot.tools.tool import (
     ClientFace,
     CliFace,

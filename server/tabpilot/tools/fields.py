@@ -11,14 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Annotated, Any, ClassVar, Literal, Self
 
-from pydantic import (
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    Strict,
-    ValidationError,
-)
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict, ValidationError
 
 from tabpilot.errors import InvalidRequest
 from tabpilot.protocol import json_invalid

@@ -19,20 +19,11 @@ import json
 import re
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import (
-    Field,
-    field_validator,
-)
+from pydantic import Field, field_validator
 
 from tabpilot.errors import ExtensionError, ExtensionNotConnected, ScriptTooLarge
 from tabpilot.protocol import ResultFrame
-from tabpilot.tools.fields import (
-    TAB_ID_DESCRIPTION,
-    Params,
-    Ref,
-    TimeoutMs,
-    result_of,
-)
+from tabpilot.tools.fields import TAB_ID_DESCRIPTION, Params, Ref, TimeoutMs, result_of
 from tabpilot.tools.script import ExecuteParams, run_script, script_text
 from tabpilot.tools.tool import (
     ClientFace,

@@ -10,22 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
-from pydantic import (
-    Field,
-)
+from pydantic import Field
 
-from tabpilot.tools.fields import (
-    TAB_ID_DESCRIPTION,
-    Params,
-    result_of,
-)
-from tabpilot.tools.tool import (
-    ClientFace,
-    CliFace,
-    GuardRule,
-    Tool,
-    describe,
-)
+from tabpilot.tools.fields import TAB_ID_DESCRIPTION, Params, result_of
+from tabpilot.tools.tool import ClientFace, CliFace, GuardRule, Tool, describe
 
 #: Entries each tab keeps per log; older ones are evicted, and answers count them.
 LOG_CAPACITY = 1000

@@ -5,26 +5,10 @@ from __future__ import annotations
 from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
-from pydantic import (
-    Field,
-    field_validator,
-    model_validator,
-)
+from pydantic import Field, field_validator, model_validator
 
-from tabpilot.tools.fields import (
-    TAB_ID_DESCRIPTION,
-    Params,
-    TimeoutMs,
-    result_of,
-    web_url,
-)
-from tabpilot.tools.tool import (
-    ClientFace,
-    CliFace,
-    Tool,
-    describe,
-    timeout_ms,
-)
+from tabpilot.tools.fields import TAB_ID_DESCRIPTION, Params, TimeoutMs, result_of, web_url
+from tabpilot.tools.tool import ClientFace, CliFace, Tool, describe, timeout_ms
 
 
 class NavigateParams(Params):

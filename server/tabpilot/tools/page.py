@@ -8,27 +8,11 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from pydantic import (
-    Field,
-    model_validator,
-)
+from pydantic import Field, model_validator
 
-from tabpilot.tools.fields import (
-    TAB_ID_DESCRIPTION,
-    Params,
-    Ref,
-    TimeoutMs,
-    result_of,
-)
+from tabpilot.tools.fields import TAB_ID_DESCRIPTION, Params, Ref, TimeoutMs, result_of
 from tabpilot.tools.script import dialogs_note
-from tabpilot.tools.tool import (
-    ClientFace,
-    CliFace,
-    GuardRule,
-    Tool,
-    describe,
-    timeout_ms,
-)
+from tabpilot.tools.tool import ClientFace, CliFace, GuardRule, Tool, describe, timeout_ms
 
 ACT_KINDS = ("click", "type", "press", "scroll", "hover", "select", "check", "uncheck")
 #: The kinds of act that need an element.

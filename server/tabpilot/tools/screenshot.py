@@ -14,27 +14,11 @@ import base64
 import binascii
 from typing import Any, ClassVar, Literal
 
-from pydantic import (
-    Field,
-    model_validator,
-)
+from pydantic import Field, model_validator
 
 from tabpilot.errors import InvalidRequest
-from tabpilot.tools.fields import (
-    TAB_ID_DESCRIPTION,
-    Params,
-    Ref,
-    TimeoutMs,
-)
-from tabpilot.tools.tool import (
-    ClientFace,
-    CliFace,
-    HttpFace,
-    McpFace,
-    Tool,
-    describe,
-    timeout_ms,
-)
+from tabpilot.tools.fields import TAB_ID_DESCRIPTION, Params, Ref, TimeoutMs
+from tabpilot.tools.tool import ClientFace, CliFace, HttpFace, McpFace, Tool, describe, timeout_ms
 
 #: The long side of the image, by default: what Claude's vision reads without downscaling.
 MAX_SIZE = 1568

@@ -4,18 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
-from pydantic import (
-    Field,
-)
+from pydantic import Field
 
 from tabpilot.envelope import result_text
 from tabpilot.errors import ScriptTooLarge
 from tabpilot.protocol import ResultFrame
-from tabpilot.tools.fields import (
-    MAX_REF_CHARS,
-    Params,
-    TimeoutMs,
-)
+from tabpilot.tools.fields import MAX_REF_CHARS, Params, TimeoutMs
 from tabpilot.tools.tool import (
     ClientFace,
     CliFace,

@@ -4,25 +4,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from pydantic import (
-    Field,
-    field_validator,
-    model_validator,
-)
+from pydantic import Field, field_validator, model_validator
 
-from tabpilot.tools.fields import (
-    Params,
-    result_of,
-    shifted,
-    web_url,
-)
-from tabpilot.tools.tool import (
-    ClientFace,
-    CliFace,
-    GuardRule,
-    Tool,
-    describe,
-)
+from tabpilot.tools.fields import Params, result_of, shifted, web_url
+from tabpilot.tools.tool import ClientFace, CliFace, GuardRule, Tool, describe
 
 #: browser_tabs is a quick chrome.tabs call (bridge.LIST_TABS_TIMEOUT_S).
 TABS_TIMEOUT_S = 5.0
