@@ -35,9 +35,6 @@ LIMITS: dict[str, int] = {
     name: tool.guard.limit for name, tool in TOOLS.items() if tool.guard.limit is not None
 }
 DEFAULT_LIMIT = 4_000
-#: The tools whose answers are long often enough to be cut: their MCP input schema names
-#: ``confirm_token`` (every tool takes it: a model is told to send it when an answer was cut).
-LONG = frozenset(LIMITS)
 #: The fields a cut answer carries beside its preview.
 FIELDS = ("truncated", "total_length", "shown_length", "confirm_token", "advice")
 #: The body fields the guard reads; "guard" bounds: a caller's own limit in characters.
@@ -119,7 +116,6 @@ __all__ = [
     "DEFAULT_LIMIT",
     "FIELDS",
     "LIMITS",
-    "LONG",
     "WHOLE",
     "Ask",
     "ask_of",
