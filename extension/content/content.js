@@ -213,18 +213,26 @@
     else sendResponse({ ok: true, result: "pong", result_type: "string", ...where() });
   };
 
-  // browser_act's DOM route, and where the debugger route aims (act.js).
-  const act = (message, sendResponse) => {
-    const tool = globalThis.__tabpilotAct;
+  // A content tool's result, or its refusal with the refusal's own code: browser_act's (act.js)
+  // and each family's own (content/<family>.js, registered in globalThis.__tabpilotContentTools:
+  // type -> (message) => result or a promise of it; a refusal is an Error with a string `code`
+  // and optional `data`).
+  const familyTool = (tool, message, sendResponse) => {
     Promise.resolve()
-      .then(() => (message.type === "act" ? tool.run(message) : tool.locate(message)))
+      .then(() => tool(message))
       .then(
-        (result) => sendResponse({ ok: true, result, ...where() }),
+        (result) => sendResponse({ ok: true, result: result ?? null, ...where() }),
         (err) => {
           const code = typeof err?.code === "string" ? err.code : "extension_error";
           sendResponse(failed(code, String(err?.message ?? err), err?.data === undefined ? undefined : { data: err.data }));
         },
       );
+  };
+
+  // browser_act's DOM route, and where the debugger route aims (act.js).
+  const act = (message, sendResponse) => {
+    const tool = globalThis.__tabpilotAct;
+    familyTool(message.type === "act" ? tool.run : tool.locate, message, sendResponse);
   };
 
   const dispatch = (message, sendResponse) => {
@@ -251,9 +259,15 @@
       case "log_flush":
         logFlush(sendResponse);
         break;
-      default:
+      default: {
+        const tools = globalThis.__tabpilotContentTools;
+        if (typeof type === "string" && tools && Object.hasOwn(tools, type)) {
+          familyTool(tools[type], message, sendResponse);
+          break;
+        }
         console.warn("tabpilot: unknown message type", type);
         sendResponse(failed("extension_error", `unknown message type ${type}`));
+      }
     }
   };
 
