@@ -379,8 +379,10 @@
               ? forSelector(message.value, message.state, roots)
               : forText(message.value, message.condition === "text_gone", roots);
         still = () => condition.still();
+        // A wait sent again after a navigation finds what it waits for as it appeared meanwhile.
         if (condition.check()) {
-          finish({ description: condition.met(true), already: true });
+          const first = message.first !== false;
+          finish({ description: condition.met(first), already: first });
           return;
         }
         const check = throttled(() => {
