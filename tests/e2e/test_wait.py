@@ -25,7 +25,9 @@ PAGE = """<!doctype html><title>wait</title>
 <div id="box"><button id="hide-me">Hide me</button></div>
 <button id="go" disabled>Go</button>
 <a href="/wait/redirect">Next</a>
-<script>window.later = (ms, fn) => setTimeout(() => { fn(); window.doneAt = Date.now(); }, ms);</script>
+<script>
+window.later = (ms, fn) => setTimeout(() => { fn(); window.doneAt = Date.now(); }, ms);
+</script>
 """
 TARGET = "<!doctype html><title>target</title><p>Arrived</p>"
 
@@ -154,7 +156,12 @@ def test_network_idle_waits_out_a_fetch_in_flight(daemon: Daemon, site: str, tab
     # A request still under way at the timeout is named.
     js(daemon, tab, "fetch('/wait/slow?ms=3000'); null")
     error = refused(
-        daemon, "browser_wait_for", 504, "wait_timeout", tab_id=tab, network_idle=True,
+        daemon,
+        "browser_wait_for",
+        504,
+        "wait_timeout",
+        tab_id=tab,
+        network_idle=True,
         timeout_ms=800,
     )
     assert error["message"].startswith("network not idle after ")
@@ -162,8 +169,12 @@ def test_network_idle_waits_out_a_fetch_in_flight(daemon: Daemon, site: str, tab
 
 
 def test_dom_stable_waits_for_the_changes_to_stop(daemon: Daemon, tab: int) -> None:
-    js(daemon, tab, "let n = 0; const t = setInterval(() => { box.dataset.n = ++n; if (n === 8) "
-       "{ clearInterval(t); window.doneAt = Date.now(); } }, 50)")
+    js(
+        daemon,
+        tab,
+        "let n = 0; const t = setInterval(() => { box.dataset.n = ++n; if (n === 8) "
+        "{ clearInterval(t); window.doneAt = Date.now(); } }, 50)",
+    )
     met = wait(daemon, tab, dom_stable=300)
     answered = time.time()
     assert met["description"] == "DOM stable (no change for 300 ms)"
