@@ -5,6 +5,7 @@ switch turned off while waiting."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Iterator
@@ -14,6 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
 
 from tests.e2e.acting import call, js, ok, open_page, ref, refused
 from tests.e2e.harness import Daemon, serving, set_pilot
@@ -79,7 +81,7 @@ def wait(daemon: Daemon, tab: int, **params: Any) -> dict[str, Any]:
 
 #: How long after it is asked the page makes its change: time enough for the wait to reach it,
 #: on a loaded machine too.
-LATER_MS = 800
+LATER_MS = 1500
 
 
 def later(daemon: Daemon, tab: int, script: str) -> None:
@@ -249,7 +251,9 @@ def _in_background(daemon: Daemon, **params: Any) -> tuple[threading.Thread, dic
     return thread, answer
 
 
-def test_a_tab_closed_while_waiting_ends_the_wait(daemon: Daemon, site: str) -> None:
+def test_a_tab_closed_while_waiting_ends_the_wait(
+    page: dict[str, Any], daemon: Daemon, site: str
+) -> None:
     opened = ok(daemon, "browser_tabs", action="new", url=f"{site}/wait/page.html")["id"]
     thread, answer = _in_background(daemon, tab_id=opened, text="never", timeout_ms=20_000)
     started = time.monotonic()
@@ -258,6 +262,34 @@ def test_a_tab_closed_while_waiting_ends_the_wait(daemon: Daemon, site: str) -> 
     assert (answer["status"], answer["error"]["code"]) == (410, "tab_closed"), answer
     assert answer["error"]["message"] == f'Tab {opened} was closed while waiting for text "never".'
     assert time.monotonic() - started < 3
+
+
+def test_a_page_that_crashes_while_waiting_ends_the_wait(
+    browser: webdriver.Chrome, daemon: Daemon, site: str
+) -> None:
+    # Another site (localhost, not 127.0.0.1) gets a renderer of its own, which crashes alone.
+    url = site.replace("127.0.0.1", "localhost") + "/wait/page.html"
+    main = browser.current_window_handle
+    browser.switch_to.new_window("tab")
+    handle = browser.current_window_handle
+    browser.get(url)
+    browser.switch_to.window(main)
+    tabs = daemon.get("/tabs").json()["result"]
+    crashing = next(t["id"] for t in tabs if t["url"] == url)
+    thread, answer = _in_background(daemon, tab_id=crashing, text="never", timeout_ms=20_000)
+    started = time.monotonic()
+    try:
+        browser.switch_to.window(handle)
+        with contextlib.suppress(WebDriverException):  # ChromeDriver loses the tab it was on
+            browser.execute_cdp_cmd("Page.crash", {})
+        browser.switch_to.window(main)
+        thread.join(10)
+    finally:
+        with contextlib.suppress(WebDriverException):
+            browser.execute_cdp_cmd("Target.closeTarget", {"targetId": handle})
+    assert (answer["status"], answer["error"]["code"]) == (502, "tab_crashed"), answer
+    assert answer["error"]["message"].startswith(f"The page in tab {crashing} crashed")
+    assert time.monotonic() - started < 5
 
 
 def test_the_switch_turned_off_ends_a_wait(
