@@ -205,6 +205,32 @@ def test_visible_hidden_and_enabled_follow_class_and_attribute_toggles(
     )
 
 
+def test_a_ref_across_a_navigation_is_detached_or_stale(
+    daemon: Daemon, site: str, tab: int
+) -> None:
+    hide_me = ref(daemon, tab, 'button "Hide me"')
+    later(daemon, tab, "document.querySelector('a').click()")
+    gone = wait(daemon, tab, ref=hide_me, state="detached")
+    assert gone["description"] == f"ref {hide_me} is detached: the page navigated"
+    assert gone["navigated"] is True and gone["url"] == f"{site}/wait/target.html"
+    open_page(daemon, tab, f"{site}/wait/page.html")
+    go = ref(daemon, tab, 'button "Go"')
+    later(daemon, tab, "document.querySelector('a').click()")
+    stale = refused(
+        daemon, "browser_wait_for", 410, "stale_ref", tab_id=tab, ref=go, state="enabled"
+    )
+    assert "the page navigated while waiting for it to be enabled" in stale["message"]
+
+
+def test_a_plain_time(daemon: Daemon, tab: int) -> None:
+    started = time.monotonic()
+    met = wait(daemon, tab, time=300)
+    assert time.monotonic() - started >= 0.3
+    assert met["condition"] == "time" and 300 <= met["elapsed_ms"] < 1000, met
+    body = call(daemon, "browser_wait_for", time=250)
+    assert body["success"] and body["result"]["description"] == "waited 250 ms"
+
+
 def test_a_timeout_says_what_was_still_false(daemon: Daemon, tab: int) -> None:
     error = refused(
         daemon, "browser_wait_for", 504, "wait_timeout", tab_id=tab, text="Saved", timeout_ms=600
