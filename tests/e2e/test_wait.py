@@ -32,6 +32,12 @@ window.later = (ms, fn) => setTimeout(() => { fn(); window.doneAt = Date.now(); 
 </script>
 """
 TARGET = "<!doctype html><title>target</title><p>Arrived</p>"
+# Text in an open shadow root, which innerText does not read.
+SHADOW = """<!doctype html><title>shadow</title><div id="host"></div>
+<script>
+host.attachShadow({ mode: "open" }).innerHTML = "<p>in the shadow</p>";
+window.later = (ms, fn) => setTimeout(() => { fn(); window.doneAt = Date.now(); }, ms);
+</script>"""
 
 
 class _Site(BaseHTTPRequestHandler):
@@ -49,7 +55,7 @@ class _Site(BaseHTTPRequestHandler):
             time.sleep(int(parse_qs(url.query)["ms"][0]) / 1000)
             body = "ok"
         else:
-            body = TARGET if url.path == "/wait/target.html" else PAGE
+            body = {"/wait/target.html": TARGET, "/wait/shadow.html": SHADOW}.get(url.path, PAGE)
         data = body.encode()
         self.send_response(200)
         self.send_header("Content-Type", "text/html; charset=utf-8")
@@ -106,6 +112,13 @@ def test_text_that_appears_later_is_answered_soon_after(daemon: Daemon, tab: int
     assert 0 < met["elapsed_ms"] < 2000, met
     # The page's own change to the answer in the test: the observer, the worker and the daemon.
     assert answered_after_the_change(daemon, tab, answered) < 250
+
+
+def test_text_in_a_shadow_root(daemon: Daemon, site: str, tab: int) -> None:
+    open_page(daemon, tab, f"{site}/wait/shadow.html")
+    later(daemon, tab, "host.shadowRoot.querySelector('p').textContent = 'Shadow saved'")
+    met = wait(daemon, tab, text="shadow SAVED")
+    assert (met["description"], met["already"]) == ('text "shadow SAVED" appeared', False)
 
 
 def test_text_already_there_answers_at_once(daemon: Daemon, tab: int) -> None:
