@@ -14,6 +14,7 @@ import pytest
 from selenium import webdriver
 
 from tests.e2e.act_pages import ACT_PAGES
+from tests.e2e.hostile_pages import HOSTILE_PAGES
 from tests.e2e.harness import Daemon, connected_browser, serving, spawn_daemon, wait_for
 from tests.e2e.log_pages import LOG_PAGES
 from tests.e2e.shot_pages import SHOT_PAGES
@@ -125,6 +126,7 @@ PAGES.update(TOOL_PAGES)
 PAGES.update(ACT_PAGES)
 PAGES.update(SHOT_PAGES)
 PAGES.update(LOG_PAGES)
+PAGES.update(HOSTILE_PAGES)
 
 #: A page's headers may hold this pseudo-header: the HTTP status to answer with (200 otherwise).
 STATUS = ":status"

@@ -133,12 +133,17 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
   async function viaDebugger(job, p) {
     const { tab } = job;
     const ref = p.ref ?? null;
-    const locate = (kind, at = ref) => toPage(job, { type: "locate", ref: at, kind, direction: p.direction ?? null });
+    const locate = (kind, extra = {}) => toPage(job, { type: "locate", ref, kind, direction: p.direction ?? null, ...extra });
+    // Between the pointer's move and its press, the page may put another element at the point.
+    const stillThere = (at) => () => locate("hit", { x: at.x, y: at.y });
+    // Text and keys go wherever the focus is, which the page may have moved.
+    const focusKept = (text) => locate("focus", { text });
     switch (p.kind) {
       case "click":
       case "hover": {
         const at = await locate(p.kind);
-        await (p.kind === "click" ? input.click : input.move)(tab.id, at.x, at.y);
+        if (p.kind === "click") await input.click(tab.id, at.x, at.y, stillThere(at));
+        else await input.move(tab.id, at.x, at.y);
         return sentence(p.kind, { what: at.description, ref });
       }
       case "check":
@@ -146,12 +151,13 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
         const want = p.kind === "check";
         const at = await locate(p.kind);
         if (at.checked === want) return sentence(p.kind, { what: at.description, ref, already: true });
-        await input.click(tab.id, at.x, at.y);
+        await input.click(tab.id, at.x, at.y, stillThere(at));
         const after = await locate("state");
         return sentence(p.kind, { what: at.description, ref, state: after.checked });
       }
       case "type": {
         const at = await locate("type");
+        await focusKept(true);
         await input.insertText(tab.id, p.text);
         if (p.submit === true) await input.key(tab.id, parseKey("Enter"));
         return sentence("type", { what: at.description, ref, text: p.text, submit: p.submit === true });
@@ -159,6 +165,7 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
       case "press": {
         const key = parseKey(p.key);
         const at = ref ? await locate("press") : null;
+        if (ref) await focusKept(false);
         await input.key(tab.id, key);
         return sentence("press", { what: at?.description, ref, key: key.name });
       }
