@@ -207,6 +207,12 @@
     return link && name && !["_self", "_parent", "_top"].includes(name) ? link : null;
   }
 
+  // The url a click on target follows, for the worker to say why nothing opened (page-act.js).
+  function linkOf(target) {
+    const link = target?.closest?.("a[href], area[href]");
+    return link ? { link: link.href } : {};
+  }
+
   // The whole sequence of a left click at (x, y) on target. Returns the url of a tab to open, if any.
   function click(target, x, y) {
     enter(target, x, y);
@@ -364,7 +370,7 @@
         assertEnabled(el, it);
         const { x, y, target } = reach(el, it);
         const open = click(target, x, y);
-        return { description: sentence("click", { what, ref }), ...(open ? { open } : {}) };
+        return { description: sentence("click", { what, ref }), ...(open ? { open } : {}), ...linkOf(target) };
       }
       case "hover": {
         const { x, y, target } = reach(el, it);
@@ -457,8 +463,9 @@
       return { description: what };
     }
     const checked = p.kind === "check" || p.kind === "uncheck" ? assertCheckable(el, it) : checkedState(el);
-    const { topX, topY } = reach(el, it);
-    return { x: topX, y: topY, description: what, doc: refs().doc, ...(checked === null ? {} : { checked }) };
+    const { topX, topY, target } = reach(el, it);
+    const link = p.kind === "click" ? linkOf(target) : {};
+    return { x: topX, y: topY, description: what, doc: refs().doc, ...(checked === null ? {} : { checked }), ...link };
   }
 
   g.__tabpilotAct = Object.freeze({ run, locate, nameOf, pickOptions });

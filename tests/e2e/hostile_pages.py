@@ -45,11 +45,12 @@ CLOSED = """<!doctype html><title>closed</title>
 
 # Links whose click opens no page, and a blob: link of the page's own origin, which does.
 LINKS = """<!doctype html><title>dead links</title>
-<a id="js" href="javascript:void(document.getElementById('out').textContent += 'ran ')">Run</a>
-<a id="file" href="file:///etc/hostname">Local file</a>
-<a id="chrome" href="chrome://settings">Settings</a>
-<a id="data" href="data:text/html,%3Ctitle%3Edata%3C/title%3Edata">Data page</a>
-<a id="blob">Blob page</a>
+1. <a id="js" href="javascript:void(document.getElementById('out').textContent += 'ran ')">Run</a>
+2. <a id="file" href="file:///etc/hostname">Local file</a>
+3. <a id="chrome" href="chrome://settings">Settings</a>
+4. <a id="data" href="data:text/html,%3Ctitle%3Edata%3C/title%3Edata">Data page</a>
+5. <a id="blob">Blob page</a>
+6. <a id="data-tab" target="_blank" href="data:text/html,tab">Data tab</a>
 <p id="out"></p>
 <script>
   const blob = new Blob(["<title>blob page</title><p>from a blob"], { type: "text/html" });

@@ -72,3 +72,63 @@ def test_elements_in_a_closed_shadow_root_are_clicked_and_checked(
             set_popup_switch(browser, "debugger-toggle", False)
     state = "[document.getElementById('out').textContent, closedBox.checked]"
     assert js(daemon, tab, state) == ["inside ", True]
+
+
+DEAD_LINKS = {
+    "Run": "its href is a javascript: url, which runs a script in the page instead of opening one",
+    "Local file": "file: urls cannot be opened from a web page",
+    "Settings": "chrome: urls cannot be opened from a web page",
+    "Data page": "Chrome does not let a web page open a data: url as a page",
+}
+
+
+@pytest.mark.parametrize("trusted", [False, True])
+def test_a_link_that_opens_nothing_says_so_and_why(
+    daemon: Daemon, browser: webdriver.Chrome, pages: str, tab: int, trusted: bool
+) -> None:
+    from tests.e2e.harness import set_popup_switch
+
+    url = f"{pages}/hostile/links.html"
+    if trusted:
+        set_popup_switch(browser, "debugger-toggle", True)
+    try:
+        for name, why in DEAD_LINKS.items():
+            open_page(daemon, tab, url)
+            link = ref(daemon, tab, f'link "{name}"')
+            clicked = act(daemon, tab, kind="click", ref=link, trusted=trusted)
+            if name == "Run" and not trusted:
+                why = (
+                    "its href is a javascript: url, which Chrome does not run for an extension's "
+                    "untrusted click; trusted: true clicks it as a person would"
+                )
+            description = f'Clicked link "{name}" ({link}); no navigation: {why}'
+            assert clicked == {**clicked, "description": description, "navigated": False, "url": url}
+            assert clicked["new_tabs"] == []
+            if name == "Run":
+                ran = js(daemon, tab, "document.getElementById('out').textContent")
+                assert ran == ("ran " if trusted else "")
+        # A blob: url of the page's own origin does open, and is answered as any navigation.
+        open_page(daemon, tab, url)
+        link = ref(daemon, tab, 'link "Blob page"')
+        clicked = act(daemon, tab, kind="click", ref=link, trusted=trusted)
+        assert clicked["description"] == f'Clicked link "Blob page" ({link})'
+        assert clicked["navigated"] is True and clicked["url"].startswith("blob:http://")
+        listed = ok(daemon, "browser_tabs", action="list")
+        assert [t["title"] for t in listed if t["id"] == tab] == ["blob page"]
+    finally:
+        if trusted:
+            set_popup_switch(browser, "debugger-toggle", False)
+
+
+def test_a_new_tab_link_to_a_data_url_says_that_no_tab_opened(
+    daemon: Daemon, pages: str, tab: int
+) -> None:
+    """The DOM route opens a link's new tab itself, and only for http(s) urls."""
+    open_page(daemon, tab, f"{pages}/hostile/links.html")
+    link = ref(daemon, tab, 'link "Data tab"')
+    clicked = act(daemon, tab, kind="click", ref=link)
+    assert clicked["description"] == (
+        f'Clicked link "Data tab" ({link}); no navigation: '
+        "Chrome does not let a web page open a data: url as a page"
+    )
+    assert clicked["new_tabs"] == []

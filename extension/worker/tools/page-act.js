@@ -18,6 +18,36 @@ export const QUIET_MS = 150;
 const CHANNEL_CLOSED = /message (channel|port) closed/i;
 const OPENABLE = /^https?:\/\//i;
 
+// Why a click on a link to these urls opened nothing, as Chrome does (tested on both routes): a
+// web page may not open local files, the browser's own pages or data: urls as pages; a javascript:
+// url runs in the page on a trusted click, and not at all on the DOM route's (Chrome holds an
+// extension's isolated world to its own script policy); a blob: url opens only from the origin
+// that made it, while it lives.
+const DEAD_LINKS = {
+  "javascript:": "its href is a javascript: url, which runs a script in the page instead of opening one",
+  "javascript:dom":
+    "its href is a javascript: url, which Chrome does not run for an extension's untrusted click; " +
+    "trusted: true clicks it as a person would",
+  "file:": "file: urls cannot be opened from a web page",
+  "chrome:": "chrome: urls cannot be opened from a web page",
+  "chrome-extension:": "another extension's pages cannot be opened from a web page",
+  "about:": "about: urls other than about:blank cannot be opened from a web page",
+  "data:": "Chrome does not let a web page open a data: url as a page",
+  "blob:": "its blob: url was not opened (it was revoked, or belongs to another origin)",
+};
+
+// What the answer adds when a clicked link went nowhere: "; no navigation: …".
+export function deadLink(href, route) {
+  let scheme;
+  try {
+    scheme = new URL(href).protocol;
+  } catch {
+    return "";
+  }
+  const why = DEAD_LINKS[scheme + route] ?? DEAD_LINKS[scheme];
+  return why ? `; no navigation: ${why}` : "";
+}
+
 // A refusal from act-common.js or the page (`{code, message, data}`) as the command's error.
 function asCommandError(err, tab) {
   if (err instanceof CommandError || typeof err?.code !== "string") return err;
@@ -113,6 +143,7 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
       values: p.values ?? null,
     });
     const result = await toPage(job, message);
+    if (typeof result.link === "string") job.link = result.link;
     // A link to a new tab, which an untrusted click cannot open past the popup blocker.
     if (typeof result.open === "string" && OPENABLE.test(result.open)) {
       opened.add(
@@ -142,6 +173,7 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
       case "click":
       case "hover": {
         const at = await locate(p.kind);
+        if (typeof at.link === "string") job.link = at.link;
         if (p.kind === "click") await input.click(tab.id, at.x, at.y, stillThere(at));
         else await input.move(tab.id, at.x, at.y);
         return sentence(p.kind, { what: at.description, ref });
@@ -249,6 +281,8 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
     const now = still ? job.where : tabInfo(await chrome.tabs.get(tab.id).catch(() => tab));
     const navigated = s.committed || s.sameDocument || now.url !== tabInfo(tab).url;
     const newTabs = await Promise.all(opened.opened.map((t) => chrome.tabs.get(t.id).then(tabInfo, () => tabInfo(t))));
+    // A link that went nowhere says why, rather than reading as a click that opened its page.
+    if (job.link && !navigated && newTabs.length === 0) description += deadLink(job.link, job.route);
     const result = { description, route: job.route, navigated, url: now.url, new_tabs: newTabs };
     if (answered.length > 0) result.dialogs = answered;
     return { result, result_type: "object", tab: now };
@@ -277,6 +311,7 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
       tracker: frames.follow(tab.id),
       opened: watchOpened(tab.id),
       where: null,
+      link: null, // the url of the link a click followed, if any
       expired: false,
     };
     job.cancelled = () => job.expired;
