@@ -12,7 +12,11 @@
 //                       "ref_not_found" when this map never gave out that ref.
 //   roleOf(element)     -> the role a snapshot shows ("button", "textbox", "generic"…); exact once
 //                       ready() has resolved.
-//   describe(element)   -> 'button "Add to cart"': role and accessible name, for descriptions.
+//   describe(element)   -> 'button "Add to cart"': role and accessible name, for descriptions;
+//                       'button "Save draft" (shows "Delete account")' when the name is not what
+//                       the element shows.
+//   shows(name, text)   -> the shown text, bounded, when it differs from the name (see below); "".
+//   placeholderOf(element) -> a text box's placeholder, its name when nothing else names it.
 //   shadowRootOf(element) -> its shadow root, open or closed, or null (for the page walks).
 //   hostsOf(element)    -> the frames and shadow hosts between the document and it, outermost first.
 //   pathTo(element)     -> the steps from the document to it that a script in another world can
@@ -175,15 +179,48 @@
     return loaded.getRole(element) || "generic";
   };
 
+  const normalize = (text) => String(text ?? "").replace(/\s+/g, " ").trim();
+
+  // A text box named by nothing else is named by its placeholder, as Chrome's accessibility tree
+  // does it (dom-accessibility-api leaves it out).
+  const placeholderOf = (element) => {
+    const local = element.localName;
+    const attribute = local === "input" || local === "textarea" ? "placeholder" : "aria-placeholder";
+    return normalize(element.getAttribute?.(attribute));
+  };
+
+  // The text an element shows, when its accessible name says something else: a page can label
+  // a button "Save draft" that reads "Delete account" on screen. The two are compared without case
+  // or spacing; text without a letter or digit (an icon, "×") and text the name contains, or that
+  // contains the name ("Menu" in "Open menu"), do not count.
+  const SHOWN_CHARS = 60;
+  const shows = (name, text) => {
+    const seen = normalize(text);
+    const a = normalize(name).toLowerCase();
+    const b = seen.toLowerCase();
+    if (!/[\p{L}\p{N}]/u.test(b) || a.includes(b) || b.includes(a)) return "";
+    return seen.length > SHOWN_CHARS ? seen.slice(0, SHOWN_CHARS - 1) + "\u2026" : seen;
+  };
+
+  // Roles whose name comes from their text unless an author labels them otherwise.
+  const FROM_CONTENT = new Set(["button", "link", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "option", "switch", "checkbox", "radio", "treeitem", "cell", "gridcell"]);
+  const relabelled = (element, role) =>
+    FROM_CONTENT.has(role) && (element.hasAttribute("aria-label") || element.hasAttribute("aria-labelledby"));
+
   // Before the library loads: the explicit role or the tag, and the aria-label or the text.
   const describe = (element) => {
     const role = roleOf(element);
-    const name = loaded
+    let name = loaded
       ? loaded.computeAccessibleName(element)
-      : (element.getAttribute("aria-label") ?? element.textContent ?? "").replace(/\s+/g, " ").trim().slice(0, 100);
+      : normalize(element.getAttribute("aria-label") ?? element.textContent).slice(0, 100);
+    if (!name && (role === "textbox" || role === "searchbox" || role === "combobox")) name = placeholderOf(element);
     const label = role === "generic" ? element.localName : role;
-    return name ? `${label} ${JSON.stringify(name)}` : label;
+    if (!name) return label;
+    const shown = relabelled(element, role) ? shows(name, element.innerText ?? element.textContent) : "";
+    return `${label} ${JSON.stringify(name)}${shown ? ` (shows ${JSON.stringify(shown)})` : ""}`;
   };
 
-  globalThis.__tabpilotRefs = Object.freeze({ doc, refOf, peek, resolveRef, roleOf, describe, shadowRootOf, hostsOf, pathTo, ready, RefError });
+  globalThis.__tabpilotRefs = Object.freeze({
+    doc, refOf, peek, resolveRef, roleOf, describe, shows, placeholderOf, shadowRootOf, hostsOf, pathTo, ready, RefError,
+  });
 })();

@@ -240,6 +240,13 @@
       if (labelled(element) || !NAME_FROM_CONTENT.has(role)) {
         const named = labelled(element) || element.hasAttribute("title");
         if (named) node.name = normalize(api.computeAccessibleName(element));
+        if (!node.name && VALUE_ROLES.has(role)) node.name = refs.placeholderOf(element);
+        // An author's label over text that says something else: interactive_only, which leaves
+        // the text out, shows it beside the name.
+        if (node.name && NAME_FROM_CONTENT.has(role)) {
+          const shown = refs.shows(node.name, textOf(kids));
+          if (shown) node.shown = shown;
+        }
       } else {
         node.name = textOf(kids);
         fromContent = true;

@@ -63,7 +63,7 @@ NAMES = """<!doctype html><title>names</title>
 <button aria-label="Open menu">Menu</button>
 <button aria-label="Close">\u00d7</button>
 <button aria-label="Go">  go  </button>
-<a href="#top" aria-label="Home">Leave and pay    $500 now to get your account back, in full</a>
+<a href="#top" aria-label="Home">Leave and pay    $500 now to get your account back, in full, by Friday at noon</a>
 <input placeholder="Search products">
 <textarea placeholder="Your message"></textarea>
 <label>Labelled <input placeholder="ignored"></label>

@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 from selenium import webdriver
+from selenium.webdriver.common.by import By
 
 from tests.e2e.acting import call, js, ok, open_page, ref, refs, refused
-from tests.e2e.harness import Daemon
+from tests.e2e.harness import POPUP_URL, Daemon, set_popup_switch, wait_for
 from tests.e2e.test_act import debugger_on  # noqa: F401  (a fixture)
 
 
@@ -54,8 +55,6 @@ def test_trusted_typing_types_nothing_where_the_page_moved_the_focus(
 def test_elements_in_a_closed_shadow_root_are_clicked_and_checked(
     daemon: Daemon, browser: webdriver.Chrome, pages: str, tab: int, trusted: bool
 ) -> None:
-    from tests.e2e.harness import set_popup_switch
-
     open_page(daemon, tab, f"{pages}/hostile/closed.html")
     found = refs(daemon, tab)
     inside, box = found['button "Inside"'], found['checkbox "Closed box"']
@@ -86,8 +85,6 @@ DEAD_LINKS = {
 def test_a_link_that_opens_nothing_says_so_and_why(
     daemon: Daemon, browser: webdriver.Chrome, pages: str, tab: int, trusted: bool
 ) -> None:
-    from tests.e2e.harness import set_popup_switch
-
     url = f"{pages}/hostile/links.html"
     if trusted:
         set_popup_switch(browser, "debugger-toggle", True)
@@ -132,3 +129,48 @@ def test_a_new_tab_link_to_a_data_url_says_that_no_tab_opened(
         "Chrome does not let a web page open a data: url as a page"
     )
     assert clicked["new_tabs"] == []
+
+
+def test_a_name_that_is_not_what_the_element_shows_is_answered_with_both(
+    daemon: Daemon, browser: webdriver.Chrome, pages: str, tab: int
+) -> None:
+    open_page(daemon, tab, f"{pages}/hostile/names.html")
+    shown = ok(daemon, "browser_snapshot", tab_id=tab, interactive_only=True)["snapshot"]
+    long = "Leave and pay $500 now to get your account back, in full, b\u2026"
+    assert shown.split("\n") == [
+        '- button "Save draft" (shows "Delete account") [ref=e1]',
+        '- button "Open menu" [ref=e2]',
+        '- button "Close" [ref=e3]',
+        '- button "Go" [ref=e4]',
+        f'- link "Home" (shows "{long}") [ref=e5]:',
+        "  - /url: #top",
+        '- textbox "Search products" [ref=e6]',
+        '- textbox "Your message" [ref=e7]',
+        '- textbox "Labelled" [ref=e8]',
+    ]
+    # The whole snapshot shows the text itself.
+    full = ok(daemon, "browser_snapshot", tab_id=tab)["snapshot"]
+    assert '- button "Save draft" [ref=e1]: Delete account' in full.split("\n")
+    clicked = act(daemon, tab, kind="click", ref="e1")
+    assert clicked["description"] == 'Clicked button "Save draft" (shows "Delete account") (e1)'
+    assert js(daemon, tab, "document.getElementById('out').textContent") == "deleted"
+    typed = act(daemon, tab, kind="type", ref="e6", text="lamp")
+    assert typed["description"] == 'Typed 4 characters into textbox "Search products" (e6)'
+    previous = browser.current_window_handle
+    browser.switch_to.new_window("tab")
+    try:
+        browser.get(POPUP_URL)
+        rows = "#activity-list > li .script"
+        words = [
+            "typed into textbox 'Search products'",
+            "clicked button 'Save draft' (shows 'Delete account')",
+        ]
+
+        def newest() -> list[str]:
+            found = [row.text for row in browser.find_elements(By.CSS_SELECTOR, rows)]
+            return [text for text in found if not text.startswith("document.")][:2]
+
+        wait_for(lambda: newest() == words, 5, f"the activity to read {words}")
+    finally:
+        browser.close()
+        browser.switch_to.window(previous)
