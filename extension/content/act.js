@@ -344,7 +344,7 @@
     nav?.addEventListener?.("navigate", onNavigate);
     for (const at of roots) at.addEventListener("submit", onSubmit, true);
     try {
-      const result = perform(p, el);
+      const result = { ...perform(p, el), ...keyboardFocus(p) };
       if (submits.some(navigates)) navigating = true;
       return typeof nav?.addEventListener === "function" ? { ...result, navigating } : result;
     } finally {
@@ -352,6 +352,11 @@
       for (const at of roots) at.removeEventListener("submit", onSubmit, true);
     }
   }
+
+  // Keys and text for a page that does not have the system's focus (its window is behind another,
+  // in a person's Chrome): its own focus() calls fire no events there, so an app that moves the
+  // focus itself may not be where the key goes. The worker says so in the answer.
+  const keyboardFocus = (p) => ((p.kind === "press" || p.kind === "type") && !document.hasFocus() ? { unfocused: true } : {});
 
   // A submission that goes on to navigate: not cancelled, and not a dialog's form (method "dialog").
   function navigates(event) {
@@ -451,13 +456,13 @@
       if (p.ref) reach(el, it);
       focusOn(el, { preventScroll: true });
       selectAll(el);
-      return { description: what };
+      return { description: what, ...keyboardFocus(p) };
+    }
+    if (p.kind === "press") {
+      if (p.ref) focusOn(el);
+      return { description: what, ...keyboardFocus(p) };
     }
     if (!p.ref) return { description: what };
-    if (p.kind === "press") {
-      focusOn(el);
-      return { description: what };
-    }
     if (p.kind === "scroll" && !p.direction) {
       el.scrollIntoView({ block: "center", inline: "nearest", behavior: "instant" });
       return { description: what };

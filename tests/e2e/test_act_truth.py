@@ -174,3 +174,42 @@ def test_a_name_that_is_not_what_the_element_shows_is_answered_with_both(
     finally:
         browser.close()
         browser.switch_to.window(previous)
+
+
+def test_the_managed_browsers_first_tab_hears_the_pages_own_focus_calls(
+    managed: Daemon, pages: str
+) -> None:
+    """Headless, the first tab's page never has the system's focus: without focus emulation, a
+    page's own focus() moves the focus silently, and keyboard-driven apps lose track."""
+    first = ok(managed, "browser_tabs", action="list")[0]["id"]
+    open_page(managed, first, f"{pages}/hostile/focus.html")
+    act(managed, first, kind="click", ref=ref(managed, first, 'button "Focus it"'))
+    read = "[document.getElementById('log').textContent, document.hasFocus()]"
+    assert js(managed, first, read) == ["focus ", True]
+
+
+UNFOCUSED = (
+    "; the page's window does not have the focus, so the page's own focus changes fire no events "
+    "and a key may not reach what it expects (bring its window to the front)"
+)
+
+
+def test_keys_for_a_page_whose_window_has_no_focus_say_so(
+    daemon: Daemon, browser: webdriver.Chrome, pages: str, tab: int
+) -> None:
+    open_page(daemon, tab, f"{pages}/hostile/focus.html")
+    field = ref(daemon, tab, 'textbox "Field"')
+    pressed = act(daemon, tab, kind="press", key="a", ref=field)
+    assert pressed["description"] == f'Pressed a in textbox "Field" ({field})'
+    previous = browser.current_window_handle
+    browser.switch_to.new_window("tab")
+    try:
+        wait_for(lambda: js(daemon, tab, "document.hasFocus()") is False, 10, "another tab in front")
+        pressed = act(daemon, tab, kind="press", key="b", ref=field)
+        assert pressed["description"] == f'Pressed b in textbox "Field" ({field}){UNFOCUSED}'
+        typed = act(daemon, tab, kind="type", ref=field, text="cd")
+        assert typed["description"] == f'Typed 2 characters into textbox "Field" ({field}){UNFOCUSED}'
+    finally:
+        browser.close()
+        browser.switch_to.window(previous)
+    assert js(daemon, tab, "document.getElementById('f').value") == "cd"

@@ -36,6 +36,11 @@ const DEAD_LINKS = {
   "blob:": "its blob: url was not opened (it was revoked, or belongs to another origin)",
 };
 
+// What a key's or text's answer adds when the page did not have the focus (content/act.js).
+const UNFOCUSED =
+  "; the page's window does not have the focus, so the page's own focus changes fire no events " +
+  "and a key may not reach what it expects (bring its window to the front)";
+
 // What the answer adds when a clicked link went nowhere: "; no navigation: …".
 export function deadLink(href, route) {
   let scheme;
@@ -144,6 +149,7 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
     });
     const result = await toPage(job, message);
     if (typeof result.link === "string") job.link = result.link;
+    job.unfocused = result.unfocused === true;
     // A link to a new tab, which an untrusted click cannot open past the popup blocker.
     if (typeof result.open === "string" && OPENABLE.test(result.open)) {
       opened.add(
@@ -189,6 +195,7 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
       }
       case "type": {
         const at = await locate("type");
+        job.unfocused = at.unfocused === true;
         await focusKept(true);
         await input.insertText(tab.id, p.text);
         if (p.submit === true) await input.key(tab.id, parseKey("Enter"));
@@ -196,10 +203,11 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
       }
       case "press": {
         const key = parseKey(p.key);
-        const at = ref ? await locate("press") : null;
+        const at = await locate("press");
+        job.unfocused = at.unfocused === true;
         if (ref) await focusKept(false);
         await input.key(tab.id, key);
-        return sentence("press", { what: at?.description, ref, key: key.name });
+        return sentence("press", { what: at.description, ref, key: key.name });
       }
       case "scroll": {
         if (ref && !p.direction) return sentence("scroll", { what: (await locate("scroll")).description, ref });
@@ -283,6 +291,7 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
     const newTabs = await Promise.all(opened.opened.map((t) => chrome.tabs.get(t.id).then(tabInfo, () => tabInfo(t))));
     // A link that went nowhere says why, rather than reading as a click that opened its page.
     if (job.link && !navigated && newTabs.length === 0) description += deadLink(job.link, job.route);
+    if (job.unfocused) description += UNFOCUSED;
     const result = { description, route: job.route, navigated, url: now.url, new_tabs: newTabs };
     if (answered.length > 0) result.dialogs = answered;
     return { result, result_type: "object", tab: now };
@@ -312,6 +321,7 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
       opened: watchOpened(tab.id),
       where: null,
       link: null, // the url of the link a click followed, if any
+      unfocused: false, // keys or text went to a page without the focus
       expired: false,
     };
     job.cancelled = () => job.expired;
