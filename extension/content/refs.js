@@ -6,6 +6,11 @@
 //   doc                 a random id of this document's ref map; sent with every ref-bearing answer,
 //                       so that the worker can tell a ref of an earlier page (stale) from a typo.
 //   refOf(element)      -> "eN": the element's ref, given on first ask and kept for the document.
+//   raise(floor)        the next ref given out is numbered above floor: the worker passes the
+//                       highest number any document of this browser gave out, so that no two
+//                       documents share a ref, and a ref sent to a tab it did not come from finds
+//                       nothing there (docs/protocol.md, "Refs").
+//   top()               -> the highest number this map gave out (or was raised to).
 //   peek(element)       -> "eN" | null, without giving one out.
 //   resolveRef(ref)     -> the element, or throws a RefError {code, message, data: {ref, doc}}:
 //                       "stale_ref" when the element was removed (or its frame navigated),
@@ -42,15 +47,23 @@
   const refs = new WeakMap(); // element -> ref
   const elements = new Map(); // ref -> WeakRef(element)
   let counter = 0;
-  // Refs are given in order, so any `eN` up to the counter was given out: one whose entry is gone
-  // reads stale. That lets the entries of collected elements go, on a page that keeps re-rendering.
+  const given = []; // [first, last]: the runs of numbers this map gave out (raise() starts a new one)
+  // Refs are given in order, so any `eN` in a run was given out: one whose entry is gone reads
+  // stale. That lets the entries of collected elements go, on a page that keeps re-rendering.
   const SWEEP_FROM = 10_000;
   let sweepAt = SWEEP_FROM;
   const sweep = () => {
     for (const [ref, held] of elements) if (held.deref() === undefined) elements.delete(ref);
     sweepAt = Math.max(SWEEP_FROM, elements.size * 2);
   };
-  const givenOut = (ref) => typeof ref === "string" && /^e[1-9]\d*$/.test(ref) && Number(ref.slice(1)) <= counter;
+  const givenOut = (ref) => {
+    if (typeof ref !== "string" || !/^e[1-9]\d*$/.test(ref)) return false;
+    const n = Number(ref.slice(1));
+    return given.some(([first, last]) => first <= n && n <= last);
+  };
+  const raise = (floor) => {
+    if (Number.isSafeInteger(floor) && floor > counter) counter = floor;
+  };
 
   class RefError extends Error {
     constructor(code, message, ref) {
@@ -63,7 +76,11 @@
   const refOf = (element) => {
     let ref = refs.get(element);
     if (ref === undefined) {
-      ref = "e" + ++counter;
+      const n = ++counter;
+      const run = given.at(-1);
+      if (run && run[1] === n - 1) run[1] = n;
+      else given.push([n, n]);
+      ref = "e" + n;
       refs.set(element, ref);
       elements.set(ref, new WeakRef(element));
       if (elements.size > sweepAt) sweep();
@@ -221,6 +238,6 @@
   };
 
   globalThis.__tabpilotRefs = Object.freeze({
-    doc, refOf, peek, resolveRef, roleOf, describe, shows, placeholderOf, shadowRootOf, hostsOf, pathTo, ready, RefError,
+    doc, refOf, raise, top: () => counter, peek, resolveRef, roleOf, describe, shows, placeholderOf, shadowRootOf, hostsOf, pathTo, ready, RefError,
   });
 })();

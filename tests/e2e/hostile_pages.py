@@ -14,8 +14,9 @@ SWAP = """<!doctype html><title>swap</title>
 <script>
   const out = document.getElementById("out");
   const danger = document.getElementById("danger");
-  document.getElementById("safe").addEventListener("mouseover", () => (danger.style.display = "block"));
-  document.getElementById("safe").addEventListener("click", () => (out.textContent += "safe "));
+  const safe = document.getElementById("safe");
+  safe.addEventListener("mouseover", () => (danger.style.display = "block"));
+  safe.addEventListener("click", () => (out.textContent += "safe "));
   danger.addEventListener("click", () => (out.textContent += "danger "));
 </script>"""
 
@@ -24,7 +25,8 @@ FOCUS_STEAL = """<!doctype html><title>focus thief</title>
 <label>Name <input id="name"></label>
 <label>Other <input id="other"></label>
 <script>
-  document.getElementById("name").addEventListener("focus", () => document.getElementById("other").focus());
+  const other = document.getElementById("other");
+  document.getElementById("name").addEventListener("focus", () => other.focus());
 </script>"""
 
 # A custom element whose controls live in a closed shadow root.
@@ -36,8 +38,10 @@ CLOSED = """<!doctype html><title>closed</title>
     constructor() {
       super();
       const root = this.attachShadow({ mode: "closed" });
-      root.innerHTML = '<button id="b">Inside</button> <label><input type="checkbox" id="c"> Closed box</label>';
-      root.getElementById("b").addEventListener("click", () => (document.getElementById("out").textContent += "inside "));
+      root.innerHTML = '<button id="b">Inside</button> ' +
+        '<label><input type="checkbox" id="c"> Closed box</label>';
+      const out = document.getElementById("out");
+      root.getElementById("b").addEventListener("click", () => (out.textContent += "inside "));
       window.closedBox = root.getElementById("c");
     }
   });
@@ -63,13 +67,15 @@ NAMES = """<!doctype html><title>names</title>
 <button aria-label="Open menu">Menu</button>
 <button aria-label="Close">\u00d7</button>
 <button aria-label="Go">  go  </button>
-<a href="#top" aria-label="Home">Leave and pay    $500 now to get your account back, in full, by Friday at noon</a>
+<a href="#top" aria-label="Home">Leave and pay    $500 now to get your account back,
+  in full, by Friday at noon</a>
 <input placeholder="Search products">
 <textarea placeholder="Your message"></textarea>
 <label>Labelled <input placeholder="ignored"></label>
 <p id="out"></p>
 <script>
-  document.getElementById("delete").addEventListener("click", () => (document.getElementById("out").textContent = "deleted"));
+  const out = document.getElementById("out");
+  document.getElementById("delete").addEventListener("click", () => (out.textContent = "deleted"));
 </script>"""
 
 # A page's own focus(): fires its focus event only where the page has the focus.

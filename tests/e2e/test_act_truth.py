@@ -3,13 +3,14 @@ than the one that got the action (hostile_pages.py)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 
-from tests.e2e.acting import call, js, ok, open_page, ref, refs, refused
+from tests.e2e.acting import js, ok, open_page, ref, refs, refused
 from tests.e2e.harness import POPUP_URL, Daemon, set_popup_switch, wait_for
 from tests.e2e.test_act import debugger_on  # noqa: F401  (a fixture)
 
@@ -25,7 +26,10 @@ def act(daemon: Daemon, tab: int, **params: Any) -> dict[str, Any]:
 
 
 def test_a_trusted_click_is_not_pressed_on_what_the_page_moved_over_the_target(
-    daemon: Daemon, pages: str, tab: int, debugger_on: None  # noqa: F811
+    daemon: Daemon,
+    pages: str,
+    tab: int,
+    debugger_on: None,  # noqa: F811
 ) -> None:
     open_page(daemon, tab, f"{pages}/hostile/swap.html")
     safe = ref(daemon, tab, 'button "Safe"')
@@ -38,7 +42,10 @@ def test_a_trusted_click_is_not_pressed_on_what_the_page_moved_over_the_target(
 
 
 def test_trusted_typing_types_nothing_where_the_page_moved_the_focus(
-    daemon: Daemon, pages: str, tab: int, debugger_on: None  # noqa: F811
+    daemon: Daemon,
+    pages: str,
+    tab: int,
+    debugger_on: None,  # noqa: F811
 ) -> None:
     open_page(daemon, tab, f"{pages}/hostile/focus-steal.html")
     name = ref(daemon, tab, 'textbox "Name"')
@@ -99,7 +106,12 @@ def test_a_link_that_opens_nothing_says_so_and_why(
                     "untrusted click; trusted: true clicks it as a person would"
                 )
             description = f'Clicked link "{name}" ({link}); no navigation: {why}'
-            assert clicked == {**clicked, "description": description, "navigated": False, "url": url}
+            assert clicked == {
+                **clicked,
+                "description": description,
+                "navigated": False,
+                "url": url,
+            }
             assert clicked["new_tabs"] == []
             if name == "Run":
                 ran = js(daemon, tab, "document.getElementById('out').textContent")
@@ -136,26 +148,30 @@ def test_a_name_that_is_not_what_the_element_shows_is_answered_with_both(
 ) -> None:
     open_page(daemon, tab, f"{pages}/hostile/names.html")
     shown = ok(daemon, "browser_snapshot", tab_id=tab, interactive_only=True)["snapshot"]
+    # Refs are numbered across the browser's documents: e{n + 1} and on, here.
+    n = int(re.search(r"\[ref=e(\d+)\]", shown)[1]) - 1  # type: ignore[index]
+    e = [f"e{n + i}" for i in range(9)]
     long = "Leave and pay $500 now to get your account back, in full, b\u2026"
     assert shown.split("\n") == [
-        '- button "Save draft" (shows "Delete account") [ref=e1]',
-        '- button "Open menu" [ref=e2]',
-        '- button "Close" [ref=e3]',
-        '- button "Go" [ref=e4]',
-        f'- link "Home" (shows "{long}") [ref=e5]:',
+        f'- button "Save draft" (shows "Delete account") [ref={e[1]}]',
+        f'- button "Open menu" [ref={e[2]}]',
+        f'- button "Close" [ref={e[3]}]',
+        f'- button "Go" [ref={e[4]}]',
+        f'- link "Home" (shows "{long}") [ref={e[5]}]:',
         "  - /url: #top",
-        '- textbox "Search products" [ref=e6]',
-        '- textbox "Your message" [ref=e7]',
-        '- textbox "Labelled" [ref=e8]',
+        f'- textbox "Search products" [ref={e[6]}]',
+        f'- textbox "Your message" [ref={e[7]}]',
+        f'- textbox "Labelled" [ref={e[8]}]',
     ]
     # The whole snapshot shows the text itself.
     full = ok(daemon, "browser_snapshot", tab_id=tab)["snapshot"]
-    assert '- button "Save draft" [ref=e1]: Delete account' in full.split("\n")
-    clicked = act(daemon, tab, kind="click", ref="e1")
-    assert clicked["description"] == 'Clicked button "Save draft" (shows "Delete account") (e1)'
+    assert f'- button "Save draft" [ref={e[1]}]: Delete account' in full.split("\n")
+    clicked = act(daemon, tab, kind="click", ref=e[1])
+    description = f'Clicked button "Save draft" (shows "Delete account") ({e[1]})'
+    assert clicked["description"] == description
     assert js(daemon, tab, "document.getElementById('out').textContent") == "deleted"
-    typed = act(daemon, tab, kind="type", ref="e6", text="lamp")
-    assert typed["description"] == 'Typed 4 characters into textbox "Search products" (e6)'
+    typed = act(daemon, tab, kind="type", ref=e[6], text="lamp")
+    assert typed["description"] == f'Typed 4 characters into textbox "Search products" ({e[6]})'
     previous = browser.current_window_handle
     browser.switch_to.new_window("tab")
     try:
@@ -204,12 +220,38 @@ def test_keys_for_a_page_whose_window_has_no_focus_say_so(
     previous = browser.current_window_handle
     browser.switch_to.new_window("tab")
     try:
-        wait_for(lambda: js(daemon, tab, "document.hasFocus()") is False, 10, "another tab in front")
+        wait_for(
+            lambda: js(daemon, tab, "document.hasFocus()") is False, 10, "another tab in front"
+        )
         pressed = act(daemon, tab, kind="press", key="b", ref=field)
         assert pressed["description"] == f'Pressed b in textbox "Field" ({field}){UNFOCUSED}'
         typed = act(daemon, tab, kind="type", ref=field, text="cd")
-        assert typed["description"] == f'Typed 2 characters into textbox "Field" ({field}){UNFOCUSED}'
+        assert (
+            typed["description"] == f'Typed 2 characters into textbox "Field" ({field}){UNFOCUSED}'
+        )
     finally:
         browser.close()
         browser.switch_to.window(previous)
     assert js(daemon, tab, "document.getElementById('f').value") == "cd"
+
+
+def test_a_ref_acts_only_in_the_document_it_came_from(daemon: Daemon, pages: str, tab: int) -> None:
+    url = f"{pages}/act/form.html"
+    open_page(daemon, tab, url)
+    sign_up = ref(daemon, tab, 'button "Sign up"')
+    other = ok(daemon, "browser_tabs", action="new", url=url)["id"]
+    try:
+        theirs = ref(daemon, other, 'button "Sign up"')
+        assert theirs != sign_up
+        error = refused(
+            daemon, "browser_act", 404, "ref_not_found", tab_id=other, kind="click", ref=sign_up
+        )
+        assert f"is from a snapshot of tab {tab}, not of tab {other}" in error["message"]
+        assert js(daemon, other, "submits") == 0
+        # The same page loaded again is another document: the old page's refs are stale there.
+        open_page(daemon, tab, url)
+        assert ref(daemon, tab, 'button "Sign up"') != sign_up
+        refused(daemon, "browser_act", 410, "stale_ref", tab_id=tab, kind="click", ref=sign_up)
+        assert js(daemon, tab, "submits") == 0
+    finally:
+        ok(daemon, "browser_tabs", action="close", tab_id=other)

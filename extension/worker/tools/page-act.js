@@ -15,6 +15,7 @@ export const DEFAULT_ACT_MS = 10_000;
 // reaches the worker a few milliseconds after the content script's answer. Anything that started
 // within it (a navigation) is then waited for.
 export const QUIET_MS = 150;
+const DEAD_LINK_MS = 1000;
 const CHANNEL_CLOSED = /message (channel|port) closed/i;
 const OPENABLE = /^https?:\/\//i;
 
@@ -203,11 +204,11 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
       }
       case "press": {
         const key = parseKey(p.key);
-        const at = await locate("press");
-        job.unfocused = at.unfocused === true;
+        const at = ref ? await locate("press") : null;
+        job.unfocused = at?.unfocused === true;
         if (ref) await focusKept(false);
         await input.key(tab.id, key);
-        return sentence("press", { what: at.description, ref, key: key.name });
+        return sentence("press", { what: at?.description, ref, key: key.name });
       }
       case "scroll": {
         if (ref && !p.direction) return sentence("scroll", { what: (await locate("scroll")).description, ref });
@@ -228,11 +229,11 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
   // Waits for what the action set going: a navigation it started (until the new page's DOM is
   // there), a tab it opened. Ends after QUIET_MS when nothing started, at once when the page said
   // that nothing did.
-  async function settle(tracker, opened, left, calm) {
+  async function settle(tracker, opened, left, calm, quietMs = QUIET_MS) {
     const begun = Date.now();
     const remaining = () => Math.max(0, left - (Date.now() - begun));
     const moving = (s) => s.started || s.committed || s.sameDocument || s.closed || opened.opened.length > 0;
-    await tracker.wait(moving, calm ? 0 : Math.min(QUIET_MS, remaining()));
+    await tracker.wait(moving, calm ? 0 : Math.min(quietMs, remaining()));
     const s = tracker.state;
     if ((s.started || s.committed) && !s.closed)
       await tracker.wait((st) => st.error !== null || st.closed || st.domReady, remaining());
@@ -333,6 +334,11 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
       const description = await perform(job, params, timeoutMs, dialogWatch.stuck);
       const calm = quiet.delete(tab.id) && answered.length === 0;
       await settle(job.tracker, job.opened, timeoutMs - (Date.now() - started), calm);
+      // Before an answer says a link opened nothing, its navigation gets longer to start (a blob:
+      // url's does open, late on a busy machine).
+      if (job.link && deadLink(job.link, route)) {
+        await settle(job.tracker, job.opened, timeoutMs - (Date.now() - started), false, DEAD_LINK_MS);
+      }
       return await answerOf(job, description, answered);
     } finally {
       dialogWatch.stop();
