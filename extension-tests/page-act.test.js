@@ -143,7 +143,11 @@ test("the trusted route clicks where the content script locates the element", as
   const answer = await run("browser_act", { kind: "click", ref: "e1", trusted: true });
   assert.equal(answer.ok, true, JSON.stringify(answer));
   assert.deepEqual([answer.result.route, answer.result.description], ["debugger", 'Clicked button "Go" (e1)']);
-  assert.deepEqual(sent(), [{ type: "locate", ref: "e1", kind: "click", direction: null }]);
+  // After the move, right before the press: is the point still on the element?
+  assert.deepEqual(sent(), [
+    { type: "locate", ref: "e1", kind: "click", direction: null },
+    { type: "locate", ref: "e1", kind: "hit", direction: null, x: 120, y: 45 },
+  ]);
   const mouse = calls.debugger.filter(([method]) => method === "Input.dispatchMouseEvent").map(([, p]) => [p.type, p.x, p.y, p.button]);
   assert.deepEqual(mouse, [["mouseMoved", 120, 45, "none"], ["mousePressed", 120, 45, "left"], ["mouseReleased", 120, 45, "left"]]);
 });
@@ -254,4 +258,14 @@ test("a navigation aborted and not replaced fails aborted; one that only reached
   });
   const late = await half.run("browser_navigate", { url: "https://shop.example/images", timeout_ms: 100 });
   assert.equal(late.error.data.reason, "timeout");
+});
+
+test("a link's url that opens nothing gets its reason, by route", async () => {
+  const { deadLink } = await import("../extension/worker/tools/page-act.js");
+  assert.match(deadLink("javascript:void(0)", "debugger"), /^; no navigation: its href is a javascript: url, which runs a script/);
+  assert.match(deadLink("javascript:void(0)", "dom"), /trusted: true clicks it as a person would$/);
+  assert.equal(deadLink("file:///etc/hostname", "dom"), "; no navigation: file: urls cannot be opened from a web page");
+  assert.match(deadLink("data:text/html,x", "dom"), /data: url/);
+  assert.equal(deadLink("https://example.com/", "dom"), "");
+  assert.equal(deadLink("not a url", "dom"), "");
 });

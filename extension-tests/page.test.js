@@ -34,7 +34,7 @@ test("a snapshot's answer becomes the result, without the document id", async ()
     result_type: "object",
     tab: { id: 7, ...where },
   });
-  assert.deepEqual(chrome.calls.delivered.at(-1).message, { type: "snapshot", ref: null, interactive_only: true, max_chars: 20000 });
+  assert.deepEqual(chrome.calls.delivered.at(-1).message, { type: "snapshot", ref: null, interactive_only: true, max_chars: 20000, ref_floor: 0 });
 });
 
 test("a ref from the document of the last snapshot that is unknown stays ref_not_found", async () => {
@@ -97,4 +97,26 @@ test("execute_javascript with a ref on a page that refuses code takes the elemen
   assert.equal(refused.error.code, "invalid_request");
   assert.match(refused.error.message, /closed shadow root/);
   assert.equal(closed.chrome.calls.executeScript.length, 0);
+});
+
+test("snapshots number their refs above every other document's, and a ref sent to another tab says whose it is", async () => {
+  const OTHER = { ...PAGE, id: 8, active: false };
+  const answers = [
+    { ok: true, result: { snapshot: "", refs: 5, chars: 0, truncated: false, doc: "d1", top: 1005, minted: [1001, 1005] }, ...where },
+    { ok: true, result: { snapshot: "", refs: 4, chars: 0, truncated: false, doc: "d2", top: 1009, minted: [1006, 1009] }, ...where },
+    notFound("d2", "e1003"),
+    notFound("d3", "e1007"),
+  ];
+  const { chrome } = fakeChrome({ tabs: [PAGE, OTHER], onSend: () => answers.shift() });
+  const pilot = { ready: Promise.resolve(), isEnabled: () => true };
+  const commands = createCommands({ chrome, pilot, timers: realTimers, now: () => 1000 });
+  await commands.run(command("browser_snapshot", { tab_id: 7 }));
+  await commands.run(command("browser_snapshot", { tab_id: 8 }));
+  assert.equal(chrome.calls.delivered.at(-1).message.ref_floor, 1005);
+  const wrongTab = await commands.run(command("browser_read", { tab_id: 8, ref: "e1003" }));
+  assert.equal(wrongTab.error.code, "ref_not_found");
+  assert.match(wrongTab.error.message, /is from a snapshot of tab 7, not of tab 8/);
+  // The tab's own ref, after its page was replaced: stale.
+  const earlier = await commands.run(command("browser_read", { tab_id: 8, ref: "e1007" }));
+  assert.equal(earlier.error.code, "stale_ref");
 });

@@ -88,3 +88,29 @@ test("the entries of collected elements are swept; their refs still read stale",
   assert.throws(() => refs.resolveRef("e10003"), (err) => err.code === "ref_not_found");
   assert.throws(() => refs.resolveRef("e01"), (err) => err.code === "ref_not_found");
 });
+
+test("raised, a map numbers its next refs above the floor, and the numbers below were not given here", () => {
+  const refs = load();
+  const a = element();
+  assert.equal(refs.refOf(a), "e1");
+  refs.raise(40);
+  assert.equal(refs.refOf(element()), "e41");
+  assert.equal(refs.top(), 41);
+  refs.raise(7); // lower floors change nothing
+  assert.equal(refs.refOf(element()), "e42");
+  assert.equal(refs.resolveRef("e1"), a);
+  // Another document's numbers: never given out by this map.
+  for (const ref of ["e2", "e40", "e43"]) {
+    assert.throws(() => refs.resolveRef(ref), (err) => err.code === "ref_not_found");
+  }
+});
+
+test("shown text counts as different from the name only when it says something else", () => {
+  const { shows } = load();
+  assert.equal(shows("Save draft", " Delete\n account "), "Delete account");
+  assert.equal(shows("Open menu", "Menu"), "");
+  assert.equal(shows("Go", "  GO "), "");
+  assert.equal(shows("Close", "\u00d7"), "");
+  assert.equal(shows("Next", ""), "");
+  assert.equal(shows("Home", "x".repeat(80)), "x".repeat(59) + "\u2026");
+});

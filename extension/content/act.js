@@ -61,15 +61,54 @@
     if (isDisabled(el)) fail("element_not_interactable", `${what} is disabled.`, { reason: "disabled" });
   }
 
-  // The topmost element at a point, through open shadow roots.
+  // An element's shadow root, closed ones included: the page's elementFromPoint stops at a closed
+  // root's host, but the elements tabpilot gave refs to inside it are as much in the page.
+  function shadowOf(el) {
+    if (el.shadowRoot) return el.shadowRoot;
+    try {
+      return chrome.dom?.openOrClosedShadowRoot?.(el) ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  // The topmost element at a point, through open and closed shadow roots.
   function hitAt(doc, x, y) {
     let hit = doc.elementFromPoint(x, y);
-    while (hit?.shadowRoot) {
-      const inner = hit.shadowRoot.elementFromPoint(x, y);
+    for (let root = hit && shadowOf(hit); root; root = shadowOf(hit)) {
+      const inner = root.elementFromPoint(x, y);
       if (!inner || inner === hit) break;
       hit = inner;
     }
     return hit;
+  }
+
+  // Whether a click at a point that hits `hit` reaches el: el itself, inside it, or its label.
+  const reaches = (el, hit) => Boolean(hit) && (within(el, hit) || (isInput(el) && [...(el.labels ?? [])].some((l) => within(l, hit))));
+
+  // Where a frame's content starts, in its parent's viewport.
+  function frameOffset(frame) {
+    const box = frame.getBoundingClientRect();
+    const style = viewOf(frame).getComputedStyle(frame);
+    return { x: box.left + frame.clientLeft + parseFloat(style.paddingLeft), y: box.top + frame.clientTop + parseFloat(style.paddingTop) };
+  }
+
+  // The element a press at a point of the top-level viewport would land on, through same-origin
+  // frames: what trusted input hits.
+  function hitFromTop(x, y) {
+    let hit = hitAt(document, x, y);
+    for (;;) {
+      let inner = null;
+      try {
+        inner = hit?.localName === "iframe" || hit?.localName === "frame" ? hit.contentDocument : null;
+      } catch {}
+      if (!inner) return hit;
+      const at = frameOffset(hit);
+      x -= at.x;
+      y -= at.y;
+      hit = hitAt(inner, x, y) ?? hit;
+      if (hit.ownerDocument !== inner) return hit;
+    }
   }
 
   // Scrolls el into view and finds the point a person would click: its centre, in its own
@@ -98,27 +137,41 @@
     const x = (left + Math.min(rect.right, view.innerWidth)) / 2;
     const y = (top + Math.min(rect.bottom, view.innerHeight)) / 2;
     const hit = hitAt(el.ownerDocument, x, y);
-    const label = isInput(el) && [...(el.labels ?? [])].some((l) => within(l, hit));
-    if (!hit || !(within(el, hit) || label)) covered(what, hit);
+    if (!reaches(el, hit)) covered(what, hit);
+    const label = !within(el, hit);
     let topX = x;
     let topY = y;
     for (let frame = view.frameElement; frame; frame = viewOf(frame).frameElement) {
-      const box = frame.getBoundingClientRect();
-      const style = viewOf(frame).getComputedStyle(frame);
-      topX += box.left + frame.clientLeft + parseFloat(style.paddingLeft);
-      topY += box.top + frame.clientTop + parseFloat(style.paddingTop);
+      const at = frameOffset(frame);
+      topX += at.x;
+      topY += at.y;
       const over = hitAt(frame.ownerDocument, topX, topY);
       if (over !== frame) covered(what, over);
     }
-    return { x, y, topX, topY, target: label || !hit ? el : hit };
+    return { x, y, topX, topY, target: label ? el : hit };
   }
 
-  function covered(what, cover) {
+  function covered(what, cover, done = "") {
     const name = nameOf(cover);
-    fail("element_not_interactable", `${what} is covered by ${name}, which would get the click. Close or remove ${name} first (a banner or dialog, say), or scroll.`, {
+    fail("element_not_interactable", `${what} is covered by ${name}, which would get the click${done}. Close or remove ${name} first (a banner or dialog, say), or scroll.`, {
       reason: "covered",
       cover: name,
     });
+  }
+
+  // The focused element, through open and closed shadow roots and same-origin frames.
+  function deepFocus() {
+    let el = document.activeElement;
+    for (;;) {
+      let inner = el ? shadowOf(el)?.activeElement : null;
+      if (!inner && (el?.localName === "iframe" || el?.localName === "frame")) {
+        try {
+          inner = el.contentDocument?.activeElement ?? null;
+        } catch {}
+      }
+      if (!inner || inner === el) return el;
+      el = inner;
+    }
   }
 
   function mouseInit(x, y, buttons) {
@@ -152,6 +205,12 @@
     const link = target.closest?.("a[href], area[href]");
     const name = link?.target?.toLowerCase();
     return link && name && !["_self", "_parent", "_top"].includes(name) ? link : null;
+  }
+
+  // The url a click on target follows, for the worker to say why nothing opened (page-act.js).
+  function linkOf(target) {
+    const link = target?.closest?.("a[href], area[href]");
+    return link ? { link: link.href } : {};
   }
 
   // The whole sequence of a left click at (x, y) on target. Returns the url of a tab to open, if any.
@@ -285,7 +344,7 @@
     nav?.addEventListener?.("navigate", onNavigate);
     for (const at of roots) at.addEventListener("submit", onSubmit, true);
     try {
-      const result = perform(p, el);
+      const result = { ...perform(p, el), ...keyboardFocus(p) };
       if (submits.some(navigates)) navigating = true;
       return typeof nav?.addEventListener === "function" ? { ...result, navigating } : result;
     } finally {
@@ -293,6 +352,11 @@
       for (const at of roots) at.removeEventListener("submit", onSubmit, true);
     }
   }
+
+  // Keys and text for a page that does not have the system's focus (its window is behind another,
+  // in a person's Chrome): its own focus() calls fire no events there, so an app that moves the
+  // focus itself may not be where the key goes. The worker says so in the answer.
+  const keyboardFocus = (p) => ((p.kind === "press" || p.kind === "type") && !document.hasFocus() ? { unfocused: true } : {});
 
   // A submission that goes on to navigate: not cancelled, and not a dialog's form (method "dialog").
   function navigates(event) {
@@ -311,7 +375,7 @@
         assertEnabled(el, it);
         const { x, y, target } = reach(el, it);
         const open = click(target, x, y);
-        return { description: sentence("click", { what, ref }), ...(open ? { open } : {}) };
+        return { description: sentence("click", { what, ref }), ...(open ? { open } : {}), ...linkOf(target) };
       }
       case "hover": {
         const { x, y, target } = reach(el, it);
@@ -367,26 +431,46 @@
     const it = p.ref ? `${what} (${p.ref})` : what; // in messages
     // After a trusted click on a checkbox: what it says now.
     if (p.kind === "state") return { description: what, checked: checkedState(el) };
+    // Right before a trusted press at (x, y), after the pointer moved there: a page can move
+    // something over the target on hover, which would then get the press.
+    if (p.kind === "hit") {
+      const hit = hitFromTop(p.x, p.y);
+      if (!reaches(el, hit)) covered(it, hit, " (it was put there when the pointer came over the element); nothing was clicked");
+      return { description: what };
+    }
+    // Right before trusted text or keys: they go wherever the focus is, which a page can move.
+    if (p.kind === "focus") {
+      const now = deepFocus();
+      if (!now || !within(el, now)) {
+        const where = !now || now === document.body ? "the page itself" : `${describe(now)} (${nameOf(now)})`;
+        fail("element_not_interactable", `${it} did not keep the focus: the page moved it to ${where}; nothing was ${p.text ? "typed" : "pressed"}. Look at the page (browser_snapshot), or act without trusted.`, {
+          reason: "focus_moved",
+          focused: nameOf(now),
+        });
+      }
+      return { description: what };
+    }
     if (p.kind !== "hover" && p.kind !== "scroll" && p.kind !== "press") assertEnabled(el, it);
     if (p.kind === "type") {
       assertEditable(el, it);
       if (p.ref) reach(el, it);
       focusOn(el, { preventScroll: true });
       selectAll(el);
-      return { description: what };
+      return { description: what, ...keyboardFocus(p) };
+    }
+    if (p.kind === "press") {
+      if (p.ref) focusOn(el);
+      return { description: what, ...keyboardFocus(p) };
     }
     if (!p.ref) return { description: what };
-    if (p.kind === "press") {
-      focusOn(el);
-      return { description: what };
-    }
     if (p.kind === "scroll" && !p.direction) {
       el.scrollIntoView({ block: "center", inline: "nearest", behavior: "instant" });
       return { description: what };
     }
     const checked = p.kind === "check" || p.kind === "uncheck" ? assertCheckable(el, it) : checkedState(el);
-    const { topX, topY } = reach(el, it);
-    return { x: topX, y: topY, description: what, doc: refs().doc, ...(checked === null ? {} : { checked }) };
+    const { topX, topY, target } = reach(el, it);
+    const link = p.kind === "click" ? linkOf(target) : {};
+    return { x: topX, y: topY, description: what, doc: refs().doc, ...(checked === null ? {} : { checked }), ...link };
   }
 
   g.__tabpilotAct = Object.freeze({ run, locate, nameOf, pickOptions });

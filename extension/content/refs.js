@@ -6,13 +6,22 @@
 //   doc                 a random id of this document's ref map; sent with every ref-bearing answer,
 //                       so that the worker can tell a ref of an earlier page (stale) from a typo.
 //   refOf(element)      -> "eN": the element's ref, given on first ask and kept for the document.
+//   raise(floor)        the next ref given out is numbered above floor: the worker passes the
+//                       highest number any document of this browser gave out, so that no two
+//                       documents share a ref, and a ref sent to a tab it did not come from finds
+//                       nothing there (docs/protocol.md, "Refs").
+//   top()               -> the highest number this map gave out (or was raised to).
 //   peek(element)       -> "eN" | null, without giving one out.
 //   resolveRef(ref)     -> the element, or throws a RefError {code, message, data: {ref, doc}}:
 //                       "stale_ref" when the element was removed (or its frame navigated),
 //                       "ref_not_found" when this map never gave out that ref.
 //   roleOf(element)     -> the role a snapshot shows ("button", "textbox", "generic"…); exact once
 //                       ready() has resolved.
-//   describe(element)   -> 'button "Add to cart"': role and accessible name, for descriptions.
+//   describe(element)   -> 'button "Add to cart"': role and accessible name, for descriptions;
+//                       'button "Save draft" (shows "Delete account")' when the name is not what
+//                       the element shows.
+//   shows(name, text)   -> the shown text, bounded, when it differs from the name (see below); "".
+//   placeholderOf(element) -> a text box's placeholder, its name when nothing else names it.
 //   shadowRootOf(element) -> its shadow root, open or closed, or null (for the page walks).
 //   hostsOf(element)    -> the frames and shadow hosts between the document and it, outermost first.
 //   pathTo(element)     -> the steps from the document to it that a script in another world can
@@ -38,15 +47,23 @@
   const refs = new WeakMap(); // element -> ref
   const elements = new Map(); // ref -> WeakRef(element)
   let counter = 0;
-  // Refs are given in order, so any `eN` up to the counter was given out: one whose entry is gone
-  // reads stale. That lets the entries of collected elements go, on a page that keeps re-rendering.
+  const given = []; // [first, last]: the runs of numbers this map gave out (raise() starts a new one)
+  // Refs are given in order, so any `eN` in a run was given out: one whose entry is gone reads
+  // stale. That lets the entries of collected elements go, on a page that keeps re-rendering.
   const SWEEP_FROM = 10_000;
   let sweepAt = SWEEP_FROM;
   const sweep = () => {
     for (const [ref, held] of elements) if (held.deref() === undefined) elements.delete(ref);
     sweepAt = Math.max(SWEEP_FROM, elements.size * 2);
   };
-  const givenOut = (ref) => typeof ref === "string" && /^e[1-9]\d*$/.test(ref) && Number(ref.slice(1)) <= counter;
+  const givenOut = (ref) => {
+    if (typeof ref !== "string" || !/^e[1-9]\d*$/.test(ref)) return false;
+    const n = Number(ref.slice(1));
+    return given.some(([first, last]) => first <= n && n <= last);
+  };
+  const raise = (floor) => {
+    if (Number.isSafeInteger(floor) && floor > counter) counter = floor;
+  };
 
   class RefError extends Error {
     constructor(code, message, ref) {
@@ -59,7 +76,11 @@
   const refOf = (element) => {
     let ref = refs.get(element);
     if (ref === undefined) {
-      ref = "e" + ++counter;
+      const n = ++counter;
+      const run = given.at(-1);
+      if (run && run[1] === n - 1) run[1] = n;
+      else given.push([n, n]);
+      ref = "e" + n;
       refs.set(element, ref);
       elements.set(ref, new WeakRef(element));
       if (elements.size > sweepAt) sweep();
@@ -175,15 +196,48 @@
     return loaded.getRole(element) || "generic";
   };
 
+  const normalize = (text) => String(text ?? "").replace(/\s+/g, " ").trim();
+
+  // A text box named by nothing else is named by its placeholder, as Chrome's accessibility tree
+  // does it (dom-accessibility-api leaves it out).
+  const placeholderOf = (element) => {
+    const local = element.localName;
+    const attribute = local === "input" || local === "textarea" ? "placeholder" : "aria-placeholder";
+    return normalize(element.getAttribute?.(attribute));
+  };
+
+  // The text an element shows, when its accessible name says something else: a page can label
+  // a button "Save draft" that reads "Delete account" on screen. The two are compared without case
+  // or spacing; text without a letter or digit (an icon, "×") and text the name contains, or that
+  // contains the name ("Menu" in "Open menu"), do not count.
+  const SHOWN_CHARS = 60;
+  const shows = (name, text) => {
+    const seen = normalize(text);
+    const a = normalize(name).toLowerCase();
+    const b = seen.toLowerCase();
+    if (!/[\p{L}\p{N}]/u.test(b) || a.includes(b) || b.includes(a)) return "";
+    return seen.length > SHOWN_CHARS ? seen.slice(0, SHOWN_CHARS - 1) + "\u2026" : seen;
+  };
+
+  // Roles whose name comes from their text unless an author labels them otherwise.
+  const FROM_CONTENT = new Set(["button", "link", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "option", "switch", "checkbox", "radio", "treeitem", "cell", "gridcell"]);
+  const relabelled = (element, role) =>
+    FROM_CONTENT.has(role) && (element.hasAttribute("aria-label") || element.hasAttribute("aria-labelledby"));
+
   // Before the library loads: the explicit role or the tag, and the aria-label or the text.
   const describe = (element) => {
     const role = roleOf(element);
-    const name = loaded
+    let name = loaded
       ? loaded.computeAccessibleName(element)
-      : (element.getAttribute("aria-label") ?? element.textContent ?? "").replace(/\s+/g, " ").trim().slice(0, 100);
+      : normalize(element.getAttribute("aria-label") ?? element.textContent).slice(0, 100);
+    if (!name && (role === "textbox" || role === "searchbox" || role === "combobox")) name = placeholderOf(element);
     const label = role === "generic" ? element.localName : role;
-    return name ? `${label} ${JSON.stringify(name)}` : label;
+    if (!name) return label;
+    const shown = relabelled(element, role) ? shows(name, element.innerText ?? element.textContent) : "";
+    return `${label} ${JSON.stringify(name)}${shown ? ` (shows ${JSON.stringify(shown)})` : ""}`;
   };
 
-  globalThis.__tabpilotRefs = Object.freeze({ doc, refOf, peek, resolveRef, roleOf, describe, shadowRootOf, hostsOf, pathTo, ready, RefError });
+  globalThis.__tabpilotRefs = Object.freeze({
+    doc, refOf, raise, top: () => counter, peek, resolveRef, roleOf, describe, shows, placeholderOf, shadowRootOf, hostsOf, pathTo, ready, RefError,
+  });
 })();

@@ -2,8 +2,10 @@
 // tree snapshot.js walks. Pure, so node:test loads it; in the content script's isolated world it
 // is globalThis.__tabpilotSnapshotFormat.
 //
-// A tree node: {role, name?, ref?, props?: ["checked", "level=2"], url?, note?, flat?, children?:
-// [node | string]}; a string is text. A `flat` node is a group without a role of its own (a div
+// A tree node: {role, name?, shown?, ref?, props?: ["checked", "level=2"], url?, note?, flat?,
+// children?: [node | string]}; a string is text. `shown`: the text the element shows where its name
+// says something else, written (`(shows "…")`) only where the text itself is left out
+// (interactive_only, which copies it to `shows`). A `flat` node is a group without a role of its own (a div
 // holding several things): written out, its children stand in its place; a run of same-shape
 // groups collapses like any other run.
 //
@@ -24,6 +26,7 @@
   const head = (node) => {
     let line = node.role;
     if (node.name) line += " " + quote(node.name);
+    if (node.shows) line += ` (shows ${quote(node.shows)})`;
     if (node.props) for (const prop of node.props) line += ` [${prop}]`;
     if (node.ref) line += ` [ref=${node.ref}]`;
     if (node.note) line += " " + node.note;
@@ -35,7 +38,7 @@
     if (typeof item === "string") return "T";
     let shape = cache.get(item);
     if (shape === undefined) {
-      shape = item.role + (item.flat ? "F" : "") + (item.name ? "N" : "") + (item.props ? "[" + item.props.join(",") + "]" : "") +
+      shape = item.role + (item.flat ? "F" : "") + (item.name ? "N" : "") + (item.shows ? "S" + quote(item.shows) : "") + (item.props ? "[" + item.props.join(",") + "]" : "") +
         (item.ref ? "R" : "") + (item.url ? "U" : "") + (item.note ? "!" + item.note : "") + "(";
       const kids = item.children ?? [];
       for (let i = 0; i < kids.length; i++) shape += (i ? "," : "") + shapeOf(kids[i], cache);
@@ -108,6 +111,7 @@
       if (typeof node === "string") return fill("text", node);
       let line = node.role;
       if (node.name) line += " " + fill("name", node.name);
+      if (node.shows) line += ` (shows ${quote(node.shows)})`;
       if (node.props) for (const prop of node.props) line += ` [${prop}]`;
       if (node.ref) line += ` [ref=${fill("ref", node.ref)}]`;
       if (node.note) line += " " + node.note;
@@ -191,7 +195,9 @@
     for (const item of items) {
       if (typeof item === "string") continue;
       const kids = interactive(item.children ?? []);
-      if (item.ref || item.role === "heading") out.push({ ...item, children: kids.length ? kids : undefined });
+      if (item.ref || item.role === "heading") {
+        out.push({ ...item, shows: item.shown, children: kids.length ? kids : undefined });
+      }
       else if (kids.length > 1) out.push({ ...item, children: kids });
       else out.push(...kids);
     }

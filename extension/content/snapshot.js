@@ -240,6 +240,13 @@
       if (labelled(element) || !NAME_FROM_CONTENT.has(role)) {
         const named = labelled(element) || element.hasAttribute("title");
         if (named) node.name = normalize(api.computeAccessibleName(element));
+        if (!node.name && VALUE_ROLES.has(role)) node.name = refs.placeholderOf(element);
+        // An author's label over text that says something else: interactive_only, which leaves
+        // the text out, shows it beside the name.
+        if (node.name && NAME_FROM_CONTENT.has(role)) {
+          const shown = refs.shows(node.name, textOf(kids));
+          if (shown) node.shown = shown;
+        }
       } else {
         node.name = textOf(kids);
         fromContent = true;
@@ -305,10 +312,16 @@
     return out;
   };
 
-  /** snapshot({ref, interactive_only, max_chars}) -> Promise of {snapshot, refs, chars, truncated, doc} */
+  /**
+   * snapshot({ref, interactive_only, max_chars, ref_floor}) -> Promise of {snapshot, refs, chars,
+   * truncated, doc, top, minted}: `top`, the highest ref number of this document; `minted`, the
+   * [first, last] numbers this snapshot gave out, if any (refs.js raise()).
+   */
   const snapshot = async (options = {}) => {
     const { ref = null, interactive_only: interactiveOnly = false, max_chars: maxChars = 20000 } = options;
     const api = await refs.ready();
+    refs.raise(options.ref_floor);
+    const before = refs.top();
     const root = ref ? refs.resolveRef(ref) : document.body ?? document.documentElement;
     const walk = walker(api);
     const items = [];
@@ -316,7 +329,8 @@
     else walk.walkChildren(root, walk.styleOf(root), items);
     const written = format(tidy(items), { maxChars, interactiveOnly });
     const { text, chars, truncated } = written;
-    return { snapshot: text, refs: written.refs, chars, truncated, doc: refs.doc };
+    const top = refs.top();
+    return { snapshot: text, refs: written.refs, chars, truncated, doc: refs.doc, top, ...(top > before ? { minted: [before + 1, top] } : {}) };
   };
 
   globalThis.__tabpilotSnapshot = Object.freeze({ snapshot });

@@ -15,6 +15,7 @@ from selenium import webdriver
 
 from tests.e2e.act_pages import ACT_PAGES
 from tests.e2e.harness import Daemon, connected_browser, serving, spawn_daemon, wait_for
+from tests.e2e.hostile_pages import HOSTILE_PAGES
 from tests.e2e.log_pages import LOG_PAGES
 from tests.e2e.shot_pages import SHOT_PAGES
 from tests.e2e.tool_pages import TOOL_PAGES
@@ -125,6 +126,7 @@ PAGES.update(TOOL_PAGES)
 PAGES.update(ACT_PAGES)
 PAGES.update(SHOT_PAGES)
 PAGES.update(LOG_PAGES)
+PAGES.update(HOSTILE_PAGES)
 
 #: A page's headers may hold this pseudo-header: the HTTP status to answer with (200 otherwise).
 STATUS = ":status"
@@ -192,6 +194,10 @@ def page(browser: webdriver.Chrome, daemon: Daemon, pages: str) -> dict[str, Any
     """The test page, loaded fresh in the active tab; returns its entry from GET /tabs."""
     url = f"{pages}/index.html"
     browser.get(url)
+    # As a person's Chrome in use: its window in front. A headless window gets the focus some time
+    # after it starts; browser_act's keys say when the page has none (test_act_truth.py).
+    browser.execute_cdp_cmd("Page.bringToFront", {})
+    wait_for(lambda: browser.execute_script("return document.hasFocus()"), 10, "the page's focus")
 
     def find() -> dict[str, Any] | None:
         tabs = daemon.get("/tabs").json()["result"]

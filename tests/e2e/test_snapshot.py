@@ -48,6 +48,12 @@ def test_every_product_button_has_a_ref(
     assert result["refs"] == len(set(re.findall(r"\be\d+\b", text))) == 612
 
 
+def renumbered(text: str) -> str:
+    """The snapshot with its refs numbered from e1 in order of first appearance."""
+    numbers: dict[str, str] = {}
+    return re.sub(r"\be\d+\b", lambda m: numbers.setdefault(m[0], f"e{len(numbers) + 1}"), text)
+
+
 def test_a_long_page_is_small_and_quick(
     daemon: Daemon, browser: webdriver.Chrome, pages: str
 ) -> None:
@@ -57,7 +63,10 @@ def test_a_long_page_is_small_and_quick(
         started = time.perf_counter()
         result = snapshot(daemon)
         took.append(time.perf_counter() - started)
-    assert result["chars"] <= PLAYWRIGHT_PRODUCTS_CHARS / 3, result["chars"]
+    # Refs are numbered across the browser's documents (docs/protocol.md, "Refs"), so theirs grow
+    # with the pages snapshotted before; Playwright's figure is of a fresh browser's, from e1.
+    fresh = renumbered(result["snapshot"])
+    assert len(fresh) <= PLAYWRIGHT_PRODUCTS_CHARS / 3, len(fresh)
     # The targets (50 ms here, 500 ms for the 10,000-element page) are measured by `make bench`
     # on a quiet machine; these bounds catch a walk that went an order of magnitude slower.
     assert statistics.median(took) < 0.5, took

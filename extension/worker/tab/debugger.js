@@ -88,6 +88,10 @@ export function createDebugger({ chrome, managed }) {
         })
         // The Page domain reports dialogs.
         .then(() => chrome.debugger.sendCommand(target, "Page.enable", {}))
+        // The managed browser is headless: no window of it ever has the system's focus, so a page's
+        // own focus() would move the focus without its focus events, and keyboard-driven apps
+        // lose track. Emulated, every page has the focus, as Playwright does it for every page.
+        .then(() => isManaged && chrome.debugger.sendCommand(target, "Emulation.setFocusEmulationEnabled", { enabled: true }))
         .then(() => undefined);
       attached.set(tabId, attaching);
       attaching.catch(() => {

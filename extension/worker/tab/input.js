@@ -10,8 +10,11 @@ export function createInput({ debug }) {
     await mouse(tabId, "mouseMoved", x, y, { button: "none", buttons: 0 });
   }
 
-  async function click(tabId, x, y) {
+  // check: run after the move, before the press; it throws to press nothing (the page moved
+  // something over the point on hover, say).
+  async function click(tabId, x, y, check = null) {
     await move(tabId, x, y);
+    if (check) await check();
     await mouse(tabId, "mousePressed", x, y, { button: "left", buttons: 1, clickCount: 1 });
     await mouse(tabId, "mouseReleased", x, y, { button: "left", buttons: 0, clickCount: 1 });
   }

@@ -6,10 +6,51 @@
 //   forgetDoc(tabId)              once the tab is closed.
 //   pageError(tab, answer, where) -> the CommandError to throw for a failed content-script answer,
 //                                 with ref_not_found from another document turned into stale_ref.
+//   mintRefs(chrome, tabId, ask)  runs a snapshot, ask(floor), so that its new refs are numbered
+//                                 above every ref of every other document: a ref never names an
+//                                 element of a document it did not come from (another tab's, or
+//                                 the page before a navigation). Snapshots take turns for that.
 import { CommandError } from "../link/errors.js";
 import { tabInfo } from "./tabs.js";
 
 const lastDoc = new Map(); // tab id -> doc of its last snapshot
+// The highest ref number given out in this browser; chrome.storage.session keeps it across the
+// worker's restarts (the documents and their refs outlive the worker).
+const FLOOR_KEY = "refFloor";
+let floor = null;
+let turn = Promise.resolve();
+// Who gave out which numbers, newest last: {tabId, doc, first, last}. Kept in memory only; after a
+// worker restart a ref from another document is plain ref_not_found.
+const minted = [];
+const MINTED_KEPT = 500;
+
+export function mintRefs(chrome, tabId, ask) {
+  const run = turn.then(async () => {
+    if (floor === null) {
+      const stored = await Promise.resolve(chrome.storage?.session?.get(FLOOR_KEY)).catch(() => null);
+      floor = Number.isSafeInteger(stored?.[FLOOR_KEY]) ? stored[FLOOR_KEY] : 0;
+    }
+    const result = await ask(floor);
+    if (Number.isSafeInteger(result?.top) && result.top > floor) {
+      floor = result.top;
+      Promise.resolve(chrome.storage?.session?.set({ [FLOOR_KEY]: floor })).catch(() => {});
+    }
+    const [first, last] = Array.isArray(result?.minted) ? result.minted : [];
+    if (Number.isSafeInteger(first) && Number.isSafeInteger(last)) {
+      minted.push({ tabId, doc: result.doc, first, last });
+      if (minted.length > MINTED_KEPT) minted.shift();
+    }
+    return result;
+  });
+  turn = run.catch(() => {});
+  return run;
+}
+
+// The snapshot that gave out `ref`, if this worker saw it.
+function origin(ref) {
+  const n = typeof ref === "string" && /^e[1-9]\d*$/.test(ref) ? Number(ref.slice(1)) : NaN;
+  return minted.findLast((m) => m.first <= n && n <= m.last) ?? null;
+}
 
 export function rememberDoc(tabId, doc) {
   if (typeof doc === "string") lastDoc.set(tabId, doc);
@@ -23,7 +64,17 @@ export function pageError(tab, answer, where = tabInfo(tab)) {
   const error = answer?.error ?? {};
   const code = typeof error.code === "string" ? error.code : "extension_error";
   const remembered = lastDoc.get(tab.id);
-  if (code === "ref_not_found" && remembered !== undefined && error.data?.doc !== remembered) {
+  const from = code === "ref_not_found" ? origin(error.data?.ref) : null;
+  if (from && from.tabId !== tab.id) {
+    return new CommandError(
+      "ref_not_found",
+      `Ref ${JSON.stringify(error.data?.ref)} is from a snapshot of tab ${from.tabId}, not of tab ${tab.id}: ` +
+        "refs act only in the page they came from. Pass that tab's tab_id, or take a snapshot of this tab.",
+      { tab: where, data: error.data },
+    );
+  }
+  const earlier = from ? from.doc !== error.data?.doc : remembered !== undefined && error.data?.doc !== remembered;
+  if (code === "ref_not_found" && earlier) {
     return new CommandError(
       "stale_ref",
       `Ref ${JSON.stringify(error.data?.ref)} is from an earlier page: the page navigated since that snapshot. ` +

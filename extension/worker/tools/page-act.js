@@ -15,8 +15,44 @@ export const DEFAULT_ACT_MS = 10_000;
 // reaches the worker a few milliseconds after the content script's answer. Anything that started
 // within it (a navigation) is then waited for.
 export const QUIET_MS = 150;
+const DEAD_LINK_MS = 1000;
 const CHANNEL_CLOSED = /message (channel|port) closed/i;
 const OPENABLE = /^https?:\/\//i;
+
+// Why a click on a link to these urls opened nothing, as Chrome does (tested on both routes): a
+// web page may not open local files, the browser's own pages or data: urls as pages; a javascript:
+// url runs in the page on a trusted click, and not at all on the DOM route's (Chrome holds an
+// extension's isolated world to its own script policy); a blob: url opens only from the origin
+// that made it, while it lives.
+const DEAD_LINKS = {
+  "javascript:": "its href is a javascript: url, which runs a script in the page instead of opening one",
+  "javascript:dom":
+    "its href is a javascript: url, which Chrome does not run for an extension's untrusted click; " +
+    "trusted: true clicks it as a person would",
+  "file:": "file: urls cannot be opened from a web page",
+  "chrome:": "chrome: urls cannot be opened from a web page",
+  "chrome-extension:": "another extension's pages cannot be opened from a web page",
+  "about:": "about: urls other than about:blank cannot be opened from a web page",
+  "data:": "Chrome does not let a web page open a data: url as a page",
+  "blob:": "its blob: url was not opened (it was revoked, or belongs to another origin)",
+};
+
+// What a key's or text's answer adds when the page did not have the focus (content/act.js).
+const UNFOCUSED =
+  "; the page's window does not have the focus, so the page's own focus changes fire no events " +
+  "and a key may not reach what it expects (bring its window to the front)";
+
+// What the answer adds when a clicked link went nowhere: "; no navigation: …".
+export function deadLink(href, route) {
+  let scheme;
+  try {
+    scheme = new URL(href).protocol;
+  } catch {
+    return "";
+  }
+  const why = DEAD_LINKS[scheme + route] ?? DEAD_LINKS[scheme];
+  return why ? `; no navigation: ${why}` : "";
+}
 
 // A refusal from act-common.js or the page (`{code, message, data}`) as the command's error.
 function asCommandError(err, tab) {
@@ -113,6 +149,8 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
       values: p.values ?? null,
     });
     const result = await toPage(job, message);
+    if (typeof result.link === "string") job.link = result.link;
+    job.unfocused = result.unfocused === true;
     // A link to a new tab, which an untrusted click cannot open past the popup blocker.
     if (typeof result.open === "string" && OPENABLE.test(result.open)) {
       opened.add(
@@ -133,12 +171,18 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
   async function viaDebugger(job, p) {
     const { tab } = job;
     const ref = p.ref ?? null;
-    const locate = (kind, at = ref) => toPage(job, { type: "locate", ref: at, kind, direction: p.direction ?? null });
+    const locate = (kind, extra = {}) => toPage(job, { type: "locate", ref, kind, direction: p.direction ?? null, ...extra });
+    // Between the pointer's move and its press, the page may put another element at the point.
+    const stillThere = (at) => () => locate("hit", { x: at.x, y: at.y });
+    // Text and keys go wherever the focus is, which the page may have moved.
+    const focusKept = (text) => locate("focus", { text });
     switch (p.kind) {
       case "click":
       case "hover": {
         const at = await locate(p.kind);
-        await (p.kind === "click" ? input.click : input.move)(tab.id, at.x, at.y);
+        if (typeof at.link === "string") job.link = at.link;
+        if (p.kind === "click") await input.click(tab.id, at.x, at.y, stillThere(at));
+        else await input.move(tab.id, at.x, at.y);
         return sentence(p.kind, { what: at.description, ref });
       }
       case "check":
@@ -146,12 +190,14 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
         const want = p.kind === "check";
         const at = await locate(p.kind);
         if (at.checked === want) return sentence(p.kind, { what: at.description, ref, already: true });
-        await input.click(tab.id, at.x, at.y);
+        await input.click(tab.id, at.x, at.y, stillThere(at));
         const after = await locate("state");
         return sentence(p.kind, { what: at.description, ref, state: after.checked });
       }
       case "type": {
         const at = await locate("type");
+        job.unfocused = at.unfocused === true;
+        await focusKept(true);
         await input.insertText(tab.id, p.text);
         if (p.submit === true) await input.key(tab.id, parseKey("Enter"));
         return sentence("type", { what: at.description, ref, text: p.text, submit: p.submit === true });
@@ -159,6 +205,8 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
       case "press": {
         const key = parseKey(p.key);
         const at = ref ? await locate("press") : null;
+        job.unfocused = at?.unfocused === true;
+        if (ref) await focusKept(false);
         await input.key(tab.id, key);
         return sentence("press", { what: at?.description, ref, key: key.name });
       }
@@ -181,11 +229,11 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
   // Waits for what the action set going: a navigation it started (until the new page's DOM is
   // there), a tab it opened. Ends after QUIET_MS when nothing started, at once when the page said
   // that nothing did.
-  async function settle(tracker, opened, left, calm) {
+  async function settle(tracker, opened, left, calm, quietMs = QUIET_MS) {
     const begun = Date.now();
     const remaining = () => Math.max(0, left - (Date.now() - begun));
     const moving = (s) => s.started || s.committed || s.sameDocument || s.closed || opened.opened.length > 0;
-    await tracker.wait(moving, calm ? 0 : Math.min(QUIET_MS, remaining()));
+    await tracker.wait(moving, calm ? 0 : Math.min(quietMs, remaining()));
     const s = tracker.state;
     if ((s.started || s.committed) && !s.closed)
       await tracker.wait((st) => st.error !== null || st.closed || st.domReady, remaining());
@@ -242,6 +290,9 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
     const now = still ? job.where : tabInfo(await chrome.tabs.get(tab.id).catch(() => tab));
     const navigated = s.committed || s.sameDocument || now.url !== tabInfo(tab).url;
     const newTabs = await Promise.all(opened.opened.map((t) => chrome.tabs.get(t.id).then(tabInfo, () => tabInfo(t))));
+    // A link that went nowhere says why, rather than reading as a click that opened its page.
+    if (job.link && !navigated && newTabs.length === 0) description += deadLink(job.link, job.route);
+    if (job.unfocused) description += UNFOCUSED;
     const result = { description, route: job.route, navigated, url: now.url, new_tabs: newTabs };
     if (answered.length > 0) result.dialogs = answered;
     return { result, result_type: "object", tab: now };
@@ -270,6 +321,8 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
       tracker: frames.follow(tab.id),
       opened: watchOpened(tab.id),
       where: null,
+      link: null, // the url of the link a click followed, if any
+      unfocused: false, // keys or text went to a page without the focus
       expired: false,
     };
     job.cancelled = () => job.expired;
@@ -281,6 +334,11 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
       const description = await perform(job, params, timeoutMs, dialogWatch.stuck);
       const calm = quiet.delete(tab.id) && answered.length === 0;
       await settle(job.tracker, job.opened, timeoutMs - (Date.now() - started), calm);
+      // Before an answer says a link opened nothing, its navigation gets longer to start (a blob:
+      // url's does open, late on a busy machine).
+      if (job.link && deadLink(job.link, route)) {
+        await settle(job.tracker, job.opened, timeoutMs - (Date.now() - started), false, DEAD_LINK_MS);
+      }
       return await answerOf(job, description, answered);
     } finally {
       dialogWatch.stop();

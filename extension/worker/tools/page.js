@@ -3,7 +3,7 @@
 // remembers which document each tab's refs came from (tab/ref-docs.js).
 import { CommandError } from "../link/errors.js";
 import { createInput } from "../tab/input.js";
-import { forgetDoc, pageError, rememberDoc } from "../tab/ref-docs.js";
+import { forgetDoc, mintRefs, pageError, rememberDoc } from "../tab/ref-docs.js";
 import { assertScriptable, deliver, tabInfo } from "../tab/tabs.js";
 import { actSummary, createPageAct } from "./page-act.js";
 
@@ -103,7 +103,13 @@ export function createPageTools({
       interactive_only: params.interactive_only === true,
       max_chars: intParam(params, "max_chars", MAX_CHARS),
     };
-    const { result, tab, where } = await ask(params, message);
+    const target = await tabs.resolve(params.tab_id);
+    let asked;
+    await mintRefs(chrome, target.id, async (floor) => {
+      asked = await ask({ ...params, tab_id: target.id }, { ...message, ref_floor: floor });
+      return asked.result;
+    });
+    const { result, tab, where } = asked;
     rememberDoc(tab.id, result?.doc);
     const { snapshot: text, refs, chars, truncated } = result ?? {};
     return { result: { snapshot: text, refs, chars, truncated }, result_type: "object", tab: where };
