@@ -178,10 +178,11 @@
   // Before the library loads: the explicit role or the tag, and the aria-label or the text.
   const describe = (element) => {
     const role = roleOf(element);
-    const name = loaded
+    let name = loaded
       ? loaded.computeAccessibleName(element)
       : (element.getAttribute("aria-label") ?? element.textContent ?? "").replace(/\s+/g, " ").trim().slice(0, 100);
     const label = role === "generic" ? element.localName : role;
+    if (!name && role === "textbox") name = globalThis.__tabpilotActEditors?.nameOf(element) ?? "";
     return name ? `${label} ${JSON.stringify(name)}` : label;
   };
 
