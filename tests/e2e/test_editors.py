@@ -7,6 +7,7 @@ trusted route, said in `route`); and the managed browser's first tab, which has 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -170,3 +171,19 @@ def test_the_managed_browsers_first_tab_types_into_an_editor(managed: Daemon, pa
     ran = act(managed, tab, kind="press", key="Shift+Enter", ref=cell)
     assert ran["route"] == "dom"
     assert js(managed, tab, "document.querySelector('.output').textContent") == "[1] 2 = y\n1 = x"
+
+
+@EDITORS
+def test_trusted_typing_reaches_the_editor_and_says_what_it_holds(
+    daemon: Daemon, pages: str, tab: int, name: str, debugger_on: None
+) -> None:
+    box = editor(daemon, pages, tab, name)
+    typed = act(daemon, tab, kind="type", ref=box, text=CODE, trusted=True)
+    assert typed["route"] == "debugger"
+    held = value(daemon, tab, name)
+    # Monaco indents typed lines again (pasted ones it keeps as they are, as on the DOM route).
+    assert (held == CODE) is (name != "monaco"), held
+    said = f"Typed {len(CODE)} characters into {TEXTBOX[name]} ({box})"
+    assert typed["description"] == (
+        said if held == CODE else f"{said}; the editor holds {json.dumps(held)}"
+    )
