@@ -61,6 +61,7 @@
 
   // Monaco draws on the next animation frame; the others while the event is handled. Capped, for a
   // tab whose frames are throttled.
+  const FRAMES = 8;
   const rendered = () =>
     new Promise((resolve) => {
       const timer = setTimeout(resolve, 100);
@@ -70,7 +71,7 @@
   // What changes while `action(reached)` runs and the editor draws it: whether the page took its
   // key events (cancelled one, or changed the DOM or the focus), whether they got to the element
   // they were sent to (`reached()`, for act-keys.js press), and the editor's text before and after.
-  async function watched(editor, action) {
+  async function watched(editor, action, until = (state) => state.taken) {
     const doc = editor.root.ownerDocument;
     // Seen first, on the way down (an editor may stop the key's propagation); read once handled.
     const keys = [];
@@ -97,14 +98,21 @@
       for (const type of ["keydown", "keypress"]) view.removeEventListener(type, onKey, true);
     }
     const prevented = keys.some((event) => event.defaultPrevented);
-    await rendered();
-    const mutated = observer.takeRecords().some((record) => !editor.root.contains(record.target) || record.type !== "attributes");
-    observer.disconnect();
-    const after = textOf(editor);
     // Keys the page stopped short of their element, uncancelled: it ignored them.
     const ignored = sentTo !== null && !arrived && !prevented;
-    const taken = !ignored && (prevented || mutated || before !== after || focused() !== focusBefore);
-    return { prevented, before, after, taken };
+    let mutated = false;
+    let state;
+    // A busy page draws late: what did not show yet is waited for a few frames more (the rare
+    // case, where the answer would otherwise be that the page ignored the input).
+    for (let frame = 0; frame < FRAMES && !(state && until(state)); frame++) {
+      await rendered();
+      mutated ||= observer.takeRecords().some((record) => !editor.root.contains(record.target) || record.type !== "attributes");
+      const after = textOf(editor);
+      state = { prevented, before, after, taken: !ignored && (prevented || mutated || before !== after || focused() !== focusBefore) };
+      if (ignored) break;
+    }
+    observer.disconnect();
+    return state;
   }
 
   // The editor's own select-all, through its key binding.
@@ -152,7 +160,7 @@
     if (!selected.taken && wasText !== "") {
       return { needsTrusted: `${it} did not take ${SELECT_ALL} (select all) from the DOM route: the page reads only trusted keys` };
     }
-    const typed = await watched(editor, () => insert(editor, text));
+    const typed = await watched(editor, () => insert(editor, text), (state) => state.after !== state.before);
     if (typed.after === text) return { shows: null };
     if (typed.after === wasText) {
       return { needsTrusted: `${it} did not take the text typed through the DOM route: it still holds ${quote(typed.after)}` };
