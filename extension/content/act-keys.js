@@ -191,9 +191,11 @@
   const CLICKS_ON_SPACE = (el) => el.matches("button, input[type=checkbox], input[type=radio], input[type=submit], input[type=button], input[type=reset], summary, [role=button], [role=checkbox], [role=switch]");
 
   // keydown, keypress (for keys that type), the browser's own action where one is emulated, keyup.
-  function press(el, key) {
+  // `reached()`: whether the keydown got to el; a page that stops untrusted keys short of it gets
+  // no emulated action either (act-editors.js).
+  function press(el, key, reached = () => true) {
     const init = { key: key.key, code: key.code, keyCode: key.keyCode, which: key.keyCode, ...key.modifiers };
-    const down = fire(el, KeyboardEvent, "keydown", init);
+    const down = fire(el, KeyboardEvent, "keydown", init) && reached();
     let clickOnUp = false;
     if (down) {
       const typing = key.text !== "" && fire(el, KeyboardEvent, "keypress", { ...init, charCode: key.text.charCodeAt(0), keyCode: key.text.charCodeAt(0) });
@@ -218,5 +220,5 @@
     else el.ownerDocument.getSelection().selectAllChildren(el.isContentEditable ? el : el.ownerDocument.body);
   }
 
-  g.__tabpilotActKeys = Object.freeze({ focused, focusOn, isInput, isDisabled, parentOf, viewOf, fire, typeInto, assertEditable, press, selectAll, FOCUSABLE });
+  g.__tabpilotActKeys = Object.freeze({ focused, focusOn, isInput, isTextField, isDisabled, parentOf, viewOf, fire, typeInto, insertAtCaret, assertEditable, press, selectAll, FOCUSABLE });
 })();

@@ -10,6 +10,8 @@
   const g = globalThis;
   const { fail, checkParams, parseKey, domHandles, sentence } = g.__tabpilotActCommon;
   const { focused, focusOn, isInput, isDisabled, parentOf, viewOf, fire, typeInto, assertEditable, press, selectAll, FOCUSABLE } = g.__tabpilotActKeys;
+  // Code editors (act-editors.js): loaded before this file in a page, absent in node tests.
+  const editors = () => g.__tabpilotActEditors;
   const CHECKABLE_ROLES = new Set(["checkbox", "switch", "radio", "menuitemcheckbox", "menuitemradio"]);
   // ---- pure parts (node tests load them without a DOM) ----
 
@@ -344,7 +346,7 @@
     nav?.addEventListener?.("navigate", onNavigate);
     for (const at of roots) at.addEventListener("submit", onSubmit, true);
     try {
-      const result = { ...perform(p, el), ...keyboardFocus(p) };
+      const result = { ...(await perform(p, el)), ...keyboardFocus(p) };
       if (submits.some(navigates)) navigating = true;
       return typeof nav?.addEventListener === "function" ? { ...result, navigating } : result;
     } finally {
@@ -384,17 +386,27 @@
       }
       case "type": {
         assertEnabled(el, it);
+        const editor = editors()?.editorOf(el);
+        if (editor) return typeInEditor(editor, p, what, it);
         if (ref) reach(el, it);
+        const before = el.isContentEditable ? el.textContent : el.value;
         typeInto(el, p.text, it);
         // What the field kept, when it is not what was typed: cut at maxlength, or refused by its
         // type (letters in a number field) or by the page.
         const kept = el.isContentEditable ? el.textContent : el.value;
+        // Nothing changed in a field that keeps any text (a number field drops letters itself, and
+        // maxlength cuts): the page put back what untrusted input typed.
+        if (kept === before && keepsAnyText(el) && kept !== [...p.text].slice(0, el.maxLength >= 0 ? el.maxLength : undefined).join("")) {
+          return { needsTrusted: `${it} did not take the text typed through the DOM route: it still holds ${JSON.stringify(kept)}` };
+        }
         if (p.submit) press(el, parseKey("Enter"));
         const typed = sentence("type", { what, ref, text: p.text, submit: p.submit === true });
         return { description: kept === p.text ? typed : `${typed}; the field holds ${JSON.stringify(kept)}` };
       }
       case "press": {
         const key = parseKey(p.key);
+        const editor = editors()?.editorOf(ref ? el : focused());
+        if (editor) return pressInEditor(editor, key, p, what, it);
         if (ref) focusOn(el, { preventScroll: false });
         press(ref ? el : (focused() ?? document.body), key);
         return { description: sentence("press", { what, ref, key: key.name, noDefault: !domHandles(key) }) };
@@ -421,6 +433,36 @@
     }
   }
 
+  const keepsAnyText = (el) => el.isContentEditable || el.tagName === "TEXTAREA" || (isInput(el) && ["text", "search", "url", "tel", "password", "email"].includes(el.type));
+
+  // An editor's textbox is covered by the editor's own lines (CodeMirror 5, Monaco): what must not
+  // be covered is the editor.
+  function reachEditor(editor, it) {
+    reach(editor.root, it);
+    return editor;
+  }
+
+  async function typeInEditor(editor, p, what, it) {
+    if (p.ref) reachEditor(editor, it);
+    const typed = await editors().type(editor, p.text, it);
+    if (typed.needsTrusted) return typed;
+    if (p.submit) {
+      const pressed = await editors().pressIn(editor, parseKey("Enter"), it);
+      if (pressed.needsTrusted) return pressed;
+    }
+    const said = sentence("type", { what, ref: p.ref ?? null, text: p.text, submit: p.submit === true });
+    const shows = p.submit ? null : typed.shows;
+    return { description: shows === null ? said : `${said}; the editor holds ${JSON.stringify(shows)}` };
+  }
+
+  async function pressInEditor(editor, key, p, what, it) {
+    focusOn(p.ref && editor.root.contains(focused()) ? focused() : editor.input, { preventScroll: false });
+    await editors().rendered();
+    const pressed = await editors().pressIn(editor, key, it);
+    if (pressed.needsTrusted) return pressed;
+    return { description: sentence("press", { what, ref: p.ref ?? null, key: key.name }) };
+  }
+
   // Where the debugger route acts: the element's centre in the top-level viewport, after the same
   // checks as the DOM route. For typing, the element is focused and its text selected, so that
   // Input.insertText replaces it.
@@ -429,6 +471,12 @@
     const el = elementOf(p);
     const what = describe(el);
     const it = p.ref ? `${what} (${p.ref})` : what; // in messages
+    const editor = p.kind === "type" || p.kind === "press" || p.kind === "state" ? editors()?.editorOf(el) : null;
+    // After trusted typing in an editor: what it holds now.
+    if (editor && p.kind === "state") {
+      await editors().rendered();
+      return { description: what, shows: editors().textOf(editor) };
+    }
     // After a trusted click on a checkbox: what it says now.
     if (p.kind === "state") return { description: what, checked: checkedState(el) };
     // Right before a trusted press at (x, y), after the pointer moved there: a page can move
@@ -451,6 +499,12 @@
       return { description: what };
     }
     if (p.kind !== "hover" && p.kind !== "scroll" && p.kind !== "press") assertEnabled(el, it);
+    if (editor) {
+      if (p.ref) reachEditor(editor, it);
+      focusOn(editor.root.contains(focused()) && p.kind === "press" ? focused() : editor.input, { preventScroll: true });
+      // The worker selects the editor's text with trusted keys: its own select-all binding.
+      return { description: what, ...(p.kind === "type" ? { selectAll: editors().SELECT_ALL } : {}) };
+    }
     if (p.kind === "type") {
       assertEditable(el, it);
       if (p.ref) reach(el, it);

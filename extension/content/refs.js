@@ -232,6 +232,7 @@
       : normalize(element.getAttribute("aria-label") ?? element.textContent).slice(0, 100);
     if (!name && (role === "textbox" || role === "searchbox" || role === "combobox")) name = placeholderOf(element);
     const label = role === "generic" ? element.localName : role;
+    if (!name && role === "textbox") name = globalThis.__tabpilotActEditors?.nameOf(element) ?? "";
     if (!name) return label;
     const shown = relabelled(element, role) ? shows(name, element.innerText ?? element.textContent) : "";
     return `${label} ${JSON.stringify(name)}${shown ? ` (shows ${JSON.stringify(shown)})` : ""}`;

@@ -252,6 +252,8 @@
         fromContent = true;
         if (!node.name && element.hasAttribute("title")) node.name = normalize(element.title);
       }
+      // A code editor's textbox that its page left unnamed (content/act-editors.js).
+      if (!node.name && role === "textbox") node.name = globalThis.__tabpilotActEditors?.nameOf(element);
       if (!node.name) delete node.name;
       node.props = states(element, role);
       if (!node.props) delete node.props;

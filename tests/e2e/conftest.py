@@ -14,6 +14,7 @@ import pytest
 from selenium import webdriver
 
 from tests.e2e.act_pages import ACT_PAGES
+from tests.e2e.editor_pages import EDITOR_PAGES, vendor_file
 from tests.e2e.harness import Daemon, connected_browser, serving, spawn_daemon, wait_for
 from tests.e2e.hostile_pages import HOSTILE_PAGES
 from tests.e2e.log_pages import LOG_PAGES
@@ -127,6 +128,7 @@ PAGES.update(ACT_PAGES)
 PAGES.update(SHOT_PAGES)
 PAGES.update(LOG_PAGES)
 PAGES.update(HOSTILE_PAGES)
+PAGES.update(EDITOR_PAGES)
 
 #: A page's headers may hold this pseudo-header: the HTTP status to answer with (200 otherwise).
 STATUS = ":status"
@@ -140,10 +142,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 class _PageHandler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
-        headers, body = PAGES.get(self.path.split("?")[0], ({}, "<!doctype html><p>page</p>"))
-        data = body.encode()
+        path = self.path.split("?")[0]
+        vendored = vendor_file(path) if path.startswith("/vendor/") else None
+        headers, body = vendored or PAGES.get(path, ({}, "<!doctype html><p>page</p>"))
+        data = body if isinstance(body, bytes) else body.encode()
         self.send_response(int(headers.get(STATUS, "200")))
-        self.send_header("Content-Type", "text/html; charset=utf-8")
+        if "Content-Type" not in headers:
+            self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Content-Length", str(len(data)))
         for name, value in headers.items():
             if name != STATUS:

@@ -151,6 +151,7 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
     const result = await toPage(job, message);
     if (typeof result.link === "string") job.link = result.link;
     job.unfocused = result.unfocused === true;
+    if (typeof result.needsTrusted === "string") return trustedInstead(job, p, result.needsTrusted);
     // A link to a new tab, which an untrusted click cannot open past the popup blocker.
     if (typeof result.open === "string" && OPENABLE.test(result.open)) {
       opened.add(
@@ -166,6 +167,26 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
     // The page saw no navigation start (content/act.js) and opened no tab: nothing to wait for.
     if (result.navigating === false && !result.open) quiet.add(tab.id);
     return String(result.description ?? "");
+  }
+
+  // The page did not take the DOM route's untrusted input (a code editor or an app that reads only
+  // trusted events, content/act-editors.js): the same act with trusted input where the debugger
+  // may be used, said in the answer's `route`; otherwise a refusal that says what would work.
+  async function trustedInstead(job, p, why) {
+    await debug.reload();
+    if (p.trusted !== false && debug.allowed()) {
+      job.route = "debugger";
+      return viaDebugger(job, p);
+    }
+    const next =
+      p.trusted === false
+        ? "Leave trusted unset to let tabpilot use trusted input where it may."
+        : `Trusted input goes through chrome.debugger, which this browser allows only with ${DEBUGGER_SWITCH}. ` +
+          "Ask the person at the browser to turn it on in the tabpilot popup, then retry.";
+    throw new CommandError("debugger_disabled", `${why}. It needs trusted input. ${next}`, {
+      tab: tabInfo(job.tab),
+      data: { reason: "untrusted_ignored" },
+    });
   }
 
   async function viaDebugger(job, p) {
@@ -198,9 +219,13 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
         const at = await locate("type");
         job.unfocused = at.unfocused === true;
         await focusKept(true);
+        // A code editor's text is selected by its own key binding (content/act-editors.js).
+        if (at.selectAll) await input.key(tab.id, parseKey(at.selectAll));
         await input.insertText(tab.id, p.text);
         if (p.submit === true) await input.key(tab.id, parseKey("Enter"));
-        return sentence("type", { what: at.description, ref, text: p.text, submit: p.submit === true });
+        const typed = sentence("type", { what: at.description, ref, text: p.text, submit: p.submit === true });
+        const shows = at.selectAll && p.submit !== true ? (await locate("state")).shows : undefined;
+        return typeof shows === "string" && shows !== p.text ? `${typed}; the editor holds ${JSON.stringify(shows)}` : typed;
       }
       case "press": {
         const key = parseKey(p.key);
