@@ -20,6 +20,7 @@ from tabpilot.tools import (
     contexts,
     functions,
     logs,
+    mouse,
     navigate,
     page,
     screenshot,
@@ -35,6 +36,7 @@ TOOLS: dict[str, Tool] = {
     for family in (
         navigate,
         page,
+        mouse,
         close,
         script,
         tabs,
