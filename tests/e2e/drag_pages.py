@@ -25,7 +25,9 @@ button { position: absolute; left: 10px; width: 100px; height: 40px; margin: 0 }
     e.ctrlKey, e.shiftKey, e.altKey, e.metaKey, e.isTrusted]);
   for (const type of ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "dblclick",
     "auxclick", "contextmenu", "wheel"]) {
-    for (const id of ["save", "menu", "box"]) document.getElementById(id).addEventListener(type, note);
+    for (const id of ["save", "menu", "box"]) {
+      document.getElementById(id).addEventListener(type, note);
+    }
   }
   document.getElementById("menu").addEventListener("contextmenu", (e) => e.preventDefault());
   window.keys = [];
@@ -62,8 +64,8 @@ width: 200px; height: 200px; background: #eee }</style>
     const onto = e.target.closest("li");
     const list = e.target.closest("ul");
     if (onto && onto !== dragged) {
-      const down = dragged.parentNode === onto.parentNode &&
-        [...onto.parentNode.children].indexOf(dragged) < [...onto.parentNode.children].indexOf(onto);
+      const at = (li) => [...onto.parentNode.children].indexOf(li);
+      const down = dragged.parentNode === onto.parentNode && at(dragged) < at(onto);
       onto.parentNode.insertBefore(dragged, down ? onto.nextSibling : onto);
     } else if (!onto && list) list.appendChild(dragged);
   });
