@@ -9,8 +9,9 @@ from pathlib import Path
 _VENDOR = Path(__file__).resolve().parents[1] / "fixtures" / "vendor"
 _JS = {"Content-Type": "text/javascript; charset=utf-8"}
 
-# Fixed places (body margin 0): "Save" at (10..110, 10..50), the scrollable box at (200..400,
-# 10..110), "Menu" at (10..110, 60..100). Every mouse event any of them hears is logged in `log`.
+# Fixed places (body margin 0): "Save" at (10..110, 10..50), the scrollable box at
+# (200..400, 10..110), "Menu" at (10..110, 60..100), "Delete" (a confirm) at (10..110, 170..210).
+# Every mouse event any of them hears is logged in `log`.
 MOUSE = """<!doctype html><title>mouse</title>
 <style>body { margin: 0; height: 3000px } #box { position: absolute; left: 200px; top: 10px;
 width: 200px; height: 100px; overflow: auto } #box div { height: 1000px }
@@ -19,6 +20,9 @@ button { position: absolute; left: 10px; width: 100px; height: 40px; margin: 0 }
 <button id="menu" style="top: 60px">Menu</button>
 <div id="box" aria-label="Feed" role="region"><div>long</div></div>
 <label style="position: absolute; top: 130px; left: 10px">Name <input id="name"></label>
+<button id="delete" style="top: 170px"
+  onclick="answer.textContent = confirm('Delete everything?') ? 'deleted' : 'kept'">Delete</button>
+<p id="answer" style="position: absolute; top: 220px"></p>
 <script>
   window.log = [];
   const note = (e) => log.push([e.type, e.target.id, e.button, e.buttons, e.detail,

@@ -280,6 +280,17 @@ def test_the_trusted_route_clicks_holds_and_drags(
         assert said == f'Dragged listitem "Task B" ({b}) onto listitem "Task D" ({d}); {NOW_4TH}'
 
 
+def test_a_dialog_a_click_at_a_point_raises_is_dismissed_and_listed(
+    daemon: Daemon, pages: str, tab: int, debugger_on: None
+) -> None:
+    open_page(daemon, tab, f"{pages}/pointer/mouse.html")
+    body = call(daemon, "browser_mouse", tab_id=tab, action="click", x=60, y=190)
+    assert body["result"]["dialogs"] == [
+        {"type": "confirm", "message": "Delete everything?", "action": "dismissed"}
+    ]
+    assert js(daemon, tab, "answer.textContent") == "kept"
+
+
 def test_the_managed_browser_clicks_at_a_point_and_drags(managed: Daemon, pages: str) -> None:
     tab = ok(managed, "browser_tabs", action="new", url=f"{pages}/pointer/mouse.html")["id"]
     body = call(managed, "browser_mouse", tab_id=tab, action="click", x=60, y=30, trusted=True)

@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, model_validator
 
 from tabpilot.tools.fields import TAB_ID_DESCRIPTION, Params, TimeoutMs, result_of
+from tabpilot.tools.script import dialogs_note
 from tabpilot.tools.tool import ClientFace, CliFace, McpFace, Tool, describe, timeout_ms
 
 
@@ -59,7 +60,8 @@ def mouse_text(envelope: dict[str, Any], params: Any = None) -> str:
     done = result_of(envelope)
     route = done.get("route")
     text = str(done.get("description") or "Done")
-    return f"{text} ({'trusted' if route == 'debugger' else 'DOM events'})"
+    text += f" ({'trusted' if route == 'debugger' else 'DOM events'})"
+    return text + dialogs_note(envelope.get("dialogs") or done.get("dialogs"))
 
 
 MOUSE = Tool(
