@@ -330,3 +330,11 @@ test("browser_mouse refuses an unknown action, and trusted input without the swi
   assert.equal(trusted.error.code, "debugger_disabled");
   assert.deepEqual(sent(), []);
 });
+
+test("a trusted hover moves the mouse with no button held", async () => {
+  const { run, calls } = setup({ debuggerOn: true, onSend: () => ({ ok: true, result: { x: 120, y: 45, description: 'button "Go"', doc: "d1" } }) });
+  const answer = await run("browser_act", { kind: "hover", ref: "e1", trusted: true });
+  assert.equal(answer.result.description, 'Hovered over button "Go" (e1)');
+  const mouse = calls.debugger.filter(([method]) => method === "Input.dispatchMouseEvent").map(([, p]) => [p.type, p.button, p.buttons]);
+  assert.deepEqual(mouse, [["mouseMoved", "none", 0]]);
+});

@@ -161,7 +161,8 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
       case "hover": {
         const at = await locate(p.kind);
         const options = pointerOptions(p);
-        await (p.kind === "click" ? input.click : input.move)(tab.id, at.x, at.y, options);
+        if (p.kind === "click") await input.click(tab.id, at.x, at.y, options);
+        else await input.move(tab.id, at.x, at.y);
         return sentence(p.kind, { what: at.description, ref, options });
       }
       case "drag":
