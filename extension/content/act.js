@@ -8,7 +8,7 @@
   "use strict";
 
   const g = globalThis;
-  const { fail, checkParams, parseKey, domHandles, sentence } = g.__tabpilotActCommon;
+  const { fail, checkParams, parseKey, domHandles, sentence, pointerOptions } = g.__tabpilotActCommon;
   const { focused, focusOn, isInput, isDisabled, parentOf, viewOf, fire, typeInto, assertEditable, press, selectAll, FOCUSABLE } = g.__tabpilotActKeys;
   // Code editors (act-editors.js): loaded before this file in a page, absent in node tests.
   const editors = () => g.__tabpilotActEditors;
@@ -368,7 +368,7 @@
   }
 
   // `el`: the element acted on (elementOf), null for a scroll of the page.
-  function perform(p, el) {
+  async function perform(p, el) {
     const what = el ? describe(el) : "the page";
     const ref = p.ref ?? null;
     const it = ref ? `${what} (${ref})` : what; // in messages
@@ -376,6 +376,9 @@
       case "click": {
         assertEnabled(el, it);
         const { x, y, target } = reach(el, it);
+        // A click with another button, count or modifiers: content/mouse.js.
+        const options = p.button || p.count > 1 || p.modifiers?.length ? pointerOptions(p) : null;
+        if (options) return { description: sentence("click", { what, ref, options }), ...g.__tabpilotMouse.clickAt(target, x, y, options) };
         const open = click(target, x, y);
         return { description: sentence("click", { what, ref }), ...(open ? { open } : {}), ...linkOf(target) };
       }
@@ -408,11 +411,18 @@
         const editor = editors()?.editorOf(ref ? el : focused());
         if (editor) return pressInEditor(editor, key, p, what, it);
         if (ref) focusOn(el, { preventScroll: false });
-        press(ref ? el : (focused() ?? document.body), key);
+        const to = ref ? el : (focused() ?? document.body);
+        if (p.hold_ms != null) {
+          const repeats = await g.__tabpilotActKeys.hold(to, key, p.hold_ms);
+          return { description: sentence("press", { what, ref, key: key.name, held: p.hold_ms, repeats }) };
+        }
+        press(to, key);
         return { description: sentence("press", { what, ref, key: key.name, noDefault: !domHandles(key) }) };
       }
       case "scroll":
         return { description: scroll(el, p, what) };
+      case "drag":
+        return g.__tabpilotDrag.dragRef(el, p, it, reach);
       case "select":
         assertEnabled(el, it);
         return { description: selectOptions(el, p, what, it) };
@@ -527,5 +537,5 @@
     return { x: topX, y: topY, description: what, doc: refs().doc, ...(checked === null ? {} : { checked }), ...link };
   }
 
-  g.__tabpilotAct = Object.freeze({ run, locate, nameOf, pickOptions });
+  g.__tabpilotAct = Object.freeze({ run, locate, nameOf, pickOptions, hitAt, reach });
 })();

@@ -10,6 +10,7 @@ import { createTabMachinery } from "./tab/machinery.js";
 import { createCaptureTools } from "./tools/capture.js";
 import { createFunctionsTools } from "./tools/functions.js";
 import { createLogsTools } from "./tools/logs.js";
+import { createMouseTools } from "./tools/mouse.js";
 import { createNavigateTools } from "./tools/navigate.js";
 import { createPageTools } from "./tools/page.js";
 import { createScriptTools } from "./tools/script.js";
@@ -27,6 +28,7 @@ const FAMILIES = {
   functions: createFunctionsTools,
   storage: createStorageTools,
   wait: createWaitTools,
+  mouse: createMouseTools,
 };
 
 const PILOT_OFF =

@@ -14,6 +14,7 @@ import pytest
 from selenium import webdriver
 
 from tests.e2e.act_pages import ACT_PAGES
+from tests.e2e.drag_pages import DRAG_PAGES
 from tests.e2e.editor_pages import EDITOR_PAGES, vendor_file
 from tests.e2e.harness import Daemon, connected_browser, serving, spawn_daemon, wait_for
 from tests.e2e.hostile_pages import HOSTILE_PAGES
@@ -129,6 +130,7 @@ PAGES.update(SHOT_PAGES)
 PAGES.update(LOG_PAGES)
 PAGES.update(HOSTILE_PAGES)
 PAGES.update(EDITOR_PAGES)
+PAGES.update(DRAG_PAGES)
 
 #: A page's headers may hold this pseudo-header: the HTTP status to answer with (200 otherwise).
 STATUS = ":status"
@@ -147,11 +149,10 @@ class _PageHandler(BaseHTTPRequestHandler):
         headers, body = vendored or PAGES.get(path, ({}, "<!doctype html><p>page</p>"))
         data = body if isinstance(body, bytes) else body.encode()
         self.send_response(int(headers.get(STATUS, "200")))
-        if "Content-Type" not in headers:
-            self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Type", headers.get("Content-Type", "text/html; charset=utf-8"))
         self.send_header("Content-Length", str(len(data)))
         for name, value in headers.items():
-            if name != STATUS:
+            if name not in (STATUS, "Content-Type"):
                 self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)

@@ -54,7 +54,7 @@ export function createPageTools({
   withTimeout,
 }) {
   chrome.tabs.onRemoved.addListener((tabId) => forgetDoc(tabId));
-  const input = createInput({ debug });
+  const input = createInput({ debug, chrome });
   const act = createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, frames, aiTabs, input, withTimeout });
   // Sends one message to the tab's content script and returns {result, tab}; a failure throws.
   async function ask(params, message) {

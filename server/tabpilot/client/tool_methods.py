@@ -44,7 +44,9 @@ class _Methods(_Calls[R]):
     @_tool()
     def act(
         self,
-        kind: Literal["click", "type", "press", "scroll", "hover", "select", "check", "uncheck"],
+        kind: Literal[
+            "click", "type", "press", "scroll", "hover", "select", "check", "uncheck", "drag"
+        ],
         ref: str | None = None,
         *,
         text: str | None = None,
@@ -53,6 +55,13 @@ class _Methods(_Calls[R]):
         amount: int | None = None,
         submit: bool | None = None,
         values: list[str] | None = None,
+        to_ref: str | None = None,
+        to_x: float | None = None,
+        to_y: float | None = None,
+        button: Literal["left", "right", "middle"] | None = None,
+        count: int | None = None,
+        modifiers: list[Literal["Alt", "Control", "Meta", "Shift"]] | None = None,
+        hold_ms: int | None = None,
         trusted: bool | None = None,
         tab_id: int | None = None,
         timeout_ms: int | None = None,
@@ -88,6 +97,36 @@ class _Methods(_Calls[R]):
     ) -> R:
         """Waits for one condition: ``{condition, description, elapsed_ms, already, navigated,
         url}``; raises wait_timeout naming what was still false."""
+
+    @_tool()
+    def mouse(
+        self,
+        action: Literal[
+            "click",
+            "double_click",
+            "triple_click",
+            "right_click",
+            "middle_click",
+            "down",
+            "up",
+            "move",
+            "wheel",
+            "drag",
+        ],
+        x: float,
+        y: float,
+        *,
+        to_x: float | None = None,
+        to_y: float | None = None,
+        delta_x: float | None = None,
+        delta_y: float | None = None,
+        modifiers: list[Literal["Alt", "Control", "Meta", "Shift"]] | None = None,
+        button: Literal["left", "right", "middle"] | None = None,
+        trusted: bool | None = None,
+        tab_id: int | None = None,
+        timeout_ms: int | None = None,
+    ) -> R:
+        """The mouse at a point of the viewport: ``{description, route}``."""
 
     @_tool()
     def close_browser(self) -> R:

@@ -38,6 +38,7 @@ The hierarchy (``tests/test_errors.py`` checks that it names every code)::
      │    ├── ConfirmTokenExpired      410 confirm_token_expired  (guard)
      │    ├── ConfirmTokenUsed         410 confirm_token_used  (guard)
      │    ├── ScriptTooLarge           413 script_too_large
+     │    ├── PointOutsideViewport     422 point_outside_viewport  (page)
      │    └── QueueFull                429 queue_full
      ├── BridgeFailure                 the bridge could not get an answer (5xx)
      │    ├── InternalError            500 internal_error
@@ -136,6 +137,7 @@ from tabpilot.errors.page import (
     DebuggerDisabled,
     ElementNotInteractable,
     NavigationFailed,
+    PointOutsideViewport,
     RefNotFound,
     RequestNotFound,
     StaleRef,
@@ -220,6 +222,7 @@ __all__ = [
     "NoValidPage",
     "NotFound",
     "PilotDisabled",
+    "PointOutsideViewport",
     "PromiseRejected",
     "QueueFull",
     "RefNotFound",

@@ -14,9 +14,9 @@ from tabpilot.tools.fields import TAB_ID_DESCRIPTION, Params, Ref, TimeoutMs, re
 from tabpilot.tools.script import dialogs_note
 from tabpilot.tools.tool import ClientFace, CliFace, GuardRule, Tool, describe, timeout_ms
 
-ACT_KINDS = ("click", "type", "press", "scroll", "hover", "select", "check", "uncheck")
+ACT_KINDS = ("click", "type", "press", "scroll", "hover", "select", "check", "uncheck", "drag")
 #: The kinds of act that need an element.
-KINDS_NEEDING_REF = ("click", "hover", "select", "check", "uncheck")
+KINDS_NEEDING_REF = ("click", "hover", "select", "check", "uncheck", "drag")
 
 
 class SnapshotParams(Params):
@@ -40,9 +40,9 @@ class ActParams(Params):
 
     example: ClassVar[str] = '{"kind": "click", "ref": "e12"}'
 
-    kind: Literal["click", "type", "press", "scroll", "hover", "select", "check", "uncheck"] = (
-        Field()
-    )
+    kind: Literal[
+        "click", "type", "press", "scroll", "hover", "select", "check", "uncheck", "drag"
+    ] = Field()
     ref: Ref | None = Field(
         default=None,
         description="type, press: the focused element if none.",
@@ -63,6 +63,14 @@ class ActParams(Params):
     amount: int | None = Field(default=None, ge=1, description="scroll: pixels.")
     submit: bool = Field(default=False, description="type: press Enter after.")
     values: list[str] | None = Field(default=None, description="select: several options.")
+    # The pointer's fields: their names say what they do, to keep tools/list small.
+    to_ref: Ref | None = Field(default=None, description="drag: onto it.")
+    to_x: float | None = Field(default=None)
+    to_y: float | None = Field(default=None)
+    button: Literal["left", "right", "middle"] | None = Field(default=None)
+    count: int | None = Field(default=None, ge=1, le=3)
+    modifiers: list[Literal["Alt", "Control", "Meta", "Shift"]] | None = Field(default=None)
+    hold_ms: int | None = Field(default=None, ge=0, le=10_000)
     trusted: bool | None = Field(
         default=None,
         description="Trusted input through chrome.debugger.",
@@ -80,6 +88,8 @@ class ActParams(Params):
             raise ValueError('`press` needs `key`, such as "Enter"')
         if self.kind == "select" and self.text is None and not self.values:
             raise ValueError("`select` needs `values` (or `text` for one option)")
+        if self.kind == "drag" and self.to_ref is None and (self.to_x is None or self.to_y is None):
+            raise ValueError("`drag` needs `to_ref`, or `to_x` and `to_y`")
         return self
 
 
