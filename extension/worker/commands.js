@@ -8,6 +8,7 @@
 import { CommandError, errorPayload } from "./link/errors.js";
 import { createTabMachinery } from "./tab/machinery.js";
 import { createCaptureTools } from "./tools/capture.js";
+import { createFilesTools } from "./tools/files.js";
 import { createFunctionsTools } from "./tools/functions.js";
 import { createLogsTools } from "./tools/logs.js";
 import { createNavigateTools } from "./tools/navigate.js";
@@ -25,6 +26,7 @@ const FAMILIES = {
   logs: createLogsTools,
   functions: createFunctionsTools,
   storage: createStorageTools,
+  files: createFilesTools,
 };
 
 const PILOT_OFF =
