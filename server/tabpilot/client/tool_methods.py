@@ -212,3 +212,13 @@ class _Methods(_Calls[R]):
         Playwright's storageState: written to ``path`` (a name under the daemon's storage/ folder),
         else in the answer's ``storage_state``. ``{name, cookies, origins, pages, skipped, path?,
         storage_state?}``."""
+
+    @_tool()
+    def upload(self, ref: str, paths: list[str], *, tab_id: int | None = None) -> R:
+        """Files from the uploads folder into a file input: ``{description, route, files,
+        not_accepted}``."""
+
+    @_tool()
+    def downloads(self, *, limit: int | None = None) -> R:
+        """The downloads the AI's acts started, newest first: ``{downloads: [{name, origin, size,
+        state, error, path}]}``."""

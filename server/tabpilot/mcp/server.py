@@ -61,8 +61,12 @@ your context."""
 CONTEXTS_INSTRUCTIONS = """
 Several browsers (contexts) may be open: yours is the active one (browser_context_switch); a
 `tab_id` names its context by itself."""
+#: With the files capability: where uploads come from.
+FILES_INSTRUCTIONS = """
+browser_upload reads only the uploads folder the person chose (TABPILOT_UPLOAD_DIR); paths are
+relative to it."""
 #: What the instructions add for each capability a client asks for (tabpilot.tools.CAPS).
-CAP_INSTRUCTIONS = {"contexts": CONTEXTS_INSTRUCTIONS}
+CAP_INSTRUCTIONS = {"contexts": CONTEXTS_INSTRUCTIONS, "files": FILES_INSTRUCTIONS}
 
 
 class Backend(Protocol):
