@@ -456,3 +456,44 @@ def test_a_persons_own_download_is_not_listed(
     chrome.find_element("link text", "Get the report").click()
     time.sleep(1)
     assert ok(files_daemon, "browser_downloads")["count"] == before
+
+
+@pytest.fixture(scope="module")
+def managed_files(uploads: Path) -> Iterator[Daemon]:
+    """`tabpilot serve --browser` with the same uploads folder."""
+    env = {"TABPILOT_UPLOAD_DIR": str(uploads), "TABPILOT_UPLOAD_MAX_BYTES": str(CAP)}
+    with spawn_daemon("--browser", env=env) as running:
+
+        def ready() -> bool:
+            status = running.status()
+            return bool(status["extension"]["pilot_enabled"] and status["browser"]["ready"])
+
+        wait_for(ready, 90, "the managed browser")
+        yield running
+
+
+def test_the_managed_browser_uploads_and_downloads_into_the_context_folder(
+    managed_files: Daemon, site: str, uploads: Path
+) -> None:
+    daemon = managed_files
+    sha = put(uploads, "m.txt", b"managed upload")
+    tab: int = daemon.get("/tabs").json()["result"][0]["id"]
+    found = upload_page(daemon, tab, site)
+    ok(daemon, "browser_upload", tab_id=tab, ref=found['button "Choose file"'], paths=["m.txt"])
+    assert received(daemon, tab, "hidden")[0]["sha"] == sha
+    ok(daemon, "browser_upload", tab_id=tab, ref=found['button "Resume"'], paths=["m.txt"])
+    assert received(daemon, tab, "plain")[0]["sha"] == sha
+    # Downloads go to <state dir>/downloads/<context>/, and the answer gives the path.
+    open_page(daemon, tab, f"{site}/download.html")
+    found = all_refs(daemon, tab)
+    report = ok(daemon, "browser_act", tab_id=tab, kind="click", ref=found['link "Get the report"'])
+    [got] = report["downloads"]
+    folder = daemon.state_dir / "downloads" / "default"
+    assert (got["name"], got["state"], got["path"]) == (
+        "report.csv",
+        "complete",
+        str(folder / "report.csv"),
+    )
+    assert (folder / "report.csv").read_bytes() == CSV
+    listed = ok(daemon, "browser_downloads")["downloads"]
+    assert [d["path"] for d in listed] == [str(folder / "report.csv")]
