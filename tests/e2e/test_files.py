@@ -244,31 +244,19 @@ def test_a_hidden_input_behind_a_styled_button_or_label(
     found = upload_page(files_daemon, tab, site)
     # The hidden inputs have refs, named by their labels.
     assert 'button "Attach"' in found and 'button "Add a logo"' in found
-    button = found['button "Choose file"']
-    result = ok(files_daemon, "browser_upload", tab_id=tab, ref=button, paths=["a.txt"])
-    assert result["via"] == "chooser"
-    assert result["description"].startswith('Uploaded "a.txt" (5 bytes, text/plain) to ')
-    assert received(files_daemon, tab, "hidden")[0]["sha"] == sha
-    # An input the page makes on the fly and clicks, never in the document.
-    ok(
-        files_daemon,
-        "browser_upload",
-        tab_id=tab,
-        ref=found['button "Add attachment"'],
-        paths=["a.txt"],
-    )
-    assert received(files_daemon, tab, "detached")[0]["sha"] == sha
-    # A visually hidden input, and one not displayed at all, by their labels' refs.
-    ok(files_daemon, "browser_upload", tab_id=tab, ref=found['button "Attach"'], paths=["a.txt"])
-    assert received(files_daemon, tab, "shy")[0]["sha"] == sha
-    ok(
-        files_daemon,
-        "browser_upload",
-        tab_id=tab,
-        ref=found['button "Add a logo"'],
-        paths=["a.txt"],
-    )
-    assert received(files_daemon, tab, "gone")[0]["sha"] == sha
+    # A button that clicks a hidden input; one that clicks an input never put in the document;
+    # a visually hidden input and one not displayed at all, by their labels' names.
+    for name, where, via in [
+        ("Choose file", "hidden", "chooser"),
+        ("Add attachment", "detached", "chooser"),
+        ("Attach", "shy", "input"),
+        ("Add a logo", "gone", "input"),
+    ]:
+        ref = found[f'button "{name}"']
+        result = ok(files_daemon, "browser_upload", tab_id=tab, ref=ref, paths=["a.txt"])
+        assert result["via"] == via, (name, result)
+        assert result["description"].startswith('Uploaded "a.txt" (5 bytes, text/plain) to ')
+        assert received(files_daemon, tab, where)[0]["sha"] == sha, name
     # The page's own click() works again afterwards.
     assert js(files_daemon, tab, "HTMLInputElement.prototype.click.toString().includes('native')")
 
