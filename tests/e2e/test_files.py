@@ -441,6 +441,23 @@ def test_downloads_are_reported_and_listed(
         Path(done["path"]).unlink(missing_ok=True)  # Chrome's own folder: leave it as it was
 
 
+def test_a_script_that_starts_a_download_says_so(
+    chrome: webdriver.Chrome, files_daemon: Daemon, site: str
+) -> None:
+    tab, _ = download_tab(files_daemon, site)
+    script = (
+        "document.querySelector('a[download]').click();"
+        "await new Promise((r) => setTimeout(r, 300)); return 'clicked'"
+    )
+    body = call(files_daemon, "execute_javascript", script=script, tab_id=tab)
+    assert body["result"] == "clicked", body
+    [got] = body["downloads"]
+    assert got["state"] == "complete" and got["size"] == len(CSV), got
+    listed = ok(files_daemon, "browser_downloads", limit=1)["downloads"]
+    assert [d["id"] for d in listed] == [got["id"]]
+    Path(got["path"]).unlink(missing_ok=True)
+
+
 def test_a_persons_own_download_is_not_listed(
     chrome: webdriver.Chrome, files_daemon: Daemon, site: str
 ) -> None:
