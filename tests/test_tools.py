@@ -33,7 +33,13 @@ from tests.test_calls import calls_socket
 #: The tools that send their own command to the extension. The function registry's answer from
 #: the daemon, or send another command (tests/test_functions.py walks their faces), and so do the
 #: context tools (tests/test_contexts.py).
-SENT = [name for name in TOOLS if not name.startswith("eval_") and TOOLS[name].cli.in_context]
+#: browser_upload reads the files of the uploads folder first and sends them, not its params
+#: (tests/test_files.py, tests/e2e/test_files.py).
+SENT = [
+    name
+    for name in TOOLS
+    if not name.startswith("eval_") and TOOLS[name].cli.in_context and name != "browser_upload"
+]
 
 NEW_TAB = {"id": 12, "url": "http://localhost/popup", "title": "Popup"}
 
@@ -54,6 +60,15 @@ RESULTS: dict[str, Any] = {
         "new_tabs": [NEW_TAB],
     },
     "browser_read": {"text": "World", "offset": 5, "total": 20, "more": True},
+    "browser_downloads": {
+        "downloads": [
+            {
+                **{"id": 3, "name": "r.csv", "origin": "http://localhost", "state": "complete"},
+                **{"size": 22, "received": 22, "mime": "text/csv", "path": "/d/r.csv"},
+            }
+        ],
+        "count": 1,
+    },
     "browser_close": {"closed_tabs": [12, 13]},
     "browser_tabs": [{**TAB, "active": True, "window_id": 1}],
     "browser_take_screenshot": {
@@ -136,6 +151,11 @@ CASES: dict[str, Case] = {
         ("read", "--offset", "5", "--limit", "5"),
     ),
     "browser_close": Case({}, "Closed 2 tabs.", ("close",)),
+    "browser_downloads": Case(
+        {"limit": 5},
+        '1 download, newest first:\n- "r.csv" (22 bytes) complete at /d/r.csv from http://localhost',
+        ("downloads", "--limit", "5"),
+    ),
     "execute_javascript": Case(
         {"script": "(el) => el.value", "ref": "e3"},
         "(el) => el.value",
@@ -251,7 +271,8 @@ async def test_mcp_lists_and_answers_every_tool(daemon: Daemon, transport: str) 
             assert result.structured_content == {"result": CASES[name].params["script"]}
         else:
             assert result.structured_content is None, name
-    assert [c.command for c in fake.commands] == SENT
+    # A tool of a capability the client did not ask for is not called (browser_downloads).
+    assert [c.command for c in fake.commands] == [n for n in SENT if TOOLS[n].mcp.cap is None]
 
 
 @pytest.mark.parametrize("name", SENT)
