@@ -8,6 +8,7 @@
 import { CommandError, errorPayload } from "./link/errors.js";
 import { createTabMachinery } from "./tab/machinery.js";
 import { createCaptureTools } from "./tools/capture.js";
+import { createFilesTools } from "./tools/files.js";
 import { createFunctionsTools } from "./tools/functions.js";
 import { createLogsTools } from "./tools/logs.js";
 import { createMouseTools } from "./tools/mouse.js";
@@ -29,6 +30,7 @@ const FAMILIES = {
   storage: createStorageTools,
   wait: createWaitTools,
   mouse: createMouseTools,
+  files: createFilesTools,
 };
 
 const PILOT_OFF =

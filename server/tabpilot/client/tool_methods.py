@@ -129,6 +129,16 @@ class _Methods(_Calls[R]):
         """The mouse at a point of the viewport: ``{description, route}``."""
 
     @_tool()
+    def upload(self, ref: str, paths: list[str], *, tab_id: int | None = None) -> R:
+        """Files from the uploads folder into a file input: ``{description, route, files,
+        not_accepted}``."""
+
+    @_tool()
+    def downloads(self, *, limit: int | None = None) -> R:
+        """The downloads the AI's acts started, newest first: ``{downloads: [{name, origin, size,
+        state, error, path}]}``."""
+
+    @_tool()
     def close_browser(self) -> R:
         """Close the tabs the AI opened (and stop the daemon's managed browser): ``{closed_tabs,
         browser?}``."""
