@@ -218,5 +218,5 @@
     else el.ownerDocument.getSelection().selectAllChildren(el.isContentEditable ? el : el.ownerDocument.body);
   }
 
-  g.__tabpilotActKeys = Object.freeze({ focused, focusOn, isInput, isDisabled, parentOf, viewOf, fire, typeInto, assertEditable, press, selectAll, FOCUSABLE });
+  g.__tabpilotActKeys = Object.freeze({ focused, focusOn, isInput, isDisabled, isEditable, parentOf, viewOf, fire, setValue, typeInto, assertEditable, press, selectAll, FOCUSABLE, TEXT_TYPES });
 })();

@@ -389,5 +389,5 @@
     return { x: topX, y: topY, description: what, doc: refs().doc, ...(checked === null ? {} : { checked }) };
   }
 
-  g.__tabpilotAct = Object.freeze({ run, locate, nameOf, pickOptions });
+  g.__tabpilotAct = Object.freeze({ run, locate, nameOf, pickOptions, checkedState, assertEnabled, CHECKABLE_ROLES });
 })();

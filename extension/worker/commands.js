@@ -8,6 +8,7 @@
 import { CommandError, errorPayload } from "./link/errors.js";
 import { createTabMachinery } from "./tab/machinery.js";
 import { createCaptureTools } from "./tools/capture.js";
+import { createFormTools } from "./tools/form.js";
 import { createFunctionsTools } from "./tools/functions.js";
 import { createLogsTools } from "./tools/logs.js";
 import { createNavigateTools } from "./tools/navigate.js";
@@ -25,6 +26,7 @@ const FAMILIES = {
   logs: createLogsTools,
   functions: createFunctionsTools,
   storage: createStorageTools,
+  form: createFormTools,
 };
 
 const PILOT_OFF =

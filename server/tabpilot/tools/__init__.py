@@ -18,6 +18,7 @@ from tabpilot.tools import (
     close,
     context_storage,
     contexts,
+    form,
     functions,
     logs,
     navigate,
@@ -35,6 +36,7 @@ TOOLS: dict[str, Tool] = {
     for family in (
         navigate,
         page,
+        form,
         close,
         script,
         tabs,
