@@ -54,6 +54,17 @@ RESULTS: dict[str, Any] = {
         "new_tabs": [NEW_TAB],
     },
     "browser_read": {"text": "World", "offset": 5, "total": 20, "more": True},
+    "browser_fill_form": {
+        "fields": [
+            {"ref": "e3", "ok": True, "element": 'textbox "Name"', "value": "Ada"},
+            {"ref": "e5", "ok": True, "element": 'checkbox "Terms"', "value": True},
+        ],
+        "submit": {"ref": "e9", "clicked": True, "description": 'Clicked button "Go" (e9)'},
+        "route": "dom",
+        "navigated": True,
+        "url": "http://localhost/next",
+        "new_tabs": [],
+    },
     "browser_close": {"closed_tabs": [12, 13]},
     "browser_tabs": [{**TAB, "active": True, "window_id": 1}],
     "browser_take_screenshot": {
@@ -134,6 +145,12 @@ CASES: dict[str, Case] = {
         {"offset": 5, "limit": 5},
         "World\n[chars 5-10 of 20; more: browser_read offset=10]",
         ("read", "--offset", "5", "--limit", "5"),
+    ),
+    "browser_fill_form": Case(
+        {"fields": [{"ref": "e3", "value": "Ada"}, {"ref": "e5", "value": True}], "submit": "e9"},
+        'Filled 2 of 2 fields\ne3 textbox "Name": "Ada"\ne5 checkbox "Terms": checked\n'
+        'Clicked button "Go" (e9); the page navigated to http://localhost/next',
+        ("fill", "--field", "e3=Ada", "--field", "e5=true", "--submit", "e9"),
     ),
     "browser_close": Case({}, "Closed 2 tabs.", ("close",)),
     "execute_javascript": Case(
