@@ -247,5 +247,7 @@
     else el.ownerDocument.getSelection().selectAllChildren(el.isContentEditable ? el : el.ownerDocument.body);
   }
 
-  g.__tabpilotActKeys = Object.freeze({ focused, focusOn, isInput, isTextField, isDisabled, parentOf, viewOf, fire, typeInto, insertAtCaret, assertEditable, press, hold, selectAll, FOCUSABLE });
+  g.__tabpilotActKeys = Object.freeze({
+    focused, focusOn, isInput, isTextField, isDisabled, isEditable, parentOf, viewOf, fire, setValue, typeInto, insertAtCaret, assertEditable, press, hold, selectAll, FOCUSABLE, TEXT_TYPES,
+  });
 })();

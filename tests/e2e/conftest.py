@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ from selenium import webdriver
 from tests.e2e.act_pages import ACT_PAGES
 from tests.e2e.drag_pages import DRAG_PAGES
 from tests.e2e.editor_pages import EDITOR_PAGES, vendor_file
+from tests.e2e.form_pages import FORM_PAGES
 from tests.e2e.harness import Daemon, connected_browser, serving, spawn_daemon, wait_for
 from tests.e2e.hostile_pages import HOSTILE_PAGES
 from tests.e2e.log_pages import LOG_PAGES
@@ -131,6 +133,7 @@ PAGES.update(LOG_PAGES)
 PAGES.update(HOSTILE_PAGES)
 PAGES.update(EDITOR_PAGES)
 PAGES.update(DRAG_PAGES)
+PAGES.update(FORM_PAGES)
 
 #: A page's headers may hold this pseudo-header: the HTTP status to answer with (200 otherwise).
 STATUS = ":status"

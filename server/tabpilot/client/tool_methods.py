@@ -80,6 +80,18 @@ class _Methods(_Calls[R]):
         """A slice of the page's visible text: ``{text, offset, total, more}``."""
 
     @_tool()
+    def fill_form(
+        self,
+        fields: list[dict[str, Any]],
+        *,
+        submit: str | None = None,
+        tab_id: int | None = None,
+        timeout_ms: int | None = None,
+    ) -> R:
+        """Fill the form fields ``[{ref, value}]``, then click ``submit``: ``{fields: [{ref, ok,
+        element, value | chars, error}], submit, navigated, url, new_tabs}``."""
+
+    @_tool()
     def wait_for(
         self,
         *,

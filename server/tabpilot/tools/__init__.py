@@ -19,6 +19,7 @@ from tabpilot.tools import (
     context_storage,
     contexts,
     files,
+    form,
     functions,
     logs,
     mouse,
@@ -38,6 +39,7 @@ TOOLS: dict[str, Tool] = {
     for family in (
         navigate,
         page,
+        form,
         wait,
         mouse,
         files,
