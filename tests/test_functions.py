@@ -177,7 +177,7 @@ async def _socket(daemon: Daemon, name: str, params: dict[str, Any]) -> Any:
 
 
 async def _mcp(daemon: Daemon, name: str, params: dict[str, Any]) -> Any:
-    async with open_mcp("http", daemon.settings.port) as client:
+    async with open_mcp("http", daemon.settings.port, caps="functions") as client:
         result, text = await mcp_call(client, name, **params)
     return {**(result.structured_content or {}), "text": text}
 
@@ -303,7 +303,7 @@ async def test_a_call_answers_as_execute_javascript_does(daemon: Daemon) -> None
     async with connected(daemon, page), daemon.client() as client:
         await client.post("/eval_define_function", json={"name": "t", "source": "() => 1"})
         body = (await client.post("/eval_call_function", json={"name": "t", "tab_id": 7})).json()
-        async with open_mcp("http", daemon.settings.port) as mcp:
+        async with open_mcp("http", daemon.settings.port, caps="functions") as mcp:
             _, text = await mcp_call(mcp, "eval_call_function", name="t")
     assert body["result"] == {"total": 3} and body["result_type"] == "object"
     assert body["route"] == "debugger" and body["tab"]["id"] == 7

@@ -21,7 +21,7 @@ from tabpilot.client.connection import DaemonClient
 from tabpilot.http.calls import METHODS
 from tabpilot.mcp.schema import input_schema
 from tabpilot.mcp.server import VALUE_TOOLS, mcp_description
-from tabpilot.tools import TOOLS
+from tabpilot.tools import CAPS, TOOLS
 from tabpilot.tools.page import ACT_KINDS
 from tabpilot.tools.screenshot import image_bytes
 from tests.mcp_support import TRANSPORTS, open_mcp
@@ -380,7 +380,7 @@ async def test_bad_input_is_refused_on_every_face_before_anything_is_sent(
         connected(daemon, extension) as fake,
         daemon.client() as client,
         calls_socket(daemon) as ws,
-        open_mcp("http", daemon.settings.port) as mcp,
+        open_mcp("http", daemon.settings.port, caps=",".join(sorted(CAPS))) as mcp,
     ):
         response = await client.post(f"/{name}", json=params)
         answer = await socket_call(ws, name, params)

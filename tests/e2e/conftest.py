@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
-from pathlib import Path
 from typing import Any
 
 import pytest

@@ -55,7 +55,7 @@ def _mcp(daemon: Daemon) -> Face:
     which is its whole answer (no structured content); a screenshot's text and image data."""
 
     async def run(name: str, params: dict[str, Any]) -> Any:
-        async with open_mcp("http", daemon.port) as client:
+        async with open_mcp("http", daemon.port, caps="functions") as client:
             answer = await client.call_tool(name, params)
         assert not answer.is_error, answer
         text = text_of(answer)

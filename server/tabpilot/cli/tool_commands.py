@@ -23,7 +23,12 @@ from tabpilot.config import Settings
 from tabpilot.tools import TOOLS, Tool
 
 #: Fields whose option is not simply --field-name.
-OPTION_NAMES = {"tab_id": "--tab", "values": "--value", "modifiers": "--modifier", "fields": "--field"}
+OPTION_NAMES = {
+    "tab_id": "--tab",
+    "values": "--value",
+    "modifiers": "--modifier",
+    "fields": "--field",
+}
 
 
 class CliError(Exception):

@@ -67,10 +67,15 @@ browser_mouse's x, y are CSS px of the viewport: a viewport screenshot's pixels 
 FILES_INSTRUCTIONS = """
 browser_upload reads only the uploads folder the person chose (TABPILOT_UPLOAD_DIR); paths are
 relative to it."""
+#: With the functions capability: what the registry is for.
+FUNCTIONS_INSTRUCTIONS = """
+eval_define_function keeps a function in the daemon; eval_call_function runs it by name in any tab,
+without its source again."""
 #: What the instructions add for each capability a client asks for (tabpilot.tools.CAPS).
 CAP_INSTRUCTIONS = {
     "contexts": CONTEXTS_INSTRUCTIONS,
     "files": FILES_INSTRUCTIONS,
+    "functions": FUNCTIONS_INSTRUCTIONS,
     "vision": VISION_INSTRUCTIONS,
 }
 

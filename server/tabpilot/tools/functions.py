@@ -259,6 +259,7 @@ DEFINE = Tool(
         positional=("name", "source"),
     ),
     cli=CliFace("define", positional=("name", "source")),
+    mcp=McpFace(cap="functions"),
     handle=on_bridge(define),
     http=HttpFace(empty_body=None),
 )
@@ -292,7 +293,7 @@ CALL = Tool(
     handle=on_bridge(call),
     command="execute_javascript",
     guard=GuardRule(limit=2_000),
-    mcp=McpFace(value=True),
+    mcp=McpFace(cap="functions", value=True),
     http=HttpFace(empty_body=None),
 )
 
@@ -315,6 +316,7 @@ LIST = Tool(
         doc="The defined functions: ``{functions: [{name, first_line}], limit}``.",
     ),
     cli=CliFace("functions"),
+    mcp=McpFace(cap="functions"),
     handle=on_bridge(list_functions),
     command=None,
 )
@@ -339,6 +341,7 @@ REMOVE = Tool(
         positional=("name",),
     ),
     cli=CliFace("undefine", positional=("name",)),
+    mcp=McpFace(cap="functions"),
     handle=on_bridge(remove),
     command=None,
     http=HttpFace(empty_body=None),
