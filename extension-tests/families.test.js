@@ -77,6 +77,7 @@ test("the popup records every command but ping, and words all but two", () => {
     "browser_snapshot",
     "browser_tabs",
     "browser_take_screenshot",
+    "browser_wait_for",
     "eval_define_function",
     "execute_javascript",
     "list_tabs",

@@ -57,6 +57,7 @@ TABLE = {
     "extension_not_connected": 503,
     "tab_unresponsive": 503,
     "execution_timeout": 504,
+    "wait_timeout": 504,
     "execution_error": 200,
     "syntax_error": 200,
     "promise_rejected": 200,

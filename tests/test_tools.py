@@ -54,6 +54,14 @@ RESULTS: dict[str, Any] = {
         "new_tabs": [NEW_TAB],
     },
     "browser_read": {"text": "World", "offset": 5, "total": 20, "more": True},
+    "browser_wait_for": {
+        "condition": "text",
+        "description": 'text "Saved" appeared',
+        "elapsed_ms": 412,
+        "already": False,
+        "navigated": True,
+        "url": "http://localhost/next",
+    },
     "browser_close": {"closed_tabs": [12, 13]},
     "browser_tabs": [{**TAB, "active": True, "window_id": 1}],
     "browser_take_screenshot": {
@@ -134,6 +142,11 @@ CASES: dict[str, Case] = {
         {"offset": 5, "limit": 5},
         "World\n[chars 5-10 of 20; more: browser_read offset=10]",
         ("read", "--offset", "5", "--limit", "5"),
+    ),
+    "browser_wait_for": Case(
+        {"text": "Saved", "timeout_ms": 5000},
+        'text "Saved" appeared after 412 ms; the page navigated to http://localhost/next',
+        ("wait", "--text", "Saved", "--timeout-ms", "5000"),
     ),
     "browser_close": Case({}, "Closed 2 tabs.", ("close",)),
     "execute_javascript": Case(
@@ -295,6 +308,11 @@ async def test_the_cli_prints_the_text_and_with_json_the_envelope(
         ("browser_act", {"kind": "type", "ref": "e1"}, "`type` needs `text`"),
         ("browser_act", {"kind": "press"}, "`press` needs `key`"),
         ("browser_snapshot", {"max_chars": 10}, "`max_chars`"),
+        ("browser_wait_for", {}, "give one condition: text, text_gone, ref, selector, url"),
+        ("browser_wait_for", {"text": "a", "ref": "e1"}, "not text and ref"),
+        ("browser_wait_for", {"ref": "e1", "state": "shown"}, "'visible', 'hidden', 'enabled'"),
+        ("browser_wait_for", {"time": 60_000}, "`time`: Input should be less than or equal"),
+        ("browser_wait_for", {"url": "**/{a,b"}, "a `{` is not closed"),
         ("browser_read", {"offset": -1}, "`offset`"),
         ("execute_javascript", {"script": "1", "ref": 5}, "`ref`"),
         ("browser_take_screenshot", {"ref": "e1", "full_page": True}, "do not go together"),

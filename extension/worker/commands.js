@@ -15,6 +15,7 @@ import { createPageTools } from "./tools/page.js";
 import { createScriptTools } from "./tools/script.js";
 import { createStorageTools } from "./tools/storage.js";
 import { createTabsTools } from "./tools/tabs.js";
+import { createWaitTools } from "./tools/wait.js";
 
 const FAMILIES = {
   script: createScriptTools,
@@ -25,6 +26,7 @@ const FAMILIES = {
   logs: createLogsTools,
   functions: createFunctionsTools,
   storage: createStorageTools,
+  wait: createWaitTools,
 };
 
 const PILOT_OFF =

@@ -71,6 +71,25 @@ class _Methods(_Calls[R]):
         """A slice of the page's visible text: ``{text, offset, total, more}``."""
 
     @_tool()
+    def wait_for(
+        self,
+        *,
+        text: str | None = None,
+        text_gone: str | None = None,
+        ref: str | None = None,
+        selector: str | None = None,
+        state: Literal["visible", "hidden", "enabled", "attached", "detached"] | None = None,
+        url: str | None = None,
+        network_idle: bool | None = None,
+        dom_stable: int | None = None,
+        time: int | None = None,
+        tab_id: int | None = None,
+        timeout_ms: int | None = None,
+    ) -> R:
+        """Waits for one condition: ``{condition, description, elapsed_ms, already, navigated,
+        url}``; raises wait_timeout naming what was still false."""
+
+    @_tool()
     def close_browser(self) -> R:
         """Close the tabs the AI opened (and stop the daemon's managed browser): ``{closed_tabs,
         browser?}``."""

@@ -50,7 +50,8 @@ The hierarchy (``tests/test_errors.py`` checks that it names every code)::
      │    ├── ExtensionNotConnected    503 extension_not_connected
      │    ├── TabUnresponsive          503 tab_unresponsive
      │    ├── BrowserError             503 browser_unavailable
-     │    └── ExecutionTimeout         504 execution_timeout
+     │    ├── ExecutionTimeout         504 execution_timeout
+     │    └── WaitTimeout              504 wait_timeout  (page)
      └── ScriptFailed                  the script ran and failed: HTTP 200, success false
           ├── ExecutionError           200 execution_error
           ├── JavaScriptSyntaxError    200 syntax_error
@@ -138,6 +139,7 @@ from tabpilot.errors.page import (
     RefNotFound,
     RequestNotFound,
     StaleRef,
+    WaitTimeout,
 )
 
 #: The areas in the order the API table lists a status's codes: the generic ones first.
@@ -238,6 +240,7 @@ __all__ = [
     "TooManyFunctions",
     "Unauthorized",
     "UnknownCommand",
+    "WaitTimeout",
     "error_classes",
     "error_for_code",
     "from_extension",

@@ -1,5 +1,5 @@
 """The page tools' own errors: a ref, an element, a page load, the debugger switch, a request of
-the network log (:mod:`tabpilot.errors` draws the tree)."""
+the network log, a wait (:mod:`tabpilot.errors` draws the tree)."""
 
 from __future__ import annotations
 
@@ -70,4 +70,16 @@ class RequestNotFound(RequestRefused):
     default_message = (
         "No request with that # in this tab's network log. Call browser_network_requests and "
         "pass the # of one of its requests."
+    )
+
+
+class WaitTimeout(BridgeFailure):
+    code, status = "wait_timeout", 504
+    meaning = (
+        "browser_wait_for's condition did not hold within timeout_ms; the message says what was "
+        "still false (similar texts, the element's state, the url)."
+    )
+    default_message = (
+        "The condition did not hold within timeout_ms. Read what the page shows (browser_read or "
+        "browser_snapshot), then wait for what is there, or raise timeout_ms."
     )

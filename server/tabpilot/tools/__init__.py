@@ -1,7 +1,7 @@
 """The tools, defined once: every face of tabpilot is generated from :data:`TOOLS`.
 
 One file per tool family (``navigate.py``, ``page.py``, ``close.py``, ``script.py``, ``tabs.py``,
-``screenshot.py``, ``logs.py``, ``functions.py``, ``contexts.py``) holds each of its tools' params
+``screenshot.py``, ``logs.py``, ``functions.py``, ``contexts.py``, ``wait.py``) holds each of its tools' params
 model, the description a model reads, the text formatter of its answer and its optional handler,
 and ends with the family's ``TOOLS``. A :class:`~tabpilot.tools.tool.Tool`'s name is at once the
 extension command it sends, the HTTP route (``POST /<name>``), the ``/ws/calls`` method and the
@@ -25,6 +25,7 @@ from tabpilot.tools import (
     screenshot,
     script,
     tabs,
+    wait,
 )
 from tabpilot.tools.tool import Tool, describe
 
@@ -35,6 +36,7 @@ TOOLS: dict[str, Tool] = {
     for family in (
         navigate,
         page,
+        wait,
         close,
         script,
         tabs,
