@@ -169,6 +169,8 @@
     const local = element.localName;
     if (editableHost(element) && !element.hasAttribute("role")) return "textbox";
     if (local === "input" && element.type === "password") return "textbox";
+    // As Chrome's accessibility tree has it: a file input is a button ("Choose File").
+    if (local === "input" && element.type === "file") return "button";
     if (local === "iframe" || local === "frame") return "iframe";
     if (!loaded) return element.getAttribute("role") || "generic";
     if ((local === "section" || local === "form") && !element.hasAttribute("aria-label") && !element.hasAttribute("aria-labelledby")) return "generic";

@@ -158,10 +158,17 @@
       if (SKIP.has(local) || local === "caption") return null;
       if (element.getAttribute("aria-hidden") === "true" || element.hasAttribute("inert")) return null;
       const style = styleOf(element);
+      if (style?.display === "none" && labelledFileInput(element, local)) return SHOWN_BY_LABEL;
       if (!style || style.display === "none") return null;
       if (local === "input" && element.type === "hidden") return null;
       return style;
     };
+
+    // A file input that a page hides behind its styled label still takes files (browser_upload):
+    // it keeps its line, named by the label, whose text would otherwise vanish with it.
+    const SHOWN_BY_LABEL = { display: "inline-block", shown: true, pointer: false };
+    const labelledFileInput = (element, local) =>
+      local === "input" && element.type === "file" && [...(element.labels ?? [])].some((label) => styleOf(label)?.display !== "none");
 
     const walkElement = (element, parentStyle, out) => {
       const local = element.localName;
@@ -240,6 +247,8 @@
       if (labelled(element) || !NAME_FROM_CONTENT.has(role)) {
         const named = labelled(element) || element.hasAttribute("title");
         if (named) node.name = normalize(api.computeAccessibleName(element));
+        // The name of a file input not displayed (labelledFileInput): its labels' text.
+        if (named && !node.name && element.localName === "input" && element.type === "file") node.name = normalize([...element.labels].map((l) => l.textContent).join(" "));
       } else {
         node.name = textOf(kids);
         fromContent = true;

@@ -8,6 +8,7 @@
 import { CommandError, errorPayload } from "./link/errors.js";
 import { createTabMachinery } from "./tab/machinery.js";
 import { createCaptureTools } from "./tools/capture.js";
+import { createFilesTools } from "./tools/files.js";
 import { createFunctionsTools } from "./tools/functions.js";
 import { createLogsTools } from "./tools/logs.js";
 import { createNavigateTools } from "./tools/navigate.js";
@@ -27,6 +28,7 @@ const FAMILIES = {
   functions: createFunctionsTools,
   storage: createStorageTools,
   wait: createWaitTools,
+  files: createFilesTools,
 };
 
 const PILOT_OFF =

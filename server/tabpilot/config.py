@@ -107,6 +107,12 @@ class Settings:
     #: each is a headless Chromium of about 200 MB PSS (make bench), and a 2-core machine keeps
     #: up with a handful acting at once.
     max_contexts: int = 6
+    #: The one folder browser_upload reads files from (TABPILOT_UPLOAD_DIR); None:
+    #: ``<state_dir>/uploads``, created on first use.
+    upload_dir: Path | None = None
+    #: Largest file browser_upload sends, and the most all files of one call may hold together
+    #: (TABPILOT_UPLOAD_MAX_BYTES): 50 MB.
+    upload_max_bytes: int = 50 * 1024 * 1024
     #: Path of a Chromium binary; found on PATH when None.
     chromium_path: str | None = None
     #: Shared secret that callers and the extension must present (README, "Security model");
@@ -125,6 +131,10 @@ class Settings:
             max_contexts=_env_int("TABPILOT_MAX_CONTEXTS", cls.max_contexts),
             state_dir=state_dir,
             chromium_path=os.environ.get("TABPILOT_CHROMIUM") or None,
+            upload_dir=Path(os.environ["TABPILOT_UPLOAD_DIR"])
+            if os.environ.get("TABPILOT_UPLOAD_DIR")
+            else None,
+            upload_max_bytes=_env_int("TABPILOT_UPLOAD_MAX_BYTES", cls.upload_max_bytes),
             token=read_token(state_dir),
         )
         given = {key: value for key, value in overrides.items() if value is not None}
@@ -136,6 +146,11 @@ class Settings:
         ``max_script_bytes`` with every character escaped (JSON's ``\\uXXXX`` is 6 bytes), plus
         the other fields. Past it the daemon stops reading and answers ``script_too_large``."""
         return 6 * self.max_script_bytes + BODY_OVERHEAD_BYTES
+
+    @property
+    def uploads(self) -> Path:
+        """The folder browser_upload reads from: ``upload_dir``, else ``<state_dir>/uploads``."""
+        return self.upload_dir or self.state_dir / "uploads"
 
     @property
     def base_url(self) -> str:

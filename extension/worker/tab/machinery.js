@@ -8,10 +8,12 @@
 //   aiTabs    ai-tabs.js: the tabs the AI opened.
 //   tabWatch  tab-watch.js: what happened to a tab while a command was in it.
 //   frames    frame-events.js: each tab's main-frame navigation events.
+//   downloads downloads.js: the downloads the AI's acts and scripts start.
 //   withTimeout(promise, ms, onExpire): below.
 import { createAiTabs } from "./ai-tabs.js";
 import { createDebugger } from "./debugger.js";
 import { createDialogs } from "./dialogs.js";
+import { createDownloads } from "./downloads.js";
 import { createFrameEvents } from "./frame-events.js";
 import { createTabCache } from "./tab-cache.js";
 import { createTabPorts } from "./tab-ports.js";
@@ -29,6 +31,7 @@ export function createTabMachinery({ chrome, timers, managed }) {
     ping: (tabId) => ports.send(tabId, { type: "ping", to: "content" }),
   });
   const frames = createFrameEvents({ chrome, timers });
+  const downloads = createDownloads({ chrome, timers });
 
   // The worker's own timer is the only clock that still runs when the page is stuck in
   // `while (true) {}`: the content script shares the page's main thread. After expiry a late answer
@@ -49,5 +52,5 @@ export function createTabMachinery({ chrome, timers, managed }) {
     });
   }
 
-  return { ports, tabs, debug, dialogs, aiTabs, tabWatch, frames, withTimeout };
+  return { ports, tabs, debug, dialogs, aiTabs, tabWatch, frames, downloads, withTimeout };
 }

@@ -1,7 +1,8 @@
 // browser_act, the worker's side (docs/protocol.md §1, "browser_act"). The DOM route asks the tab's
 // content script to act (content/act.js); the debugger route asks it where the element is and sends
 // trusted input there (input.js). Either way the answer says what happened meanwhile: a navigation
-// of the tab, tabs it opened (remembered as the AI's, tabs.js), dialogs answered.
+// of the tab, tabs it opened (remembered as the AI's, tabs.js), dialogs answered, downloads started
+// (tab/downloads.js).
 import "../../shared/act-common.js";
 import { CommandError } from "../link/errors.js";
 import { DEBUGGER_SWITCH } from "../tab/debugger.js";
@@ -15,6 +16,9 @@ export const DEFAULT_ACT_MS = 10_000;
 // reaches the worker a few milliseconds after the content script's answer. Anything that started
 // within it (a navigation) is then waited for.
 export const QUIET_MS = 150;
+// How long an answer waits for a download the action started to finish (or, after a navigation
+// that turned into a download, to appear): a longer one is reported in progress.
+const DOWNLOAD_MS = 1000;
 const CHANNEL_CLOSED = /message (channel|port) closed/i;
 const OPENABLE = /^https?:\/\//i;
 
@@ -39,7 +43,7 @@ export function actSummary(params, result) {
   return words.charAt(0).toLowerCase() + words.slice(1);
 }
 
-export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, frames, aiTabs, input, withTimeout }) {
+export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, frames, aiTabs, downloads, input, withTimeout }) {
   const openers = new Map(); // tab id -> Set of functions told of each tab it opens
   const quiet = new Set(); // tabs whose last DOM action started nothing (see viaDom)
   // Registered in the worker's first turn, like every listener Chrome must wake the worker for.
@@ -234,8 +238,12 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
 
   // The answer, once what the action set going has shown (settle): where the tab is now, whether
   // it navigated, the tabs it opened and the dialogs answered.
-  async function answerOf(job, description, answered) {
+  async function answerOf(job, description, answered, left) {
     const { tab, tracker, opened } = job;
+    // A navigation to a response that turned into a download ends aborted, without committing.
+    const aborted = tracker.state.error === "net::ERR_ABORTED" && !tracker.state.committed;
+    const wait = job.downloads.seen.length > 0 || aborted ? Math.min(DOWNLOAD_MS, Math.max(0, left)) : 0;
+    const started = await job.downloads.settle(wait, aborted);
     // Where the page answered from, unless something moved since: then Chrome says where it is.
     const s = tracker.state;
     const still = job.where && !(s.started || s.committed || s.sameDocument || s.closed) && opened.opened.length === 0;
@@ -244,6 +252,7 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
     const newTabs = await Promise.all(opened.opened.map((t) => chrome.tabs.get(t.id).then(tabInfo, () => tabInfo(t))));
     const result = { description, route: job.route, navigated, url: now.url, new_tabs: newTabs };
     if (answered.length > 0) result.dialogs = answered;
+    if (started.length > 0) result.downloads = started;
     return { result, result_type: "object", tab: now };
   }
 
@@ -269,6 +278,7 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
       route,
       tracker: frames.follow(tab.id),
       opened: watchOpened(tab.id),
+      downloads: downloads.during(tab),
       where: null,
       expired: false,
     };
@@ -281,8 +291,9 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
       const description = await perform(job, params, timeoutMs, dialogWatch.stuck);
       const calm = quiet.delete(tab.id) && answered.length === 0;
       await settle(job.tracker, job.opened, timeoutMs - (Date.now() - started), calm);
-      return await answerOf(job, description, answered);
+      return await answerOf(job, description, answered, timeoutMs - (Date.now() - started));
     } finally {
+      job.downloads.stop();
       dialogWatch.stop();
       job.opened.stop();
       job.tracker.stop();

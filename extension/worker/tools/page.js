@@ -51,11 +51,24 @@ export function createPageTools({
   dialogs,
   frames,
   aiTabs,
+  downloads,
   withTimeout,
 }) {
   chrome.tabs.onRemoved.addListener((tabId) => forgetDoc(tabId));
   const input = createInput({ debug });
-  const act = createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, frames, aiTabs, input, withTimeout });
+  const act = createPageAct({
+    chrome,
+    tabs,
+    ports,
+    debug,
+    dialogs,
+    tabWatch,
+    frames,
+    aiTabs,
+    downloads,
+    input,
+    withTimeout,
+  });
   // Sends one message to the tab's content script and returns {result, tab}; a failure throws.
   async function ask(params, message) {
     const tab = await tabs.resolve(params.tab_id);

@@ -52,7 +52,7 @@ function noAnswer(tab) {
   );
 }
 
-export function createScriptTools({ chrome, fetch, now, ports, tabs, debug, dialogs, tabWatch, withTimeout }) {
+export function createScriptTools({ chrome, fetch, now, ports, tabs, debug, dialogs, tabWatch, downloads, withTimeout }) {
   const routes = createRoutes({ chrome, debug, fetch, now });
 
   async function executeJavascript(params, id) {
@@ -65,8 +65,14 @@ export function createScriptTools({ chrome, fetch, now, ports, tabs, debug, dial
     if (before) answered.push(before);
     await tabWatch.guard(tab);
     const job = { tab, params, message: scriptMessage(params, id, timeoutMs, deadline), deadline, expired: false };
-    const answer = await within(job, timeoutMs, answered);
-    return answerOf(tab, answer, answered);
+    // A download the script starts is the AI's: browser_downloads lists it.
+    const started = downloads.during(tab);
+    try {
+      const answer = await within(job, timeoutMs, answered);
+      return answerOf(tab, answer, answered);
+    } finally {
+      started.stop();
+    }
   }
 
   // Delivery: to the page world, through the content script. Once more after injecting the page

@@ -166,7 +166,28 @@ class ManagedBrowser:
         # credentials. The profile dir is 0700 (mkdtemp) as well.
         managed_file.touch(mode=0o600)
         managed_file.write_text(json.dumps(managed) + "\n")
+        self._set_download_folder(profile)
         return profile, extension
+
+    def download_folder(self) -> Path:
+        """Where the context's downloads go: ``<state dir>/downloads/<context>/``."""
+        return self._settings.state_dir / "downloads" / self.context
+
+    def _set_download_folder(self, profile: Path) -> None:
+        # Chromium reads a new profile's preferences at start: downloads go straight to the
+        # context's folder, with no Save As prompt that nobody could answer in headless mode.
+        folder = self.download_folder()
+        folder.mkdir(parents=True, exist_ok=True)
+        prefs = {
+            "download": {
+                "default_directory": str(folder),
+                "prompt_for_download": False,
+                "directory_upgrade": True,
+            },
+            "savefile": {"default_directory": str(folder)},
+        }
+        (profile / "Default").mkdir(exist_ok=True)
+        (profile / "Default" / "Preferences").write_text(json.dumps(prefs))
 
     async def start(self) -> None:
         """Launch Chromium. Returns once the process runs; the extension then connects by itself."""

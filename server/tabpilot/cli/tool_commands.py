@@ -117,7 +117,12 @@ def _option(tool: Tool, name: str) -> tuple[list[str], dict[str, Any]]:
     if name in tool.cli.positional:
         del options["dest"]
         options["metavar"] = name.upper()
-        if not field.is_required():
+        if get_origin(kind) is list:  # the last positional takes the rest: `upload e7 a.pdf b.png`
+            options.pop("action")
+            options["help"] = help_text
+            options["metavar"] = name.rstrip("s").upper()
+            options["nargs"] = "+"
+        elif not field.is_required():
             options["nargs"] = "?"
         return [name], options
     return [OPTION_NAMES.get(name, "--" + name.replace("_", "-"))], options

@@ -12,12 +12,14 @@ The hierarchy (``tests/test_errors.py`` checks that it names every code)::
      │    ├── PilotDisabled            403 pilot_disabled
      │    ├── ExportDisabled           403 export_disabled  (contexts)
      │    ├── DebuggerDisabled         403 debugger_disabled  (page)
+     │    ├── UploadPathOutside        403 upload_path_outside  (files)
      │    ├── TabNotFound              404 tab_not_found
      │    ├── NoTargetTab              404 no_target_tab
      │    ├── NotFound                 404 not_found
      │    ├── ContextNotFound          404 context_not_found  (contexts)
      │    ├── RefNotFound              404 ref_not_found  (page)
      │    ├── RequestNotFound          404 request_not_found  (page)
+     │    ├── FileNotFound             404 file_not_found  (files)
      │    ├── ConfirmTokenUnknown      404 confirm_token_unknown  (guard)
      │    ├── FunctionNotFound         404 function_not_found  (functions)
      │    ├── MethodNotAllowed         405 method_not_allowed
@@ -31,6 +33,7 @@ The hierarchy (``tests/test_errors.py`` checks that it names every code)::
      │    ├── ContextNotClosable       409 context_not_closable  (contexts)
      │    ├── NoValidPage              409 no_valid_page  (contexts)
      │    ├── ElementNotInteractable   409 element_not_interactable  (page)
+     │    ├── NotAFileInput            409 not_a_file_input  (files)
      │    ├── ConfirmTokenMismatch     409 confirm_token_mismatch  (guard)
      │    ├── TooManyFunctions         409 too_many_functions  (functions)
      │    ├── TabClosed                410 tab_closed
@@ -38,6 +41,7 @@ The hierarchy (``tests/test_errors.py`` checks that it names every code)::
      │    ├── ConfirmTokenExpired      410 confirm_token_expired  (guard)
      │    ├── ConfirmTokenUsed         410 confirm_token_used  (guard)
      │    ├── ScriptTooLarge           413 script_too_large
+     │    ├── FileTooLarge             413 file_too_large  (files)
      │    └── QueueFull                429 queue_full
      ├── BridgeFailure                 the bridge could not get an answer (5xx)
      │    ├── InternalError            500 internal_error
@@ -61,8 +65,8 @@ The hierarchy (``tests/test_errors.py`` checks that it names every code)::
 
 The leaves live by area: the generic codes in :mod:`~tabpilot.errors.api`, the page tools' in
 :mod:`~tabpilot.errors.page`, the large-output guard's in :mod:`~tabpilot.errors.guard`, the
-function registry's in :mod:`~tabpilot.errors.functions` and the contexts' in
-:mod:`~tabpilot.errors.contexts`. Each imports only :mod:`~tabpilot.errors._base`, and this module
+function registry's in :mod:`~tabpilot.errors.functions`, the contexts' in
+:mod:`~tabpilot.errors.contexts` and the file tools' in :mod:`~tabpilot.errors.files`. Each imports only :mod:`~tabpilot.errors._base`, and this module
 imports them all, so every code is known wherever ``tabpilot.errors`` is.
 
 Each class carries its ``code``, ``status``, a one-line ``meaning`` (the API table in the OpenAPI
@@ -121,6 +125,12 @@ from tabpilot.errors.contexts import (
     ExportDisabled,
     NoValidPage,
 )
+from tabpilot.errors.files import (
+    FileNotFound,
+    FileTooLarge,
+    NotAFileInput,
+    UploadPathOutside,
+)
 from tabpilot.errors.functions import (
     FunctionNotFound,
     InvalidFunction,
@@ -143,7 +153,7 @@ from tabpilot.errors.page import (
 )
 
 #: The areas in the order the API table lists a status's codes: the generic ones first.
-_AREAS = ("api", "contexts", "page", "guard", "functions")
+_AREAS = ("api", "contexts", "page", "files", "guard", "functions")
 
 
 def error_classes() -> list[type[TabpilotError]]:
@@ -209,6 +219,8 @@ __all__ = [
     "ExtensionNotConnected",
     "ForbiddenHost",
     "ForbiddenOrigin",
+    "FileNotFound",
+    "FileTooLarge",
     "FunctionNotFound",
     "InternalError",
     "InvalidFunction",
@@ -218,6 +230,7 @@ __all__ = [
     "NavigationFailed",
     "NoTargetTab",
     "NoValidPage",
+    "NotAFileInput",
     "NotFound",
     "PilotDisabled",
     "PromiseRejected",
@@ -240,6 +253,7 @@ __all__ = [
     "TooManyFunctions",
     "Unauthorized",
     "UnknownCommand",
+    "UploadPathOutside",
     "WaitTimeout",
     "error_classes",
     "error_for_code",

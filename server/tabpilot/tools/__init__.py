@@ -1,8 +1,9 @@
 """The tools, defined once: every face of tabpilot is generated from :data:`TOOLS`.
 
 One file per tool family (``navigate.py``, ``page.py``, ``close.py``, ``script.py``, ``tabs.py``,
-``screenshot.py``, ``logs.py``, ``functions.py``, ``contexts.py``, ``wait.py``) holds each of its tools' params
-model, the description a model reads, the text formatter of its answer and its optional handler,
+``screenshot.py``, ``logs.py``, ``functions.py``, ``contexts.py``, ``wait.py``, ``files.py``) holds
+each of its tools' params model, the description a model reads, the text formatter of its answer
+and its optional handler,
 and ends with the family's ``TOOLS``. A :class:`~tabpilot.tools.tool.Tool`'s name is at once the
 extension command it sends, the HTTP route (``POST /<name>``), the ``/ws/calls`` method and the
 MCP tool; its ``cli`` and ``method`` are the CLI subcommand and the public client's method. The
@@ -18,6 +19,7 @@ from tabpilot.tools import (
     close,
     context_storage,
     contexts,
+    files,
     functions,
     logs,
     navigate,
@@ -45,6 +47,7 @@ TOOLS: dict[str, Tool] = {
         functions,
         contexts,
         context_storage,
+        files,
     )
     for tool in family.TOOLS
 }

@@ -11,6 +11,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, model_validator
 
 from tabpilot.tools.fields import TAB_ID_DESCRIPTION, Params, Ref, TimeoutMs, result_of
+from tabpilot.tools.files import downloads_note
 from tabpilot.tools.script import dialogs_note
 from tabpilot.tools.tool import ClientFace, CliFace, GuardRule, Tool, describe, timeout_ms
 
@@ -109,7 +110,8 @@ def snapshot_text(envelope: dict[str, Any], params: Any = None) -> str:
 
 
 def act_text(envelope: dict[str, Any], params: Any = None) -> str:
-    """browser_act: what was done, then what followed (a navigation, new tabs, dialogs)."""
+    """browser_act: what was done, then what followed (a navigation, new tabs, downloads,
+    dialogs)."""
     act = result_of(envelope)
     text = str(act.get("description") or "Done")
     if act.get("navigated"):
@@ -118,6 +120,7 @@ def act_text(envelope: dict[str, Any], params: Any = None) -> str:
         text += f"; opened tab {tab.get('id')}"
         if tab.get("url"):
             text += f" ({tab.get('url')})"
+    text += downloads_note(act.get("downloads"))
     dialogs = envelope.get("dialogs") or act.get("dialogs")
     return text + dialogs_note(dialogs)
 
