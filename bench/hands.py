@@ -7,9 +7,9 @@ person watches, and checks the page afterwards:
 
 - `fill_form`: `POST /browser_fill_form` of the ten-field form, the two sets of values in turn,
   with the refs of one snapshot; the page must hold the values filled last;
-- `wait_for`: `POST /browser_wait_for` a text the page shows when a slow request answers,
-  `WAIT_DELAY_MS` after the call; each figure is the time from the text appearing (the page's
-  wall clock) to the answer reaching this process (its own, on the same machine);
+- `wait_for`: `POST /browser_wait_for` a text the page shows a moment after the call
+  (bench/peer_hands.py's `wait_once`); each figure is the time from the text appearing (the
+  page's wall clock) to the answer reaching this process (its own, on the same machine);
 - `upload`: `POST /browser_upload` of a 5 MB file from the daemon's uploads folder, two files in
   turn, timed until the page has read the file and confirms its size and SHA-256;
 - `drag`: `POST /browser_act` {kind: drag} of the list's last card onto its first (native drag
@@ -21,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -30,7 +29,7 @@ from tests.e2e.harness import wait_for
 
 from bench import hand_pages as hp
 from bench.pages import serve
-from bench.peer_hands import wrong_values
+from bench.peer_hands import wait_figures, wait_once, wait_state, wrong_values
 from bench.rig import Rig
 from bench.suites import Counts, latency
 from bench.systems import System, guarded
@@ -114,30 +113,23 @@ def _value(field: str, values: dict[str, Any]) -> Any:
 
 
 def wait_system(rig: Rig, tab: int, counts: Counts, found: dict[str, Any]) -> System:
-    state: dict[str, Any] = {"n": 0, "round_trips": [], "inside": []}
+    state = wait_state()
 
     def call() -> float:
-        state["n"] += 1
-        label = hp.wait_label(state["n"])
-        _post(
-            rig,
-            "/execute_javascript",
-            {"script": hp.arm_js(label, hp.WAIT_DELAY_MS), "tab_id": tab},
+        return wait_once(
+            state,
+            lambda label, ms: _post(
+                rig, "/execute_javascript", {"script": hp.arm_js(label, ms), "tab_id": tab}
+            ),
+            lambda label: str(
+                _post(rig, "/browser_wait_for", {"tab_id": tab, "text": label, "timeout_ms": 5000})
+            ),
+            lambda: _page(rig, tab, hp.SHOWN_JS),
         )
-        sent = time.perf_counter()
-        body = _post(rig, "/browser_wait_for", {"tab_id": tab, "text": label, "timeout_ms": 5000})
-        arrived = time.time() * 1000
-        state["round_trips"].append((time.perf_counter() - sent) * 1000)
-        shown = _page(rig, tab, hp.SHOWN_JS)
-        if not shown or shown[0] is None:
-            raise RuntimeError(f"{label!r} had not appeared when the wait answered {body}"[:300])
-        return arrived - float(shown[0])
 
     def teardown() -> None:
-        if state["round_trips"]:
-            ordered = sorted(state["round_trips"])
-            found["round_trip_p50"] = round(ordered[len(ordered) // 2], 2)
-            found["delay_ms"] = hp.WAIT_DELAY_MS
+        found.update(wait_figures(state))
+        found.pop("answer_chars", None)  # an envelope's, not what a model reads
 
     return System(
         "tabpilot HTTP",

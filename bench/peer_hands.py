@@ -4,9 +4,10 @@
   the refs of a snapshot each server takes first, as an agent would: the fill's time, the
   characters of the snapshot and of the fill's answer, and, afterwards, whether the page holds
   the values filled last;
-- a wait for a text: the page shows it when a slow request answers, about `WAIT_DELAY_MS` after
-  the wait was sent, and the figure is the time from the text appearing (the page's wall clock)
-  to the answer reaching the client (the client's, on the same machine).
+- a wait for a text: the page shows it a moment after the wait was sent (`WAIT_DELAY_MS` after
+  the call that armed it returned, more for a server whose calls return late), and the figure is
+  the time from the text appearing (the page's wall clock) to the answer reaching the client
+  (the client's, on the same machine).
 
 Both navigate each server's current page, so they run after the rows that use the pages opened
 at the start.
@@ -14,16 +15,16 @@ at the start.
 
 from __future__ import annotations
 
-import json
 import statistics
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from bench import hand_pages as hp
 from bench.peers import FormField
 from bench.suites import Counts
 from bench.systems import System, Unavailable, guarded
-from bench.tasks import control_ref
+from bench.tasks import control_ref, from_json
 
 if TYPE_CHECKING:
     from bench.peer_suite import Peer
@@ -47,8 +48,7 @@ def show(peer: Peer, path: str) -> Any:
 def page_value(peer: Peer, target: Any, script: str) -> Any:
     """The value of `script`, a JSON.stringify(...), through the server's evaluation tool."""
     server, _ = peer.open
-    value = json.loads(server.value(peer.run(server.evaluate(target, script))))
-    return json.loads(value) if isinstance(value, str) else value
+    return from_json(server.value(peer.run(server.evaluate(target, script))))
 
 
 def form_fields(refs: dict[str, str], values: dict[str, Any]) -> list[FormField]:
@@ -121,10 +121,61 @@ def fill_form_system(peer: Peer, counts: Counts, found: dict[str, Any]) -> Syste
     return System(peer.name, guarded(timed), guarded(setup), teardown, calls, warmup)
 
 
+def wait_once(
+    state: dict[str, Any],
+    arm: Callable[[str, int], object],
+    wait: Callable[[str], str],
+    shown: Callable[[], Any],
+) -> float:
+    """One wait for a new text: `arm` makes the page show it `state["delay"]` ms later, `wait`
+    waits for it, `shown` reads when it appeared ([page clock, Date.now()]). The time from the
+    text appearing to the answer, in ms. Where the text appeared before the wait was even sent
+    (the call that armed it returned that late), the delay doubles and the wait is made again."""
+    while True:
+        state["n"] += 1
+        label = hp.wait_label(state["n"])
+        arm(label, state["delay"])
+        sent_at = time.time() * 1000
+        sent = time.perf_counter()
+        answer = wait(label)
+        arrived = time.time() * 1000
+        round_trip = (time.perf_counter() - sent) * 1000
+        at = shown()
+        if not at or at[0] is None:
+            raise RuntimeError(f"{label!r} had not appeared when the wait answered: {answer[:200]}")
+        if at[0] >= sent_at:
+            break
+        if state["delay"] >= hp.WAIT_DELAY_MAX_MS:
+            raise RuntimeError(
+                f"the text appeared before the wait was sent, {state['delay']} ms on"
+            )
+        state["delay"] *= 2
+    state["round_trips"].append(round_trip)
+    state["skews"].append(at[0] - at[1])
+    state["chars"] = max(state.get("chars", 0), len(answer))
+    return arrived - float(at[0])
+
+
+def wait_state() -> dict[str, Any]:
+    return {"n": 0, "delay": hp.WAIT_DELAY_MS, "round_trips": [], "skews": [], "chars": 0}
+
+
+def wait_figures(state: dict[str, Any]) -> dict[str, Any]:
+    """What a wait row records beside its samples."""
+    if not state["round_trips"]:
+        return {}
+    return {
+        "answer_chars": state["chars"],
+        "round_trip_p50": round(statistics.median(state["round_trips"]), 2),
+        "clock_skew_ms": round(statistics.median(state["skews"]), 3),
+        "delay_ms": state["delay"],
+    }
+
+
 def wait_system(peer: Peer, counts: Counts, found: dict[str, Any]) -> System:
-    """Waits for a text the page shows `WAIT_DELAY_MS` after the call, a new text each time; each
+    """Waits for a text the page shows a moment after the call, a new text each time; each
     sample is the time from the text appearing to the answer arriving, in ms."""
-    state: dict[str, Any] = {"n": 0, "round_trips": [], "skews": [], "chars": 0}
+    state = wait_state()
 
     def setup() -> None:
         server, _ = peer.open
@@ -135,30 +186,17 @@ def wait_system(peer: Peer, counts: Counts, found: dict[str, Any]) -> System:
 
     def call() -> float:
         server, _ = peer.open
-        assert server.wait_text is not None  # setup checked it
-        target = state["target"]
-        state["n"] += 1
-        label = hp.wait_label(state["n"])
-        peer.run(server.evaluate(target, hp.arm_js(label, hp.WAIT_DELAY_MS)))
-        sent = time.perf_counter()
-        answer = peer.run(server.wait_text(target, label))
-        arrived = time.time() * 1000
-        state["round_trips"].append((time.perf_counter() - sent) * 1000)
-        state["chars"] = max(state["chars"], len(answer))
-        shown = page_value(peer, target, hp.SHOWN_JS)
-        if not shown or shown[0] is None:
-            raise RuntimeError(f"{label!r} had not appeared when the wait answered: {answer[:200]}")
-        state["skews"].append(shown[0] - shown[1])
-        return arrived - float(shown[0])
+        target, wait_text = state["target"], server.wait_text
+        assert wait_text is not None  # setup checked it
+        return wait_once(
+            state,
+            lambda label, ms: peer.run(server.evaluate(target, hp.arm_js(label, ms))),
+            lambda label: peer.run(wait_text(target, label)),
+            lambda: page_value(peer, target, hp.SHOWN_JS),
+        )
 
     def teardown() -> None:
-        if state["round_trips"]:
-            found[peer.name] = {
-                "answer_chars": state["chars"],
-                "round_trip_p50": round(statistics.median(state["round_trips"]), 2),
-                "clock_skew_ms": round(statistics.median(state["skews"]), 2),
-                "delay_ms": hp.WAIT_DELAY_MS,
-            }
+        found[peer.name] = wait_figures(state)
 
     return System(
         peer.name,

@@ -461,9 +461,17 @@ class PlaywrightScript(Script):
 
     def wait(self) -> str:
         self.go(hp.SEARCH)
-        self.click("Search button", control_ref(self.a.call("browser_snapshot", {}), "Search"))
+        clicked = self.click(
+            "Search button", control_ref(self.a.call("browser_snapshot", {}), "Search")
+        )
         answer = self.a.call("browser_wait_for", {"text": hp.RESULT})
-        answer = self.click(f"{hp.RESULT} link", control_ref(answer, hp.RESULT))
+        # Its click waits for the requests it started, and its answers show what changed: the
+        # results may be in the click's answer rather than the wait's.
+        try:
+            ref = control_ref(answer, hp.RESULT)
+        except LookupError:
+            ref = control_ref(clicked, hp.RESULT)
+        answer = self.click(f"{hp.RESULT} link", ref)
         return opened(answer) or self.js(STATUS_JS)
 
     def drag(self) -> str:
@@ -596,8 +604,19 @@ def succeeded(task: str, answer: str, script: Any) -> tuple[bool, str]:
 
 def _page_json(script: Any, js: str) -> Any:
     """The value of `js`, a JSON.stringify(...), by a call that is not counted."""
-    value = json.loads(script.check(js))
-    return json.loads(value) if isinstance(value, str) else value
+    return from_json(script.check(js))
+
+
+def from_json(text: str) -> Any:
+    """The value a JSON.stringify(...) made, from an evaluation's answer: its JSON, whether the
+    server shows a string value quoted (JSON of the JSON) or as is."""
+    value = json.loads(text)
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:  # the server showed the string as is: `value` is the JSON's value
+            return value
+    return value
 
 
 def _uploaded(answer: str, script: Any) -> tuple[bool, str]:
