@@ -61,7 +61,12 @@ test("the DOM route does the browser's own action for typing keys, Enter, Tab, B
 
 test("each kind is checked for what it needs before anything is sent", () => {
   const cases = [
-    [{ kind: "drag", ref: "e1" }, /Unknown kind "drag"; the kinds are click, type, press, scroll, hover, select, check, uncheck/],
+    [{ kind: "fly", ref: "e1" }, /Unknown kind "fly"; the kinds are click, type, press, scroll, hover, select, check, uncheck, drag/],
+    [{ kind: "drag", ref: "e1" }, /drag needs to_ref, or to_x and to_y/],
+    [{ kind: "drag", ref: "e1", to_ref: "e2", modifiers: ["Hyper"] }, /Unknown modifier "Hyper"/],
+    [{ kind: "click", ref: "e1", button: "side" }, /Unknown button "side"/],
+    [{ kind: "click", ref: "e1", count: 4 }, /count must be 1, 2 or 3/],
+    [{ kind: "press", key: "a", hold_ms: 60_000 }, /hold_ms must be an integer from 0 to 10000/],
     [{ kind: "click" }, /click needs the ref/],
     [{ kind: "type", ref: "e1" }, /type needs the text/],
     [{ kind: "press" }, /press needs a key/],

@@ -71,6 +71,7 @@ test("the popup records every command but ping, and words all but two", () => {
     "browser_act",
     "browser_close",
     "browser_console_messages",
+    "browser_mouse",
     "browser_navigate",
     "browser_network_requests",
     "browser_read",

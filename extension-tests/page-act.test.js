@@ -78,9 +78,9 @@ function setup({ onSend = () => ({ ok: true, result: { description: "Clicked it"
 
 test("an unknown kind is refused before anything reaches the page", async () => {
   const { run, sent } = setup();
-  const answer = await run("browser_act", { kind: "drag", ref: "e1" });
+  const answer = await run("browser_act", { kind: "fly", ref: "e1" });
   assert.equal(answer.error.code, "invalid_request");
-  assert.match(answer.error.message, /Unknown kind "drag"/);
+  assert.match(answer.error.message, /Unknown kind "fly"/);
   assert.deepEqual(sent(), []);
 });
 

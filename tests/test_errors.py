@@ -46,6 +46,7 @@ TABLE = {
     "confirm_token_expired": 410,
     "confirm_token_used": 410,
     "script_too_large": 413,
+    "point_outside_viewport": 422,
     "queue_full": 429,
     "internal_error": 500,
     "extension_error": 502,

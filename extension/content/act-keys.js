@@ -190,9 +190,37 @@
   const CLICKS_ON_ENTER = (el) => el.matches("a[href], area[href], button, input[type=submit], input[type=button], input[type=reset], input[type=image], summary");
   const CLICKS_ON_SPACE = (el) => el.matches("button, input[type=checkbox], input[type=radio], input[type=submit], input[type=button], input[type=reset], summary, [role=button], [role=checkbox], [role=switch]");
 
+  const keyInit = (key, repeat) => ({ key: key.key, code: key.code, keyCode: key.keyCode, which: key.keyCode, repeat, ...key.modifiers });
+
   // keydown, keypress (for keys that type), the browser's own action where one is emulated, keyup.
   function press(el, key) {
-    const init = { key: key.key, code: key.code, keyCode: key.keyCode, which: key.keyCode, ...key.modifiers };
+    keyUp(el, key, keyDown(el, key));
+  }
+
+  // A key held for ms: its keydown, the repeats an OS sends while it is down (each with its
+  // default action, so a held letter types again), its keyup. Resolves to the number of repeats.
+  async function hold(el, key, ms) {
+    const start = performance.now();
+    const wait = (at) => new Promise((resolve) => setTimeout(resolve, Math.max(0, at - (performance.now() - start))));
+    const clickOnUp = keyDown(el, key);
+    const times = g.__tabpilotActCommon.repeatTimes(ms);
+    for (const at of times) {
+      await wait(at);
+      keyDown(focused() ?? el, key, true);
+    }
+    await wait(ms);
+    keyUp(focused() ?? el, key, clickOnUp);
+    return times.length;
+  }
+
+  function keyUp(el, key, clickOnUp) {
+    fire(el, KeyboardEvent, "keyup", keyInit(key, false));
+    if (clickOnUp) el.click();
+  }
+
+  // Returns whether the keyup is to click (Space on a button).
+  function keyDown(el, key, repeat = false) {
+    const init = keyInit(key, repeat);
     const down = fire(el, KeyboardEvent, "keydown", init);
     let clickOnUp = false;
     if (down) {
@@ -209,8 +237,7 @@
       else if ((key.key === "Backspace" || key.key === "Delete") && editable && !el.isContentEditable) deleteAtCaret(el, key.key === "Delete");
       else if (key.key.toLowerCase() === "a" && (ctrlKey || metaKey) && !altKey) selectAll(el);
     }
-    fire(el, KeyboardEvent, "keyup", init);
-    if (clickOnUp) el.click();
+    return clickOnUp;
   }
 
   function selectAll(el) {
@@ -218,5 +245,5 @@
     else el.ownerDocument.getSelection().selectAllChildren(el.isContentEditable ? el : el.ownerDocument.body);
   }
 
-  g.__tabpilotActKeys = Object.freeze({ focused, focusOn, isInput, isDisabled, parentOf, viewOf, fire, typeInto, assertEditable, press, selectAll, FOCUSABLE });
+  g.__tabpilotActKeys = Object.freeze({ focused, focusOn, isInput, isDisabled, parentOf, viewOf, fire, typeInto, assertEditable, press, hold, selectAll, FOCUSABLE });
 })();

@@ -8,7 +8,7 @@
   "use strict";
 
   const g = globalThis;
-  const { fail, checkParams, parseKey, domHandles, sentence } = g.__tabpilotActCommon;
+  const { fail, checkParams, parseKey, domHandles, sentence, pointerOptions } = g.__tabpilotActCommon;
   const { focused, focusOn, isInput, isDisabled, parentOf, viewOf, fire, typeInto, assertEditable, press, selectAll, FOCUSABLE } = g.__tabpilotActKeys;
   const CHECKABLE_ROLES = new Set(["checkbox", "switch", "radio", "menuitemcheckbox", "menuitemradio"]);
   // ---- pure parts (node tests load them without a DOM) ----
@@ -285,7 +285,7 @@
     nav?.addEventListener?.("navigate", onNavigate);
     for (const at of roots) at.addEventListener("submit", onSubmit, true);
     try {
-      const result = perform(p, el);
+      const result = await perform(p, el);
       if (submits.some(navigates)) navigating = true;
       return typeof nav?.addEventListener === "function" ? { ...result, navigating } : result;
     } finally {
@@ -310,6 +310,9 @@
       case "click": {
         assertEnabled(el, it);
         const { x, y, target } = reach(el, it);
+        // A click with another button, count or modifiers: content/mouse.js.
+        const options = p.button || p.count > 1 || p.modifiers?.length ? pointerOptions(p) : null;
+        if (options) return { description: sentence("click", { what, ref, options }), ...g.__tabpilotMouse.clickAt(target, x, y, options) };
         const open = click(target, x, y);
         return { description: sentence("click", { what, ref }), ...(open ? { open } : {}) };
       }
@@ -332,11 +335,14 @@
       case "press": {
         const key = parseKey(p.key);
         if (ref) focusOn(el, { preventScroll: false });
+        if (p.hold_ms != null) return g.__tabpilotActKeys.hold(ref ? el : (focused() ?? document.body), key, p.hold_ms).then((repeats) => ({ description: sentence("press", { what, ref, key: key.name, held: p.hold_ms, repeats }) }));
         press(ref ? el : (focused() ?? document.body), key);
         return { description: sentence("press", { what, ref, key: key.name, noDefault: !domHandles(key) }) };
       }
       case "scroll":
         return { description: scroll(el, p, what) };
+      case "drag":
+        return g.__tabpilotDrag.dragRef(el, p, it, reach);
       case "select":
         assertEnabled(el, it);
         return { description: selectOptions(el, p, what, it) };
@@ -389,5 +395,5 @@
     return { x: topX, y: topY, description: what, doc: refs().doc, ...(checked === null ? {} : { checked }) };
   }
 
-  g.__tabpilotAct = Object.freeze({ run, locate, nameOf, pickOptions });
+  g.__tabpilotAct = Object.freeze({ run, locate, nameOf, pickOptions, hitAt, reach });
 })();

@@ -79,6 +79,7 @@
       if (ACTIONABLE.has(role)) return true;
       if (element.hasAttribute("tabindex") && element.tabIndex >= 0) return true;
       if (element.hasAttribute("onclick")) return true;
+      if (element.getAttribute("draggable") === "true") return true; // a drag's source
       // A click handler the isolated world cannot see often shows as the pointer cursor, which the
       // element's children inherit: only the outermost such element counts.
       return pointer(style) && !pointer(parentStyle);

@@ -6,8 +6,8 @@
 (() => {
   "use strict";
 
-  const KINDS = Object.freeze(["click", "type", "press", "scroll", "hover", "select", "check", "uncheck"]);
-  const NEEDS_REF = new Set(["click", "hover", "select", "check", "uncheck"]);
+  const KINDS = Object.freeze(["click", "type", "press", "scroll", "hover", "select", "check", "uncheck", "drag"]);
+  const NEEDS_REF = new Set(["click", "hover", "select", "check", "uncheck", "drag"]);
   const DIRECTIONS = Object.freeze(["up", "down", "left", "right"]);
 
   // An error with a wire code (protocol.md's table) and the error.data the caller reads.
@@ -41,6 +41,46 @@
     if (p.kind === "select" && !(Array.isArray(p.values) && p.values.length > 0) && typeof p.text !== "string") {
       throw new ActError("invalid_request", "browser_act select needs values (option values or labels) or text (one option).");
     }
+    if (p.kind === "drag" && !p.to_ref && !(Number.isFinite(p.to_x) && Number.isFinite(p.to_y))) {
+      throw new ActError("invalid_request", "browser_act drag needs to_ref, or to_x and to_y (a point in the viewport).");
+    }
+    pointerOptions(p);
+    if (p.hold_ms != null && !(Number.isInteger(p.hold_ms) && p.hold_ms >= 0 && p.hold_ms <= MAX_HOLD_MS)) {
+      throw new ActError("invalid_request", `hold_ms must be an integer from 0 to ${MAX_HOLD_MS}.`);
+    }
+  }
+
+  // A key held down repeats as an OS does by default: after a delay, at about 30 a second.
+  const MAX_HOLD_MS = 10_000;
+  const REPEAT_DELAY_MS = 500;
+  const REPEAT_EVERY_MS = 33;
+  // When the repeats of a key held holdMs fall, in ms after its keydown.
+  function repeatTimes(holdMs) {
+    const times = [];
+    for (let t = REPEAT_DELAY_MS; t < holdMs; t += REPEAT_EVERY_MS) times.push(t);
+    return times;
+  }
+
+  // A button's MouseEvent.button (`code`) and the MouseEvent.buttons bit it holds.
+  const BUTTONS = { left: { code: 0, buttons: 1 }, right: { code: 2, buttons: 2 }, middle: { code: 1, buttons: 4 } };
+  // A click's or a mouse action's button, click count and modifiers, checked: {button ("left"…),
+  // code, buttons, count, modifiers: {altKey…}, bits (the debugger's mask), names}.
+  function pointerOptions(p) {
+    const button = p.button ?? "left";
+    if (!Object.hasOwn(BUTTONS, button)) throw new ActError("invalid_request", `Unknown button ${JSON.stringify(button)}; the buttons are left, right and middle.`);
+    const count = p.count ?? 1;
+    if (!(Number.isInteger(count) && count >= 1 && count <= 3)) throw new ActError("invalid_request", "count must be 1, 2 or 3.");
+    const names = [];
+    const modifiers = { altKey: false, ctrlKey: false, metaKey: false, shiftKey: false };
+    let bits = 0;
+    for (const raw of p.modifiers ?? []) {
+      const name = ALIASES[raw] ?? raw;
+      if (!Object.hasOwn(MODIFIERS, name)) throw new ActError("invalid_request", `Unknown modifier ${JSON.stringify(raw)}; the modifiers are Alt, Control, Meta and Shift.`);
+      if (!names.includes(name)) names.push(name);
+      modifiers[MODIFIERS[name].field] = true;
+      bits |= MODIFIERS[name].bit;
+    }
+    return { button, count, modifiers, bits, names, ...BUTTONS[button] };
   }
 
   // Modifier names as the key event's fields and as the debugger's bit mask (Input.dispatchKeyEvent).
@@ -131,24 +171,73 @@
     return k.text !== "" || DOM_KEYS.has(k.key);
   }
 
+  // browser_mouse: its actions, the button and count each implies, and its answer's sentence.
+  const MOUSE_ACTIONS = Object.freeze(["click", "double_click", "triple_click", "right_click", "middle_click", "down", "up", "move", "wheel", "drag"]);
+  const MOUSE_CLICKS = { click: "Clicked", double_click: "Double-clicked", triple_click: "Triple-clicked", right_click: "Right-clicked", middle_click: "Middle-clicked" };
+  function mouseOptions(p) {
+    if (!MOUSE_ACTIONS.includes(p.action)) {
+      throw new ActError("invalid_request", `Unknown action ${JSON.stringify(p.action)}; the actions are ${MOUSE_ACTIONS.join(", ")}.`);
+    }
+    const button = { right_click: "right", middle_click: "middle" }[p.action] ?? p.button;
+    if (p.action === "drag" && !(Number.isFinite(p.to_x) && Number.isFinite(p.to_y))) throw new ActError("invalid_request", "drag needs to_x and to_y.");
+    return pointerOptions({ button, count: { double_click: 2, triple_click: 3 }[p.action] ?? 1, modifiers: p.modifiers });
+  }
+
+  // f: {x, y, element (what is at the point), names (modifiers), button, dx, dy, moved ([x, y]
+  // scrolled, when known), to_x, to_y, to (what is at the drop point)}.
+  function mouseSentence(action, f) {
+    const at = `at (${f.x}, ${f.y}) on ${f.element}`;
+    const keys = f.names?.length ? ` with ${f.names.join("+")}` : "";
+    if (Object.hasOwn(MOUSE_CLICKS, action)) return `${MOUSE_CLICKS[action]} ${at}${keys}`;
+    switch (action) {
+      case "move":
+        return `Moved the mouse to (${f.x}, ${f.y}) over ${f.element}`;
+      case "down":
+      case "up":
+        return `${action === "down" ? "Pressed" : "Released"} the ${f.button} button ${at}${keys}`;
+      case "wheel":
+        return `Turned the wheel by (${f.dx}, ${f.dy}) ${at}${f.moved ? `; it scrolled (${f.moved[0]}, ${f.moved[1]}) px` : ""}`;
+      default:
+        return `Dragged from (${f.x}, ${f.y}) on ${f.element} to (${f.to_x}, ${f.to_y}) over ${f.to}${keys}`;
+    }
+  }
+
   const quote = (text) => JSON.stringify(String(text));
   // `button "Add to cart" (e12)`, or the description alone when there is no ref.
   const target = (what, ref) => (ref ? `${what} (${ref})` : what);
   const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
   const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+  const ordinal = (n) => {
+    const tens = n % 100;
+    const suffix = tens >= 11 && tens <= 13 ? "th" : ({ 1: "st", 2: "nd", 3: "rd" }[n % 10] ?? "th");
+    return `${n}${suffix}`;
+  };
+  const CLICK_NAMES = { 2: "Double-clicked", 3: "Triple-clicked" };
+  // "Right-clicked", "Double-clicked", "Control+Shift+clicked"…
+  function clicked(f) {
+    const o = f.options ?? { button: "left", count: 1, names: [] };
+    const verb = o.button !== "left" ? `${capital(o.button)}-clicked` : (CLICK_NAMES[o.count] ?? "Clicked");
+    return o.names.length > 0 ? `${o.names.join("+")}+${verb.charAt(0).toLowerCase()}${verb.slice(1)}` : verb;
+  }
+  // Where a dragged element ended up: `; it is now 4th of 5 in list "Todo"`. place: {index (from
+  // 1), count, parent, moved}, or null when it left the page (a page that renders anew).
+  function placed(place) {
+    if (!place) return "";
+    return `; it is ${place.moved ? "now" : "still"} ${ordinal(place.index)} of ${place.count} in ${place.parent}`;
+  }
 
   // The answer's description: what was done, to what, in one sentence.
   function sentence(kind, f) {
     const on = target(f.what, f.ref);
     switch (kind) {
       case "click":
-        return `Clicked ${on}`;
+        return `${clicked(f)} ${on}`;
       case "hover":
         return `Hovered over ${on}`;
       case "type":
         return `Typed ${plural([...f.text].length, "character")} into ${on}${f.submit ? " and pressed Enter" : ""}`;
       case "press":
-        return `Pressed ${f.key}${f.ref ? ` in ${on}` : ""}${f.noDefault ? `; the page got its key events, but what the browser itself does for ${f.key} needs trusted: true` : ""}`;
+        return `${f.held != null ? `Held ${f.key} for ${f.held} ms (${plural(f.repeats, "repeat")})` : `Pressed ${f.key}`}${f.ref ? ` in ${on}` : ""}${f.noDefault ? `; the page got its key events, but what the browser itself does for ${f.key} needs trusted: true` : ""}`;
       case "select":
         return `Selected ${f.labels.map(quote).join(", ")} in ${on}`;
       case "check":
@@ -166,10 +255,32 @@
         const edge = { up: "top", down: "bottom", left: "left edge", right: "right edge" }[f.direction];
         return `Scrolled ${f.direction} ${f.moved} px of the ${f.amount} asked${inside}: the ${f.ref ? "element" : "page"} is at its ${edge}`;
       }
+      case "drag": {
+        const to = f.toWhat ? `onto ${target(f.toWhat, f.toRef)}` : `to (${f.x}, ${f.y})${f.over ? ` over ${f.over}` : ""}`;
+        return `Dragged ${on} ${to}${placed(f.place)}`;
+      }
       default:
         return `Did ${kind} on ${on}`;
     }
   }
 
-  globalThis.__tabpilotActCommon = Object.freeze({ KINDS, NEEDS_REF, DIRECTIONS, ActError, fail, checkParams, parseKey, domHandles, sentence });
+  globalThis.__tabpilotActCommon = Object.freeze({
+    KINDS,
+    NEEDS_REF,
+    DIRECTIONS,
+    ActError,
+    fail,
+    checkParams,
+    parseKey,
+    domHandles,
+    sentence,
+    pointerOptions,
+    repeatTimes,
+    ordinal,
+    clicked,
+    MAX_HOLD_MS,
+    MOUSE_ACTIONS,
+    mouseOptions,
+    mouseSentence,
+  });
 })();

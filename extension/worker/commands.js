@@ -11,6 +11,7 @@ import { createCaptureTools } from "./tools/capture.js";
 import { createFilesTools } from "./tools/files.js";
 import { createFunctionsTools } from "./tools/functions.js";
 import { createLogsTools } from "./tools/logs.js";
+import { createMouseTools } from "./tools/mouse.js";
 import { createNavigateTools } from "./tools/navigate.js";
 import { createPageTools } from "./tools/page.js";
 import { createScriptTools } from "./tools/script.js";
@@ -29,6 +30,7 @@ const FAMILIES = {
   storage: createStorageTools,
   wait: createWaitTools,
   files: createFilesTools,
+  mouse: createMouseTools,
 };
 
 const PILOT_OFF =

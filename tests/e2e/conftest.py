@@ -14,6 +14,7 @@ import pytest
 from selenium import webdriver
 
 from tests.e2e.act_pages import ACT_PAGES
+from tests.e2e.drag_pages import DRAG_PAGES
 from tests.e2e.harness import Daemon, connected_browser, serving, spawn_daemon, wait_for
 from tests.e2e.log_pages import LOG_PAGES
 from tests.e2e.shot_pages import SHOT_PAGES
@@ -125,6 +126,7 @@ PAGES.update(TOOL_PAGES)
 PAGES.update(ACT_PAGES)
 PAGES.update(SHOT_PAGES)
 PAGES.update(LOG_PAGES)
+PAGES.update(DRAG_PAGES)
 
 #: A page's headers may hold this pseudo-header: the HTTP status to answer with (200 otherwise).
 STATUS = ":status"
@@ -141,10 +143,10 @@ class _PageHandler(BaseHTTPRequestHandler):
         headers, body = PAGES.get(self.path.split("?")[0], ({}, "<!doctype html><p>page</p>"))
         data = body.encode()
         self.send_response(int(headers.get(STATUS, "200")))
-        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Type", headers.get("Content-Type", "text/html; charset=utf-8"))
         self.send_header("Content-Length", str(len(data)))
         for name, value in headers.items():
-            if name != STATUS:
+            if name not in (STATUS, "Content-Type"):
                 self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)

@@ -9,7 +9,9 @@ import { DEBUGGER_SWITCH } from "../tab/debugger.js";
 import { pageError } from "../tab/ref-docs.js";
 import { assertScriptable, deliver, tabInfo } from "../tab/tabs.js";
 
-const { checkParams, parseKey, domHandles, sentence } = globalThis.__tabpilotActCommon;
+const { checkParams, parseKey, domHandles, sentence, pointerOptions, repeatTimes } = globalThis.__tabpilotActCommon;
+// What a click, a press and a drag may add to an act message (content/act.js, mouse.js, drag.js).
+const POINTER_FIELDS = ["button", "count", "modifiers", "hold_ms", "to_ref", "to_x", "to_y"];
 
 export const DEFAULT_ACT_MS = 10_000;
 // How long an action's consequences get to show before the answer: a click's navigation or new tab
@@ -26,6 +28,19 @@ const OPENABLE = /^https?:\/\//i;
 function asCommandError(err, tab) {
   if (err instanceof CommandError || typeof err?.code !== "string") return err;
   return new CommandError(err.code, err.message, { tab: tab ? tabInfo(tab) : null, data: err.data });
+}
+
+// Trusted input needs the debugger, which a person's browser allows only with its switch on.
+export async function assertTrusted(debug) {
+  await debug.reload();
+  if (!debug.allowed()) {
+    throw new CommandError(
+      "debugger_disabled",
+      `Trusted input goes through chrome.debugger, which this browser allows only with ${DEBUGGER_SWITCH}. ` +
+        "Ask the person at the browser to turn it on in the tabpilot popup, or leave trusted unset to act " +
+        "through the page's DOM.",
+    );
+  }
 }
 
 // browser_act's description, shortened for the popup's narrow Recent activity: `Typed 5 characters
@@ -85,15 +100,7 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
 
   async function routeFor(params) {
     if (params.trusted === true) {
-      await debug.reload();
-      if (!debug.allowed()) {
-        throw new CommandError(
-          "debugger_disabled",
-          `Trusted input goes through chrome.debugger, which this browser allows only with ${DEBUGGER_SWITCH}. ` +
-            "Ask the person at the browser to turn it on in the tabpilot popup, or leave trusted unset to act " +
-            "through the page's DOM.",
-        );
-      }
+      await assertTrusted(debug);
       // Options are chosen through the DOM on both routes, as Playwright does too: a native
       // select's popup is drawn by the browser, outside the page.
       return params.kind === "select" ? "dom" : "debugger";
@@ -116,6 +123,7 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
       submit: p.submit === true,
       values: p.values ?? null,
     });
+    for (const name of POINTER_FIELDS) if (p[name] != null) message[name] = p[name];
     const result = await toPage(job, message);
     // A link to a new tab, which an untrusted click cannot open past the popup blocker.
     if (typeof result.open === "string" && OPENABLE.test(result.open)) {
@@ -142,9 +150,12 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
       case "click":
       case "hover": {
         const at = await locate(p.kind);
-        await (p.kind === "click" ? input.click : input.move)(tab.id, at.x, at.y);
-        return sentence(p.kind, { what: at.description, ref });
+        const options = pointerOptions(p);
+        await (p.kind === "click" ? input.click : input.move)(tab.id, at.x, at.y, options);
+        return sentence(p.kind, { what: at.description, ref, options });
       }
+      case "drag":
+        return trustedDrag(job, p, locate);
       case "check":
       case "uncheck": {
         const want = p.kind === "check";
@@ -163,6 +174,10 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
       case "press": {
         const key = parseKey(p.key);
         const at = ref ? await locate("press") : null;
+        if (p.hold_ms != null) {
+          const repeats = await input.hold(tab.id, key, p.hold_ms, repeatTimes(p.hold_ms));
+          return sentence("press", { what: at?.description, ref, key: key.name, held: p.hold_ms, repeats });
+        }
         await input.key(tab.id, key);
         return sentence("press", { what: at?.description, ref, key: key.name });
       }
@@ -180,6 +195,23 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
       }
     }
     throw new CommandError("invalid_request", `browser_act ${p.kind} has no trusted route.`);
+  }
+
+  // A trusted drag of p.ref onto p.to_ref or to (to_x, to_y), and where the element ended up as
+  // the page shows it (content/drag.js). A target ref that is stale fails before anything moves.
+  async function trustedDrag(job, p, locate) {
+    const place = () => toPage(job, { type: "drag_place", ref: p.ref, to_ref: p.to_ref ?? null });
+    const before = await place();
+    const point = p.to_ref ? null : await toPage(job, { type: "mouse_at", x: p.to_x, y: p.to_y });
+    const onto = p.to_ref ? await locate("hover", p.to_ref) : null;
+    const from = await locate("hover");
+    // Where the target is once the source is in view.
+    const to = onto ? await locate("hover", p.to_ref) : { x: p.to_x, y: p.to_y };
+    await input.drag(job.tab.id, from, { x: to.x, y: to.y }, pointerOptions({ modifiers: p.modifiers }));
+    const { place: after } = await place();
+    if (after) after.moved = after.parent !== before.place?.parent || after.index !== before.place?.index;
+    const f = onto ? { toWhat: before.to, toRef: p.to_ref } : { x: p.to_x, y: p.to_y, over: point.element };
+    return sentence("drag", { what: before.what, ref: p.ref, place: after, ...f });
   }
 
   // Waits for what the action set going: a navigation it started (until the new page's DOM is

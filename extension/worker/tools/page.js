@@ -55,7 +55,7 @@ export function createPageTools({
   withTimeout,
 }) {
   chrome.tabs.onRemoved.addListener((tabId) => forgetDoc(tabId));
-  const input = createInput({ debug });
+  const input = createInput({ debug, chrome });
   const act = createPageAct({
     chrome,
     tabs,

@@ -23,7 +23,7 @@ from tabpilot.config import Settings
 from tabpilot.tools import TOOLS, Tool
 
 #: Fields whose option is not simply --field-name.
-OPTION_NAMES = {"tab_id": "--tab", "values": "--value"}
+OPTION_NAMES = {"tab_id": "--tab", "values": "--value", "modifiers": "--modifier"}
 
 
 class CliError(Exception):
@@ -112,6 +112,8 @@ def _option(tool: Tool, name: str) -> tuple[list[str], dict[str, Any]]:
         options["help"] += " A JSON object, or just its server: scheme://host:port."
     elif kind is int:
         options.update(type=int, metavar="N")
+    elif kind is float:
+        options.update(type=float, metavar="N")
     else:
         options["metavar"] = name.upper()
     if name in tool.cli.positional:

@@ -13,6 +13,8 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from tabpilot.client.methods import R, _Calls, _json_text, _tool
+from tabpilot.tools.mouse import Modifier
+from tabpilot.tools.mouse import MouseAction
 from tabpilot.tools.logs import RequestType
 
 
@@ -44,7 +46,9 @@ class _Methods(_Calls[R]):
     @_tool()
     def act(
         self,
-        kind: Literal["click", "type", "press", "scroll", "hover", "select", "check", "uncheck"],
+        kind: Literal[
+            "click", "type", "press", "scroll", "hover", "select", "check", "uncheck", "drag"
+        ],
         ref: str | None = None,
         *,
         text: str | None = None,
@@ -53,6 +57,13 @@ class _Methods(_Calls[R]):
         amount: int | None = None,
         submit: bool | None = None,
         values: list[str] | None = None,
+        to_ref: str | None = None,
+        to_x: float | None = None,
+        to_y: float | None = None,
+        button: Literal["left", "right", "middle"] | None = None,
+        count: int | None = None,
+        modifiers: list[Modifier] | None = None,
+        hold_ms: int | None = None,
         trusted: bool | None = None,
         tab_id: int | None = None,
         timeout_ms: int | None = None,
@@ -88,6 +99,25 @@ class _Methods(_Calls[R]):
     ) -> R:
         """Waits for one condition: ``{condition, description, elapsed_ms, already, navigated,
         url}``; raises wait_timeout naming what was still false."""
+
+    @_tool()
+    def mouse(
+        self,
+        action: MouseAction,
+        x: float,
+        y: float,
+        *,
+        to_x: float | None = None,
+        to_y: float | None = None,
+        delta_x: float | None = None,
+        delta_y: float | None = None,
+        modifiers: list[Modifier] | None = None,
+        button: Literal["left", "right", "middle"] | None = None,
+        trusted: bool | None = None,
+        tab_id: int | None = None,
+        timeout_ms: int | None = None,
+    ) -> R:
+        """The mouse at a point of the viewport: ``{description, route}``."""
 
     @_tool()
     def close_browser(self) -> R:
@@ -231,3 +261,13 @@ class _Methods(_Calls[R]):
         Playwright's storageState: written to ``path`` (a name under the daemon's storage/ folder),
         else in the answer's ``storage_state``. ``{name, cookies, origins, pages, skipped, path?,
         storage_state?}``."""
+
+    @_tool()
+    def upload(self, ref: str, paths: list[str], *, tab_id: int | None = None) -> R:
+        """Files from the uploads folder into a file input: ``{description, route, files,
+        not_accepted}``."""
+
+    @_tool()
+    def downloads(self, *, limit: int | None = None) -> R:
+        """The downloads the AI's acts started, newest first: ``{downloads: [{name, origin, size,
+        state, error, path}]}``."""

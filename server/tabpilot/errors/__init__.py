@@ -42,6 +42,7 @@ The hierarchy (``tests/test_errors.py`` checks that it names every code)::
      │    ├── ConfirmTokenUsed         410 confirm_token_used  (guard)
      │    ├── ScriptTooLarge           413 script_too_large
      │    ├── FileTooLarge             413 file_too_large  (files)
+     │    ├── PointOutsideViewport     422 point_outside_viewport  (page)
      │    └── QueueFull                429 queue_full
      ├── BridgeFailure                 the bridge could not get an answer (5xx)
      │    ├── InternalError            500 internal_error
@@ -146,6 +147,7 @@ from tabpilot.errors.page import (
     DebuggerDisabled,
     ElementNotInteractable,
     NavigationFailed,
+    PointOutsideViewport,
     RefNotFound,
     RequestNotFound,
     StaleRef,
@@ -233,6 +235,7 @@ __all__ = [
     "NotAFileInput",
     "NotFound",
     "PilotDisabled",
+    "PointOutsideViewport",
     "PromiseRejected",
     "QueueFull",
     "RefNotFound",

@@ -38,6 +38,18 @@ class ElementNotInteractable(RequestRefused):
     )
 
 
+class PointOutsideViewport(RequestRefused):
+    code, status = "point_outside_viewport", 422
+    meaning = (
+        "The point is not in the viewport; `error.data` gives the viewport's width and height "
+        "in CSS pixels."
+    )
+    default_message = (
+        "That point is outside the viewport. Use a point of a viewport screenshot at scale 1, "
+        "or scroll first."
+    )
+
+
 class StaleRef(RequestRefused):
     code, status = "stale_ref", 410
     meaning = (

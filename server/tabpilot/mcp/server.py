@@ -61,8 +61,10 @@ your context."""
 CONTEXTS_INSTRUCTIONS = """
 Several browsers (contexts) may be open: yours is the active one (browser_context_switch); a
 `tab_id` names its context by itself."""
+VISION_INSTRUCTIONS = """
+browser_mouse's x, y are CSS px of the viewport: a viewport screenshot's pixels at scale 1."""
 #: What the instructions add for each capability a client asks for (tabpilot.tools.CAPS).
-CAP_INSTRUCTIONS = {"contexts": CONTEXTS_INSTRUCTIONS}
+CAP_INSTRUCTIONS = {"contexts": CONTEXTS_INSTRUCTIONS, "vision": VISION_INSTRUCTIONS}
 
 
 class Backend(Protocol):

@@ -15,9 +15,9 @@ from tabpilot.tools.files import downloads_note
 from tabpilot.tools.script import dialogs_note
 from tabpilot.tools.tool import ClientFace, CliFace, GuardRule, Tool, describe, timeout_ms
 
-ACT_KINDS = ("click", "type", "press", "scroll", "hover", "select", "check", "uncheck")
+ACT_KINDS = ("click", "type", "press", "scroll", "hover", "select", "check", "uncheck", "drag")
 #: The kinds of act that need an element.
-KINDS_NEEDING_REF = ("click", "hover", "select", "check", "uncheck")
+KINDS_NEEDING_REF = ("click", "hover", "select", "check", "uncheck", "drag")
 
 
 class SnapshotParams(Params):
@@ -41,9 +41,9 @@ class ActParams(Params):
 
     example: ClassVar[str] = '{"kind": "click", "ref": "e12"}'
 
-    kind: Literal["click", "type", "press", "scroll", "hover", "select", "check", "uncheck"] = (
-        Field()
-    )
+    kind: Literal[
+        "click", "type", "press", "scroll", "hover", "select", "check", "uncheck", "drag"
+    ] = Field()
     ref: Ref | None = Field(
         default=None,
         description="type, press: the focused element if none.",
@@ -64,6 +64,15 @@ class ActParams(Params):
     amount: int | None = Field(default=None, ge=1, description="scroll: pixels.")
     submit: bool = Field(default=False, description="type: press Enter after.")
     values: list[str] | None = Field(default=None, description="select: several options.")
+    to_ref: Ref | None = Field(default=None, description="drag: onto it.")
+    to_x: float | None = Field(default=None, description="drag: or to this point.")
+    to_y: float | None = Field(default=None)
+    button: Literal["left", "right", "middle"] | None = Field(default=None)
+    count: int | None = Field(default=None, ge=1, le=3, description="click: 2 double-clicks.")
+    modifiers: list[Literal["Alt", "Control", "Meta", "Shift"]] | None = Field(
+        default=None, max_length=4
+    )
+    hold_ms: int | None = Field(default=None, ge=0, le=10_000, description="press: hold the key.")
     trusted: bool | None = Field(
         default=None,
         description="Trusted input through chrome.debugger.",
@@ -81,6 +90,8 @@ class ActParams(Params):
             raise ValueError('`press` needs `key`, such as "Enter"')
         if self.kind == "select" and self.text is None and not self.values:
             raise ValueError("`select` needs `values` (or `text` for one option)")
+        if self.kind == "drag" and self.to_ref is None and (self.to_x is None or self.to_y is None):
+            raise ValueError("`drag` needs `to_ref`, or `to_x` and `to_y`")
         return self
 
 
