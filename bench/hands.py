@@ -51,8 +51,8 @@ def _page(rig: Rig, tab: int, script: str) -> Any:
     return json.loads(body["result"])
 
 
-def _snapshot(rig: Rig, tab: int) -> str:
-    body = _post(rig, "/browser_snapshot", {"tab_id": tab, "interactive_only": True})
+def _snapshot(rig: Rig, tab: int, interactive_only: bool = True) -> str:
+    body = _post(rig, "/browser_snapshot", {"tab_id": tab, "interactive_only": interactive_only})
     return str(body["result"]["snapshot"])
 
 
@@ -192,7 +192,8 @@ def drag_system(rig: Rig, tab: int, counts: Counts, found: dict[str, Any]) -> Sy
     state: dict[str, Any] = {"order": list(hp.CARDS), "drags": 0}
 
     def setup() -> None:
-        snapshot = _snapshot(rig, tab)
+        # The whole snapshot: an interactive_only one lists the cards' refs without their text.
+        snapshot = _snapshot(rig, tab, interactive_only=False)
         state["refs"] = {card: ref_after(snapshot, card) for card in hp.CARDS}
 
     def call() -> float:

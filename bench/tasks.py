@@ -396,7 +396,8 @@ class TabpilotScript(Script):
 
     def drag(self) -> str:
         self.go(hp.BOARD)
-        snap = self.a.call("browser_snapshot", {"interactive_only": True})
+        # The whole snapshot: an interactive_only one lists the cards' refs without their text.
+        snap = self.a.call("browser_snapshot", {})
         source, target = ref_after(snap, hp.CARDS[-1]), ref_after(snap, hp.CARDS[0])
         answer = self.a.call("browser_act", {"kind": "drag", "ref": source, "to_ref": target})
         return card_order(answer) or self.js(ORDER_TEXT_JS)
@@ -461,16 +462,10 @@ class PlaywrightScript(Script):
 
     def wait(self) -> str:
         self.go(hp.SEARCH)
-        clicked = self.click(
-            "Search button", control_ref(self.a.call("browser_snapshot", {}), "Search")
-        )
-        answer = self.a.call("browser_wait_for", {"text": hp.RESULT})
-        # Its click waits for the requests it started, and its answers show what changed: the
-        # results may be in the click's answer rather than the wait's.
-        try:
-            ref = control_ref(answer, hp.RESULT)
-        except LookupError:
-            ref = control_ref(clicked, hp.RESULT)
+        self.click("Search button", control_ref(self.a.call("browser_snapshot", {}), "Search"))
+        self.a.call("browser_wait_for", {"text": hp.RESULT})
+        # Its answers link the page's snapshot in a file instead of showing it: a snapshot more.
+        ref = control_ref(self.a.call("browser_snapshot", {}), hp.RESULT)
         answer = self.click(f"{hp.RESULT} link", ref)
         return opened(answer) or self.js(STATUS_JS)
 
