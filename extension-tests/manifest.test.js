@@ -30,13 +30,13 @@ test("the manifest has one isolated-world entry and one MAIN-world entry", () =>
   );
 });
 
-test("the worker's world lists are the manifest's; the executor's are the MAIN world's but for two", () => {
+test("the worker's world lists are the manifest's; the executor's are the MAIN world's but for three", () => {
   const { chrome } = fakeChrome();
   assert.deepEqual(worldFiles(chrome), { isolated: ISOLATED_WORLD_FILES, main: MAIN_WORLD_FILES });
   assert.deepEqual(executorFiles(chrome), EXECUTOR_FILES);
   assert.deepEqual(
     MAIN_WORLD_FILES.filter((file) => !EXECUTOR_FILES.includes(file)),
-    ["page/page-log.js", "page/inject.js"],
+    ["page/page-log.js", "page/files.js", "page/inject.js"],
   );
 });
 

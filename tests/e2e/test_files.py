@@ -174,12 +174,12 @@ def upload_page(daemon: Daemon, tab: int, site: str) -> dict[str, str]:
 
 
 def all_refs(daemon: Daemon, tab: int) -> dict[str, str]:
-    """The refs of a snapshot, a collapsed run of buttons (`8 × button "{1}"…`) included."""
+    """The refs of a snapshot, a collapsed run of buttons (`8 x button "{1}"...`) included."""
     found = refs(daemon, tab)
     text = ok(daemon, "browser_snapshot", tab_id=tab)["snapshot"]
     role = None
     for line in text.splitlines():
-        run = re.match(r'^\s*- \d+ × (\w+) "\{1\}" \[ref=\{2\}\]', line)
+        run = re.match(r'^\s*- \d+ \u00d7 (\w+) "\{1\}" \[ref=\{2\}\]', line)
         if run:
             role = run.group(1)
             continue
@@ -198,7 +198,10 @@ def test_a_plain_input_gets_the_file_with_its_name_type_and_bytes(
     found = upload_page(files_daemon, tab, site)
     resume = found['button "Resume"']
     result = ok(files_daemon, "browser_upload", tab_id=tab, ref=resume, paths=["cv.pdf"])
-    assert result["description"] == f'Uploaded "cv.pdf" (272 bytes, application/pdf) to button "Resume" ({resume})'
+    assert (
+        result["description"]
+        == f'Uploaded "cv.pdf" (272 bytes, application/pdf) to button "Resume" ({resume})'
+    )
     assert (result["route"], result["via"]) == ("dom", "input")
     assert result["files"] == [{"name": "cv.pdf", "size": 272, "type": "application/pdf"}]
     assert "not_accepted" not in result
@@ -218,7 +221,11 @@ def test_multiple_files_and_a_5_mb_file_keep_their_bytes(
     found = upload_page(files_daemon, tab, site)
     started = time.monotonic()
     result = ok(
-        files_daemon, "browser_upload", tab_id=tab, ref=found['button "Photos"'], paths=["big.bin", "notes.txt"]
+        files_daemon,
+        "browser_upload",
+        tab_id=tab,
+        ref=found['button "Photos"'],
+        paths=["big.bin", "notes.txt"],
     )
     took = time.monotonic() - started
     assert [f["name"] for f in result["files"]] == ["big.bin", "notes.txt"]
@@ -243,12 +250,24 @@ def test_a_hidden_input_behind_a_styled_button_or_label(
     assert result["description"].startswith('Uploaded "a.txt" (5 bytes, text/plain) to ')
     assert received(files_daemon, tab, "hidden")[0]["sha"] == sha
     # An input the page makes on the fly and clicks, never in the document.
-    ok(files_daemon, "browser_upload", tab_id=tab, ref=found['button "Add attachment"'], paths=["a.txt"])
+    ok(
+        files_daemon,
+        "browser_upload",
+        tab_id=tab,
+        ref=found['button "Add attachment"'],
+        paths=["a.txt"],
+    )
     assert received(files_daemon, tab, "detached")[0]["sha"] == sha
     # A visually hidden input, and one not displayed at all, by their labels' refs.
     ok(files_daemon, "browser_upload", tab_id=tab, ref=found['button "Attach"'], paths=["a.txt"])
     assert received(files_daemon, tab, "shy")[0]["sha"] == sha
-    ok(files_daemon, "browser_upload", tab_id=tab, ref=found['button "Add a logo"'], paths=["a.txt"])
+    ok(
+        files_daemon,
+        "browser_upload",
+        tab_id=tab,
+        ref=found['button "Add a logo"'],
+        paths=["a.txt"],
+    )
     assert received(files_daemon, tab, "gone")[0]["sha"] == sha
     # The page's own click() works again afterwards.
     assert js(files_daemon, tab, "HTMLInputElement.prototype.click.toString().includes('native')")
@@ -259,7 +278,13 @@ def test_show_open_file_picker_gets_handles(
 ) -> None:
     sha = put(uploads, "b.txt", b"bravo")
     found = upload_page(files_daemon, tab, site)
-    result = ok(files_daemon, "browser_upload", tab_id=tab, ref=found['button "Open picker"'], paths=["b.txt"])
+    result = ok(
+        files_daemon,
+        "browser_upload",
+        tab_id=tab,
+        ref=found['button "Open picker"'],
+        paths=["b.txt"],
+    )
     assert result["via"] == "picker"
     assert received(files_daemon, tab, "picker") == [
         {"name": "b.txt", "size": 5, "type": "text/plain", "sha": sha}
@@ -277,29 +302,95 @@ def test_bad_uploads_get_their_codes(
         found = upload_page(files_daemon, tab, site)
         resume = found['button "Resume"']
         up = f"../{outside.name}/secret.txt"
-        error = refused(files_daemon, "browser_upload", 403, "upload_path_outside", tab_id=tab, ref=resume, paths=[up])
-        assert str(uploads.resolve()) in error["message"] and "secret" not in error["message"].split("'")[-1]
-        refused(files_daemon, "browser_upload", 403, "upload_path_outside", tab_id=tab, ref=resume, paths=["link.txt"])
-        refused(
-            files_daemon, "browser_upload", 403, "upload_path_outside",
-            tab_id=tab, ref=resume, paths=[str(outside / "secret.txt")],
+        error = refused(
+            files_daemon,
+            "browser_upload",
+            403,
+            "upload_path_outside",
+            tab_id=tab,
+            ref=resume,
+            paths=[up],
         )
-        refused(files_daemon, "browser_upload", 404, "file_not_found", tab_id=tab, ref=resume, paths=["nope.txt"])
+        assert (
+            str(uploads.resolve()) in error["message"]
+            and "secret" not in error["message"].split("'")[-1]
+        )
+        refused(
+            files_daemon,
+            "browser_upload",
+            403,
+            "upload_path_outside",
+            tab_id=tab,
+            ref=resume,
+            paths=["link.txt"],
+        )
+        refused(
+            files_daemon,
+            "browser_upload",
+            403,
+            "upload_path_outside",
+            tab_id=tab,
+            ref=resume,
+            paths=[str(outside / "secret.txt")],
+        )
+        refused(
+            files_daemon,
+            "browser_upload",
+            404,
+            "file_not_found",
+            tab_id=tab,
+            ref=resume,
+            paths=["nope.txt"],
+        )
         (uploads / "folder").mkdir(exist_ok=True)
-        refused(files_daemon, "browser_upload", 400, "invalid_request", tab_id=tab, ref=resume, paths=["folder"])
+        refused(
+            files_daemon,
+            "browser_upload",
+            400,
+            "invalid_request",
+            tab_id=tab,
+            ref=resume,
+            paths=["folder"],
+        )
         put(uploads, "huge.bin", b"\0" * (CAP + 1))
-        refused(files_daemon, "browser_upload", 413, "file_too_large", tab_id=tab, ref=resume, paths=["huge.bin"])
+        refused(
+            files_daemon,
+            "browser_upload",
+            413,
+            "file_too_large",
+            tab_id=tab,
+            ref=resume,
+            paths=["huge.bin"],
+        )
         nothing = found['button "Does nothing"']
-        error = refused(files_daemon, "browser_upload", 409, "not_a_file_input", tab_id=tab, ref=nothing, paths=["ok.txt"])
+        error = refused(
+            files_daemon,
+            "browser_upload",
+            409,
+            "not_a_file_input",
+            tab_id=tab,
+            ref=nothing,
+            paths=["ok.txt"],
+        )
         assert 'button "Does nothing"' in error["message"]
         # Two files for a single-file input.
         refused(
-            files_daemon, "browser_upload", 400, "invalid_request",
-            tab_id=tab, ref=resume, paths=["ok.txt", "ok.txt"],
+            files_daemon,
+            "browser_upload",
+            400,
+            "invalid_request",
+            tab_id=tab,
+            ref=resume,
+            paths=["ok.txt", "ok.txt"],
         )
         refused(
-            files_daemon, "browser_upload", 400, "invalid_request",
-            tab_id=tab, ref=found['button "Choose file"'], paths=["ok.txt", "ok.txt"],
+            files_daemon,
+            "browser_upload",
+            400,
+            "invalid_request",
+            tab_id=tab,
+            ref=found['button "Choose file"'],
+            paths=["ok.txt", "ok.txt"],
         )
         # Nothing reached the page, and it still works.
         assert js(files_daemon, tab, "Object.keys(results)") == []
@@ -321,7 +412,9 @@ def test_downloads_are_reported_and_listed(
     chrome: webdriver.Chrome, files_daemon: Daemon, site: str
 ) -> None:
     tab, found = download_tab(files_daemon, site)
-    report = ok(files_daemon, "browser_act", tab_id=tab, kind="click", ref=found['link "Get the report"'])
+    report = ok(
+        files_daemon, "browser_act", tab_id=tab, kind="click", ref=found['link "Get the report"']
+    )
     [got] = report["downloads"]
     # Chrome's own folder, where an earlier run may have left a report.csv: "report (1).csv".
     assert re.fullmatch(r"report( \(\d+\))?\.csv", got["name"]), got
@@ -330,14 +423,22 @@ def test_downloads_are_reported_and_listed(
     # A response that turns into a download: the act does not wait for a page that never comes.
     tab, found = download_tab(files_daemon, site)
     started = time.monotonic()
-    invoice = ok(files_daemon, "browser_act", tab_id=tab, kind="click", ref=found['link "Get the invoice"'])
+    invoice = ok(
+        files_daemon, "browser_act", tab_id=tab, kind="click", ref=found['link "Get the invoice"']
+    )
     assert time.monotonic() - started < 5
     [pdf] = invoice["downloads"]
     assert re.fullmatch(r"invoice( \(\d+\))?\.pdf", pdf["name"]) and pdf["state"] == "complete", pdf
     assert invoice["navigated"] is False
     # One that fails says why.
     tab, found = download_tab(files_daemon, site)
-    broken = ok(files_daemon, "browser_act", tab_id=tab, kind="click", ref=found['link "Get the broken file"'])
+    broken = ok(
+        files_daemon,
+        "browser_act",
+        tab_id=tab,
+        kind="click",
+        ref=found['link "Get the broken file"'],
+    )
     [failed] = broken["downloads"]
     assert failed["state"] == "interrupted" and failed["error"], failed
     text = call(files_daemon, "browser_downloads")
@@ -348,10 +449,51 @@ def test_downloads_are_reported_and_listed(
 def test_a_persons_own_download_is_not_listed(
     chrome: webdriver.Chrome, files_daemon: Daemon, site: str
 ) -> None:
-    tab, _ = download_tab(files_daemon, site)
+    download_tab(files_daemon, site)
     chrome.switch_to.window(chrome.window_handles[-1])
     before = ok(files_daemon, "browser_downloads")["count"]
     time.sleep(1.2)
     chrome.find_element("link text", "Get the report").click()
     time.sleep(1)
     assert ok(files_daemon, "browser_downloads")["count"] == before
+
+
+@pytest.fixture(scope="module")
+def managed_files(uploads: Path) -> Iterator[Daemon]:
+    """`tabpilot serve --browser` with the same uploads folder."""
+    env = {"TABPILOT_UPLOAD_DIR": str(uploads), "TABPILOT_UPLOAD_MAX_BYTES": str(CAP)}
+    with spawn_daemon("--browser", env=env) as running:
+
+        def ready() -> bool:
+            status = running.status()
+            return bool(status["extension"]["pilot_enabled"] and status["browser"]["ready"])
+
+        wait_for(ready, 90, "the managed browser")
+        yield running
+
+
+def test_the_managed_browser_uploads_and_downloads_into_the_context_folder(
+    managed_files: Daemon, site: str, uploads: Path
+) -> None:
+    daemon = managed_files
+    sha = put(uploads, "m.txt", b"managed upload")
+    tab: int = daemon.get("/tabs").json()["result"][0]["id"]
+    found = upload_page(daemon, tab, site)
+    ok(daemon, "browser_upload", tab_id=tab, ref=found['button "Choose file"'], paths=["m.txt"])
+    assert received(daemon, tab, "hidden")[0]["sha"] == sha
+    ok(daemon, "browser_upload", tab_id=tab, ref=found['button "Resume"'], paths=["m.txt"])
+    assert received(daemon, tab, "plain")[0]["sha"] == sha
+    # Downloads go to <state dir>/downloads/<context>/, and the answer gives the path.
+    open_page(daemon, tab, f"{site}/download.html")
+    found = all_refs(daemon, tab)
+    report = ok(daemon, "browser_act", tab_id=tab, kind="click", ref=found['link "Get the report"'])
+    [got] = report["downloads"]
+    folder = daemon.state_dir / "downloads" / "default"
+    assert (got["name"], got["state"], got["path"]) == (
+        "report.csv",
+        "complete",
+        str(folder / "report.csv"),
+    )
+    assert (folder / "report.csv").read_bytes() == CSV
+    listed = ok(daemon, "browser_downloads")["downloads"]
+    assert [d["path"] for d in listed] == [str(folder / "report.csv")]

@@ -16,9 +16,9 @@ export function worldFiles(chrome) {
   };
 }
 
-// The page world's files that only the page world needs: its console log and its channel to the
-// content script.
-const PAGE_WORLD_ONLY = new Set(["page/page-log.js", "page/inject.js"]);
+// The page world's files that only the page world needs: its console log, browser_upload's hook
+// and its channel to the content script.
+const PAGE_WORLD_ONLY = new Set(["page/page-log.js", "page/files.js", "page/inject.js"]);
 
 // The serializer and the executor: what every world that runs a script loads, the page world's
 // files but for PAGE_WORLD_ONLY, in the manifest's order. script-routes.js loads them into the

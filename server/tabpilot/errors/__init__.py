@@ -67,7 +67,8 @@ The hierarchy (``tests/test_errors.py`` checks that it names every code)::
 The leaves live by area: the generic codes in :mod:`~tabpilot.errors.api`, the page tools' in
 :mod:`~tabpilot.errors.page`, the large-output guard's in :mod:`~tabpilot.errors.guard`, the
 function registry's in :mod:`~tabpilot.errors.functions`, the contexts' in
-:mod:`~tabpilot.errors.contexts` and the file tools' in :mod:`~tabpilot.errors.files`. Each imports only :mod:`~tabpilot.errors._base`, and this module
+:mod:`~tabpilot.errors.contexts` and the file tools' in :mod:`~tabpilot.errors.files`. Each
+imports only :mod:`~tabpilot.errors._base`, and this module
 imports them all, so every code is known wherever ``tabpilot.errors`` is.
 
 Each class carries its ``code``, ``status``, a one-line ``meaning`` (the API table in the OpenAPI
@@ -219,10 +220,10 @@ __all__ = [
     "ExtensionDisconnected",
     "ExtensionError",
     "ExtensionNotConnected",
-    "ForbiddenHost",
-    "ForbiddenOrigin",
     "FileNotFound",
     "FileTooLarge",
+    "ForbiddenHost",
+    "ForbiddenOrigin",
     "FunctionNotFound",
     "InternalError",
     "InvalidFunction",

@@ -63,8 +63,16 @@ Several browsers (contexts) may be open: yours is the active one (browser_contex
 `tab_id` names its context by itself."""
 VISION_INSTRUCTIONS = """
 browser_mouse's x, y are CSS px of the viewport: a viewport screenshot's pixels at scale 1."""
+#: With the files capability: where uploads come from.
+FILES_INSTRUCTIONS = """
+browser_upload reads only the uploads folder the person chose (TABPILOT_UPLOAD_DIR); paths are
+relative to it."""
 #: What the instructions add for each capability a client asks for (tabpilot.tools.CAPS).
-CAP_INSTRUCTIONS = {"contexts": CONTEXTS_INSTRUCTIONS, "vision": VISION_INSTRUCTIONS}
+CAP_INSTRUCTIONS = {
+    "contexts": CONTEXTS_INSTRUCTIONS,
+    "files": FILES_INSTRUCTIONS,
+    "vision": VISION_INSTRUCTIONS,
+}
 
 
 class Backend(Protocol):

@@ -1,15 +1,15 @@
 """The tools, defined once: every face of tabpilot is generated from :data:`TOOLS`.
 
 One file per tool family (``navigate.py``, ``page.py``, ``close.py``, ``script.py``, ``tabs.py``,
-``screenshot.py``, ``logs.py``, ``functions.py``, ``contexts.py``, ``wait.py``, ``files.py``) holds
-each of its tools' params model, the description a model reads, the text formatter of its answer
-and its optional handler,
-and ends with the family's ``TOOLS``. A :class:`~tabpilot.tools.tool.Tool`'s name is at once the
-extension command it sends, the HTTP route (``POST /<name>``), the ``/ws/calls`` method and the
-MCP tool; its ``cli`` and ``method`` are the CLI subcommand and the public client's method. The
-faces that read the table: :mod:`tabpilot.http` (HTTP and ``/ws/calls``), :mod:`tabpilot.mcp`,
-:mod:`tabpilot.cli` and :mod:`tabpilot.client`. A new family is one file here, one line below,
-and one file in the extension's ``worker/tools/``.
+``screenshot.py``, ``logs.py``, ``functions.py``, ``contexts.py``, ``wait.py``, ``mouse.py``,
+``files.py``) holds each of its tools' params model, the description a model reads, the text
+formatter of its answer and its optional handler, and ends with the family's ``TOOLS``. A
+:class:`~tabpilot.tools.tool.Tool`'s name is at once the extension command it sends, the HTTP
+route (``POST /<name>``), the ``/ws/calls`` method and the MCP tool; its ``cli`` and ``method``
+are the CLI subcommand and the public client's method. The faces that read the table:
+:mod:`tabpilot.http` (HTTP and ``/ws/calls``), :mod:`tabpilot.mcp`, :mod:`tabpilot.cli` and
+:mod:`tabpilot.client`. A new family is one file here, one line below, and one file in the
+extension's ``worker/tools/``.
 """
 
 from __future__ import annotations

@@ -137,8 +137,7 @@ def upload_files(settings: Settings, paths: list[str]) -> list[dict[str, Any]]:
     if total > cap:
         raise too_large(f"The {len(files)} files hold {total:,} bytes together", cap)
     return [
-        {"name": f.name, "type": f.type, "size": f.size, "data": read_base64(f, cap)}
-        for f in files
+        {"name": f.name, "type": f.type, "size": f.size, "data": read_base64(f, cap)} for f in files
     ]
 
 
