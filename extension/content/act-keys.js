@@ -245,5 +245,5 @@
     else el.ownerDocument.getSelection().selectAllChildren(el.isContentEditable ? el : el.ownerDocument.body);
   }
 
-  g.__tabpilotActKeys = Object.freeze({ focused, focusOn, isInput, isDisabled, parentOf, viewOf, fire, typeInto, assertEditable, press, hold, selectAll, FOCUSABLE });
+  g.__tabpilotActKeys = Object.freeze({ focused, focusOn, isInput, isDisabled, isEditable, parentOf, viewOf, fire, setValue, typeInto, assertEditable, press, hold, selectAll, FOCUSABLE, TEXT_TYPES });
 })();

@@ -395,5 +395,5 @@
     return { x: topX, y: topY, description: what, doc: refs().doc, ...(checked === null ? {} : { checked }) };
   }
 
-  g.__tabpilotAct = Object.freeze({ run, locate, nameOf, pickOptions, hitAt, reach });
+  g.__tabpilotAct = Object.freeze({ run, locate, nameOf, pickOptions, hitAt, reach, checkedState, assertEnabled, CHECKABLE_ROLES });
 })();

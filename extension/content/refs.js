@@ -163,6 +163,8 @@
   const editableHost = (element) =>
     element.hasAttribute("contenteditable") && element.isContentEditable && element.parentElement?.isContentEditable !== true;
 
+  const TYPED_FORMATS = new Set(["date", "time", "datetime-local", "month", "week", "color"]);
+
   // dom-accessibility-api's role, with what a snapshot reads differently: an editable region and a
   // password field are textboxes; section and form are landmarks only when named.
   const roleOf = (element) => {
@@ -171,6 +173,9 @@
     if (local === "input" && element.type === "password") return "textbox";
     // As Chrome's accessibility tree has it: a file input is a button ("Choose File").
     if (local === "input" && element.type === "file") return "button";
+    // Text a person types in a set format; dom-accessibility-api gives these no role, so they
+    // would get no ref (browser_fill_form fills them).
+    if (local === "input" && TYPED_FORMATS.has(element.type) && !element.hasAttribute("role")) return "textbox";
     if (local === "iframe" || local === "frame") return "iframe";
     if (!loaded) return element.getAttribute("role") || "generic";
     if ((local === "section" || local === "form") && !element.hasAttribute("aria-label") && !element.hasAttribute("aria-labelledby")) return "generic";

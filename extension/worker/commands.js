@@ -9,6 +9,7 @@ import { CommandError, errorPayload } from "./link/errors.js";
 import { createTabMachinery } from "./tab/machinery.js";
 import { createCaptureTools } from "./tools/capture.js";
 import { createFilesTools } from "./tools/files.js";
+import { createFormTools } from "./tools/form.js";
 import { createFunctionsTools } from "./tools/functions.js";
 import { createLogsTools } from "./tools/logs.js";
 import { createMouseTools } from "./tools/mouse.js";
@@ -31,6 +32,7 @@ const FAMILIES = {
   wait: createWaitTools,
   files: createFilesTools,
   mouse: createMouseTools,
+  form: createFormTools,
 };
 
 const PILOT_OFF =

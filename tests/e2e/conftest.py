@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from selenium import webdriver
 
 from tests.e2e.act_pages import ACT_PAGES
 from tests.e2e.drag_pages import DRAG_PAGES
+from tests.e2e.form_pages import FORM_PAGES
 from tests.e2e.harness import Daemon, connected_browser, serving, spawn_daemon, wait_for
 from tests.e2e.log_pages import LOG_PAGES
 from tests.e2e.shot_pages import SHOT_PAGES
@@ -127,6 +129,7 @@ PAGES.update(ACT_PAGES)
 PAGES.update(SHOT_PAGES)
 PAGES.update(LOG_PAGES)
 PAGES.update(DRAG_PAGES)
+PAGES.update(FORM_PAGES)
 
 #: A page's headers may hold this pseudo-header: the HTTP status to answer with (200 otherwise).
 STATUS = ":status"
@@ -138,9 +141,33 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.e2e)
 
 
+#: Third-party libraries the fixture pages load, served at /vendor/<lib>/<file>.js.
+VENDOR = Path(__file__).resolve().parents[1] / "fixtures" / "vendor"
+
+
+def _vendored(path: str) -> bytes | None:
+    """A vendored library's file, for /vendor/<lib>/<file>.js; None for any other path."""
+    parts = path.split("/")
+    if len(parts) != 4 or parts[1] != "vendor" or not parts[3].endswith(".js"):
+        return None
+    if any(part in ("", ".", "..") for part in parts[2:]):
+        return None
+    file = VENDOR / parts[2] / parts[3]
+    return file.read_bytes() if file.is_file() else None
+
+
 class _PageHandler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
-        headers, body = PAGES.get(self.path.split("?")[0], ({}, "<!doctype html><p>page</p>"))
+        path = self.path.split("?")[0]
+        script = _vendored(path)
+        if script is not None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/javascript; charset=utf-8")
+            self.send_header("Content-Length", str(len(script)))
+            self.end_headers()
+            self.wfile.write(script)
+            return
+        headers, body = PAGES.get(path, ({}, "<!doctype html><p>page</p>"))
         data = body.encode()
         self.send_response(int(headers.get(STATUS, "200")))
         self.send_header("Content-Type", headers.get("Content-Type", "text/html; charset=utf-8"))

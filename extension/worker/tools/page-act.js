@@ -58,9 +58,12 @@ export function actSummary(params, result) {
   return words.charAt(0).toLowerCase() + words.slice(1);
 }
 
-export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, frames, aiTabs, downloads, input, withTimeout }) {
+// The frame every action in a tab runs in, whatever it does there (browser_act; browser_fill_form,
+// form.js): the tab made ready, a watch on what the action sets going (a navigation, new tabs,
+// dialogs), the action within its timeout, then the answer once that has shown.
+export function createActRunner({ chrome, tabs, ports, debug, dialogs, tabWatch, frames, aiTabs, downloads, withTimeout }) {
   const openers = new Map(); // tab id -> Set of functions told of each tab it opens
-  const quiet = new Set(); // tabs whose last DOM action started nothing (see viaDom)
+  const quiet = new Set(); // tabs whose last DOM action started nothing (see followUp)
   // Registered in the worker's first turn, like every listener Chrome must wake the worker for.
   chrome.tabs.onCreated?.addListener((created) => {
     for (const told of openers.get(created.openerTabId) ?? []) told(created);
@@ -98,6 +101,151 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
     throw pageError(tab, answer);
   }
 
+  // What a DOM action's answer says of its consequences: a link to a new tab, which an untrusted
+  // click cannot open past the popup blocker, is opened here; a page that saw no navigation start
+  // (content/act.js) and opened no tab needs no waiting for one (settle).
+  async function followUp(job, result) {
+    const { tab, opened } = job;
+    if (typeof result.open === "string" && OPENABLE.test(result.open)) {
+      opened.add(
+        await chrome.tabs.create({
+          url: result.open,
+          openerTabId: tab.id,
+          windowId: tab.windowId,
+          index: tab.index + 1,
+          active: true,
+        }),
+      );
+    }
+    if (result.navigating === false && !result.open) quiet.add(tab.id);
+  }
+
+  // Waits for what the action set going: a navigation it started (until the new page's DOM is
+  // there), a tab it opened. Ends after QUIET_MS when nothing started, at once when the page said
+  // that nothing did.
+  async function settle(tracker, opened, left, calm) {
+    const begun = Date.now();
+    const remaining = () => Math.max(0, left - (Date.now() - begun));
+    const moving = (s) => s.started || s.committed || s.sameDocument || s.closed || opened.opened.length > 0;
+    await tracker.wait(moving, calm ? 0 : Math.min(QUIET_MS, remaining()));
+    const s = tracker.state;
+    if ((s.started || s.committed) && !s.closed)
+      await tracker.wait((st) => st.error !== null || st.closed || st.domReady, remaining());
+  }
+
+  // Gets the tab ready for an action: where the debugger may be used it holds the tab first, since
+  // only a session attached before a dialog opens can answer it (debugger.js); a dialog left open is
+  // dismissed where it may be; a tab still stuck in an earlier script is refused (tab-watch.js).
+  // Returns the dialogs answered.
+  async function readyTab(tab) {
+    await debug.reload();
+    await debug.hold(tab.id);
+    const answered = [];
+    const before = await dialogs.settle(tab, { dialog: "dismiss" });
+    if (before) answered.push(before);
+    await tabWatch.guard(tab);
+    return answered;
+  }
+
+  // The action (`action.work(job)`, which answers the result's own fields) within timeoutMs. A page that
+  // went away before it answered was navigated by the action, which did its part.
+  async function perform(job, action, timeoutMs, stuck) {
+    const { tab, tracker } = job;
+    try {
+      return await withTimeout(Promise.race([action.work(job), stuck]), timeoutMs, () => {
+        job.expired = true;
+        return new CommandError(
+          "execution_timeout",
+          `${action.label} did not finish within ${timeoutMs} ms: the page is busy or stuck. ` +
+            "Raise timeout_ms, or look at the tab.",
+          { tab: tabInfo(tab) },
+        );
+      });
+    } catch (err) {
+      const closed = CHANNEL_CLOSED.test(String(err?.message));
+      if (closed && tracker.state.closed) {
+        throw new CommandError("tab_closed", `Tab ${tab.id} was closed before the ${action.label} was answered.`, {
+          tab: tabInfo(tab),
+        });
+      }
+      if (!(closed && (tracker.state.started || tracker.state.committed))) throw asCommandError(err, tab);
+      return { description: `${action.gone}; the page navigated before it answered` };
+    }
+  }
+
+  // The answer, once what the action set going has shown (settle): the action's own fields, then
+  // where the tab is now, whether it navigated, the tabs it opened and the dialogs answered.
+  async function answerOf(job, own, answered, left) {
+    const { tab, tracker, opened } = job;
+    // A navigation to a response that turned into a download ends aborted, without committing.
+    const aborted = tracker.state.error === "net::ERR_ABORTED" && !tracker.state.committed;
+    const wait = job.downloads.seen.length > 0 || aborted ? Math.min(DOWNLOAD_MS, Math.max(0, left)) : 0;
+    const started = await job.downloads.settle(wait, aborted);
+    // Where the page answered from, unless something moved since: then Chrome says where it is.
+    const s = tracker.state;
+    const still = job.where && !(s.started || s.committed || s.sameDocument || s.closed) && opened.opened.length === 0;
+    const now = still ? job.where : tabInfo(await chrome.tabs.get(tab.id).catch(() => tab));
+    const navigated = s.committed || s.sameDocument || now.url !== tabInfo(tab).url;
+    const newTabs = await Promise.all(opened.opened.map((t) => chrome.tabs.get(t.id).then(tabInfo, () => tabInfo(t))));
+    const result = { ...own, route: job.route, navigated, url: now.url, new_tabs: newTabs };
+    if (answered.length > 0) result.dialogs = answered;
+    if (started.length > 0) result.downloads = started;
+    return { result, result_type: "object", tab: now };
+  }
+
+  // Runs `action.work` in the tab params.tab_id names, on `action.route` (or the one it picks, a
+  // function of the tab). `label` names the action in messages ("browser_act click"); `gone` is
+  // what the answer says was done when the page navigated before answering ("Did click on e5").
+  async function run(params, action) {
+    const { route } = action;
+    const timeoutMs = Number.isInteger(params.timeout_ms) && params.timeout_ms > 0 ? params.timeout_ms : DEFAULT_ACT_MS;
+    const started = Date.now();
+    const tab = await tabs.resolve(params.tab_id);
+    assertScriptable(tab);
+    let chosen = route;
+    if (typeof route === "function") {
+      try {
+        chosen = await route(tab);
+      } catch (err) {
+        throw asCommandError(err, tab);
+      }
+    }
+    const answered = await readyTab(tab);
+    const job = {
+      tab,
+      route: chosen,
+      tracker: frames.follow(tab.id),
+      opened: watchOpened(tab.id),
+      downloads: downloads.during(tab),
+      where: null,
+      expired: false,
+    };
+    job.cancelled = () => job.expired;
+    // A dialog the action raises stops the page: dismissed as for scripts where the debugger may,
+    // else the action fails with dialog_open rather than at its timeout.
+    const dialogWatch = dialogs.answerDuring(tab, { dialog: "dismiss" }, answered);
+    quiet.delete(tab.id); // what an earlier action left, if it failed after the page answered
+    try {
+      const own = await perform(job, action, timeoutMs, dialogWatch.stuck);
+      const calm = quiet.delete(tab.id) && answered.length === 0;
+      await settle(job.tracker, job.opened, timeoutMs - (Date.now() - started), calm);
+      return await answerOf(job, own, answered, timeoutMs - (Date.now() - started));
+    } finally {
+      job.downloads.stop();
+      dialogWatch.stop();
+      job.opened.stop();
+      job.tracker.stop();
+    }
+  }
+
+  return { run, toPage, followUp };
+}
+
+// browser_act: one action on the DOM route (content/act.js) or the debugger route (input.js).
+export function createPageAct(deps) {
+  const { debug, input } = deps;
+  const { run, toPage, followUp } = createActRunner(deps);
+
   async function routeFor(params) {
     if (params.trusted === true) {
       await assertTrusted(debug);
@@ -115,7 +263,6 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
   }
 
   async function viaDom(job, p) {
-    const { tab, opened } = job;
     const message = { type: "act", kind: p.kind, ref: p.ref ?? null, text: p.text ?? null, key: p.key ?? null };
     Object.assign(message, {
       direction: p.direction ?? null,
@@ -125,20 +272,7 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
     });
     for (const name of POINTER_FIELDS) if (p[name] != null) message[name] = p[name];
     const result = await toPage(job, message);
-    // A link to a new tab, which an untrusted click cannot open past the popup blocker.
-    if (typeof result.open === "string" && OPENABLE.test(result.open)) {
-      opened.add(
-        await chrome.tabs.create({
-          url: result.open,
-          openerTabId: tab.id,
-          windowId: tab.windowId,
-          index: tab.index + 1,
-          active: true,
-        }),
-      );
-    }
-    // The page saw no navigation start (content/act.js) and opened no tab: nothing to wait for.
-    if (result.navigating === false && !result.open) quiet.add(tab.id);
+    await followUp(job, result);
     return String(result.description ?? "");
   }
 
@@ -214,121 +348,14 @@ export function createPageAct({ chrome, tabs, ports, debug, dialogs, tabWatch, f
     return sentence("drag", { what: before.what, ref: p.ref, place: after, ...f });
   }
 
-  // Waits for what the action set going: a navigation it started (until the new page's DOM is
-  // there), a tab it opened. Ends after QUIET_MS when nothing started, at once when the page said
-  // that nothing did.
-  async function settle(tracker, opened, left, calm) {
-    const begun = Date.now();
-    const remaining = () => Math.max(0, left - (Date.now() - begun));
-    const moving = (s) => s.started || s.committed || s.sameDocument || s.closed || opened.opened.length > 0;
-    await tracker.wait(moving, calm ? 0 : Math.min(QUIET_MS, remaining()));
-    const s = tracker.state;
-    if ((s.started || s.committed) && !s.closed)
-      await tracker.wait((st) => st.error !== null || st.closed || st.domReady, remaining());
-  }
-
-  // Gets the tab ready for an action: where the debugger may be used it holds the tab first, since
-  // only a session attached before a dialog opens can answer it (debugger.js); a dialog left open is
-  // dismissed where it may be; a tab still stuck in an earlier script is refused (tab-watch.js).
-  // Returns the dialogs answered.
-  async function readyTab(tab) {
-    await debug.reload();
-    await debug.hold(tab.id);
-    const answered = [];
-    const before = await dialogs.settle(tab, { dialog: "dismiss" });
-    if (before) answered.push(before);
-    await tabWatch.guard(tab);
-    return answered;
-  }
-
-  // The action on its route, within timeoutMs: its description. A page that went away before it
-  // answered was navigated by the action, which did its part.
-  async function perform(job, params, timeoutMs, stuck) {
-    const { tab, tracker } = job;
-    const acting = (job.route === "debugger" ? viaDebugger : viaDom)(job, params);
-    try {
-      return await withTimeout(Promise.race([acting, stuck]), timeoutMs, () => {
-        job.expired = true;
-        return new CommandError(
-          "execution_timeout",
-          `browser_act ${params.kind} did not finish within ${timeoutMs} ms: the page is busy or stuck. ` +
-            "Raise timeout_ms, or look at the tab.",
-          { tab: tabInfo(tab) },
-        );
-      });
-    } catch (err) {
-      const closed = CHANNEL_CLOSED.test(String(err?.message));
-      if (closed && tracker.state.closed) {
-        throw new CommandError("tab_closed", `Tab ${tab.id} was closed before the ${params.kind} was answered.`, {
-          tab: tabInfo(tab),
-        });
-      }
-      if (!(closed && (tracker.state.started || tracker.state.committed))) throw asCommandError(err, tab);
-      return `Did ${params.kind}${params.ref ? ` on ${params.ref}` : ""}; the page navigated before it answered`;
-    }
-  }
-
-  // The answer, once what the action set going has shown (settle): where the tab is now, whether
-  // it navigated, the tabs it opened and the dialogs answered.
-  async function answerOf(job, description, answered, left) {
-    const { tab, tracker, opened } = job;
-    // A navigation to a response that turned into a download ends aborted, without committing.
-    const aborted = tracker.state.error === "net::ERR_ABORTED" && !tracker.state.committed;
-    const wait = job.downloads.seen.length > 0 || aborted ? Math.min(DOWNLOAD_MS, Math.max(0, left)) : 0;
-    const started = await job.downloads.settle(wait, aborted);
-    // Where the page answered from, unless something moved since: then Chrome says where it is.
-    const s = tracker.state;
-    const still = job.where && !(s.started || s.committed || s.sameDocument || s.closed) && opened.opened.length === 0;
-    const now = still ? job.where : tabInfo(await chrome.tabs.get(tab.id).catch(() => tab));
-    const navigated = s.committed || s.sameDocument || now.url !== tabInfo(tab).url;
-    const newTabs = await Promise.all(opened.opened.map((t) => chrome.tabs.get(t.id).then(tabInfo, () => tabInfo(t))));
-    const result = { description, route: job.route, navigated, url: now.url, new_tabs: newTabs };
-    if (answered.length > 0) result.dialogs = answered;
-    if (started.length > 0) result.downloads = started;
-    return { result, result_type: "object", tab: now };
-  }
-
   return async function browserAct(params) {
     try {
       checkParams(params);
     } catch (err) {
       throw asCommandError(err);
     }
-    const timeoutMs = Number.isInteger(params.timeout_ms) && params.timeout_ms > 0 ? params.timeout_ms : DEFAULT_ACT_MS;
-    const started = Date.now();
-    const tab = await tabs.resolve(params.tab_id);
-    assertScriptable(tab);
-    let route;
-    try {
-      route = await routeFor(params);
-    } catch (err) {
-      throw asCommandError(err, tab);
-    }
-    const answered = await readyTab(tab);
-    const job = {
-      tab,
-      route,
-      tracker: frames.follow(tab.id),
-      opened: watchOpened(tab.id),
-      downloads: downloads.during(tab),
-      where: null,
-      expired: false,
-    };
-    job.cancelled = () => job.expired;
-    // A dialog the action raises stops the page: dismissed as for scripts where the debugger may,
-    // else the action fails with dialog_open rather than at its timeout.
-    const dialogWatch = dialogs.answerDuring(tab, { dialog: "dismiss" }, answered);
-    quiet.delete(tab.id); // what an earlier action left, if it failed after the page answered
-    try {
-      const description = await perform(job, params, timeoutMs, dialogWatch.stuck);
-      const calm = quiet.delete(tab.id) && answered.length === 0;
-      await settle(job.tracker, job.opened, timeoutMs - (Date.now() - started), calm);
-      return await answerOf(job, description, answered, timeoutMs - (Date.now() - started));
-    } finally {
-      job.downloads.stop();
-      dialogWatch.stop();
-      job.opened.stop();
-      job.tracker.stop();
-    }
+    const work = async (job) => ({ description: await (job.route === "debugger" ? viaDebugger : viaDom)(job, params) });
+    const gone = `Did ${params.kind}${params.ref ? ` on ${params.ref}` : ""}`;
+    return run(params, { label: `browser_act ${params.kind}`, route: () => routeFor(params), work, gone });
   };
 }

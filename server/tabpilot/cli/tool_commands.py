@@ -23,7 +23,12 @@ from tabpilot.config import Settings
 from tabpilot.tools import TOOLS, Tool
 
 #: Fields whose option is not simply --field-name.
-OPTION_NAMES = {"tab_id": "--tab", "values": "--value", "modifiers": "--modifier"}
+OPTION_NAMES = {
+    "tab_id": "--tab",
+    "values": "--value",
+    "modifiers": "--modifier",
+    "fields": "--field",
+}
 
 
 class CliError(Exception):
@@ -105,6 +110,11 @@ def _option(tool: Tool, name: str) -> tuple[list[str], dict[str, Any]]:
     elif get_origin(kind) is list:
         options.update(action="append", metavar=name.rstrip("s").upper())
         options["help"] += " Repeat the option for each."
+        item: Any = get_args(kind)[0]
+        if hasattr(item, "from_cli"):
+            # A list of objects (browser_fill_form's fields): each written as its model reads it.
+            options.update(type=_from_cli(item.from_cli), metavar=item.cli_metavar)
+            options["help"] = item.cli_help
     elif get_origin(kind) is Literal:
         options["choices"] = get_args(kind)
     elif isinstance(kind, type) and issubclass(kind, BaseModel):
@@ -128,6 +138,18 @@ def _option(tool: Tool, name: str) -> tuple[list[str], dict[str, Any]]:
             options["nargs"] = "?"
         return [name], options
     return [OPTION_NAMES.get(name, "--" + name.replace("_", "-"))], options
+
+
+def _from_cli(read: Callable[[str], Any]) -> Callable[[str], Any]:
+    """An argparse type from a model's own reading of one command-line word."""
+
+    def convert(text: str) -> Any:
+        try:
+            return read(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return convert
 
 
 def _object_or_server(text: str) -> dict[str, Any] | str:

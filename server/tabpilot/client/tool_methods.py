@@ -120,6 +120,18 @@ class _Methods(_Calls[R]):
         """The mouse at a point of the viewport: ``{description, route}``."""
 
     @_tool()
+    def fill_form(
+        self,
+        fields: list[dict[str, Any]],
+        *,
+        submit: str | None = None,
+        tab_id: int | None = None,
+        timeout_ms: int | None = None,
+    ) -> R:
+        """Fill the form fields ``[{ref, value}]``, then click ``submit``: ``{fields: [{ref, ok,
+        element, value | chars, error}], submit, navigated, url, new_tabs}``."""
+
+    @_tool()
     def close_browser(self) -> R:
         """Close the tabs the AI opened (and stop the daemon's managed browser): ``{closed_tabs,
         browser?}``."""

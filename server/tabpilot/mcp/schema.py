@@ -67,6 +67,8 @@ _DROPPED = frozenset(
         "minLength",
         "maximum",
         "minimum",
+        "maxItems",
+        "minItems",
         "pattern",
         "additionalProperties",
         "default",
@@ -78,8 +80,9 @@ def input_schema(model: type[BaseModel], *, token: bool = False) -> dict[str, An
     """The lean input schema of a params model (see the module's docstring); with ``token``, the
     large-output guard's ``confirm_token`` too."""
     full = model.model_json_schema()
+    defs = full.get("$defs", {})
     properties = {
-        name: _lean(field, shared=name in SHARED_FIELDS | SELF_EVIDENT)
+        name: _lean(field, shared=name in SHARED_FIELDS | SELF_EVIDENT, defs=defs)
         for name, field in full.get("properties", {}).items()
     }
     if token:
@@ -90,7 +93,13 @@ def input_schema(model: type[BaseModel], *, token: bool = False) -> dict[str, An
     return schema
 
 
-def _lean(field: dict[str, Any], *, shared: bool) -> dict[str, Any]:
+def _lean(field: dict[str, Any], *, shared: bool, defs: dict[str, Any]) -> dict[str, Any]:
+    # A nested model (browser_fill_form's fields) is written in place: a client reads no $defs.
+    ref = field.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        # Its docstring is for the other faces; the tool's description says what a field holds.
+        inner = {k: v for k, v in defs[ref.removeprefix("#/$defs/")].items() if k != "description"}
+        field = {**inner, **{k: v for k, v in field.items() if k != "$ref"}}
     options = [option for option in field.get("anyOf", ()) if option.get("type") != "null"]
     merged = dict(field)
     if len(options) == 1:
@@ -102,5 +111,12 @@ def _lean(field: dict[str, Any], *, shared: bool) -> dict[str, Any]:
     if shared:
         lean.pop("description", None)
     if isinstance(lean.get("items"), dict):
-        lean["items"] = _lean(lean["items"], shared=False)
+        lean["items"] = _lean(lean["items"], shared=False, defs=defs)
+    if isinstance(lean.get("properties"), dict):
+        lean["properties"] = {
+            name: _lean(inner, shared=False, defs=defs)
+            for name, inner in lean["properties"].items()
+        }
+    if isinstance(lean.get("anyOf"), list):
+        lean["anyOf"] = [_lean(option, shared=False, defs=defs) for option in lean["anyOf"]]
     return lean

@@ -164,7 +164,8 @@ def table_tool(
     ``Error: Invalid arguments: …`` rather than the SDK's validation dump.
     """
     model = tool.params
-    properties = model.model_json_schema().get("properties", {})
+    # Lean, with nested models written in place: the SDK's own argument model keeps no $defs.
+    properties = input_schema(model)["properties"]
     value = tool.mcp.value
 
     async def call(mcp_context: Context, **arguments: Any) -> CallToolResult:

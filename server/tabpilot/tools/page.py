@@ -124,7 +124,13 @@ def act_text(envelope: dict[str, Any], params: Any = None) -> str:
     """browser_act: what was done, then what followed (a navigation, new tabs, downloads,
     dialogs)."""
     act = result_of(envelope)
-    text = str(act.get("description") or "Done")
+    return str(act.get("description") or "Done") + followed(act, envelope)
+
+
+def followed(act: dict[str, Any], envelope: dict[str, Any]) -> str:
+    """What an action set going, as its answer's tail: `; the page navigated to …`, the tabs it
+    opened, the dialogs answered (browser_act, browser_fill_form)."""
+    text = ""
     if act.get("navigated"):
         text += f"; the page navigated to {act.get('url')}"
     for tab in act.get("new_tabs") or []:

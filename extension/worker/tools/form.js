@@ -1,0 +1,78 @@
+// browser_fill_form, the worker's side (docs/protocol.md, "Filling a form"): the fields go to the
+// tab's content script in one message (content/form.js), which fills them with browser_act's own
+// typing, checking and option picking, then clicks the submit. The answer says, as browser_act's
+// does, what the submit set going (page-act.js's runner: a navigation, new tabs, dialogs).
+import { CommandError } from "../link/errors.js";
+import { pageError } from "../tab/ref-docs.js";
+import { createActRunner } from "./page-act.js";
+
+// As the daemon's model (server/tabpilot/tools/form.py).
+export const MAX_FIELDS = 100;
+const MAX_REF_CHARS = 64;
+const MAX_OPTIONS = 100;
+// How long a combobox may take to show its options, or to show the one chosen, at most.
+const LIST_WAIT_MS = 2000;
+
+const invalid = (message) => new CommandError("invalid_request", message);
+
+// Refuses what the daemon's model refuses, for callers that reach the extension otherwise.
+export function checkFormParams(p) {
+  const { fields, submit } = p ?? {};
+  if (!Array.isArray(fields) || fields.length === 0 || fields.length > MAX_FIELDS) {
+    throw invalid(`browser_fill_form needs fields: a list of 1 to ${MAX_FIELDS} {ref, value} objects.`);
+  }
+  fields.forEach((field, i) => {
+    const { ref, value } = field ?? {};
+    if (typeof ref !== "string" || ref === "" || ref.length > MAX_REF_CHARS) {
+      throw invalid(`fields[${i}].ref must be a ref from browser_snapshot such as "e12".`);
+    }
+    const list = Array.isArray(value) && value.length > 0 && value.length <= MAX_OPTIONS && value.every((v) => typeof v === "string");
+    if (typeof value !== "string" && typeof value !== "boolean" && !list) {
+      throw invalid(`fields[${i}].value must be a string, a boolean, or a list of option labels or values.`);
+    }
+  });
+  if (submit != null && (typeof submit !== "string" || submit === "" || submit.length > MAX_REF_CHARS)) {
+    throw invalid('submit must be a ref from browser_snapshot such as "e12".');
+  }
+}
+
+// A field's error as the answer gives it: a ref of an earlier page reads stale_ref (ref-docs.js).
+function withError(tab, entry) {
+  if (!entry.error) return entry;
+  const known = pageError(tab, { error: entry.error });
+  return { ...entry, error: { code: known.code, message: known.message } };
+}
+
+// The popup's Recent activity: how many fields, and whether the form was sent. No value is shown.
+export function fillSummary(params, result) {
+  const fields = result?.result?.fields;
+  if (result?.ok !== true || !Array.isArray(fields)) return "tried to fill a form";
+  const filled = fields.filter((f) => f.ok).length;
+  let text = `filled ${filled} of ${fields.length} field${fields.length === 1 ? "" : "s"}`;
+  if (result.result.submit?.clicked) text += " and submitted";
+  return text;
+}
+
+export function createFormTools(deps) {
+  const { run, toPage, followUp } = createActRunner(deps);
+
+  async function fillForm(params) {
+    checkFormParams(params);
+    const message = {
+      type: "fill_form",
+      fields: params.fields.map(({ ref, value }) => ({ ref, value })),
+      submit: params.submit ?? null,
+      wait_ms: LIST_WAIT_MS,
+    };
+    const work = async (job) => {
+      const answer = await toPage(job, message);
+      await followUp(job, answer);
+      const own = { fields: (answer.fields ?? []).map((field) => withError(job.tab, field)) };
+      if (answer.submit) own.submit = withError(job.tab, answer.submit);
+      return own;
+    };
+    return run(params, { label: "browser_fill_form", route: "dom", work, gone: "Filled the form" });
+  }
+
+  return { handlers: { browser_fill_form: fillForm }, summaries: { browser_fill_form: fillSummary } };
+}
