@@ -445,51 +445,66 @@ def _not_available(r: dict[str, Any], columns: int) -> str:
     )
 
 
+def _fill_cells(r: dict[str, Any]) -> list[str]:
+    values = "yes" if r.get("values_ok") else f"**no**: {r.get('wrong')}"
+    return [
+        f"{r['p50']:.2f}",
+        f"{r['p99']:.2f}",
+        str(r["n"]),
+        str(r.get("calls", "-")),
+        _cell(r.get("snapshot_chars"), ","),
+        _cell(r.get("snapshot_ms"), ".0f"),
+        _cell(r.get("answer_chars"), ","),
+        values,
+    ]
+
+
+def _wait_cells(r: dict[str, Any]) -> list[str]:
+    return [
+        f"{r['p50']:.2f}",
+        f"{r['p90']:.2f}",
+        f"{r['p99']:.2f}",
+        str(r["n"]),
+        _cell(r.get("round_trip_p50"), ".1f"),
+        _cell(r.get("answer_chars"), ","),
+    ]
+
+
+#: Each hand table's columns after the server and its version, and its cells of a row.
+HAND_COLUMNS = {
+    "fill_form": (
+        ("fill p50", "p99", "fills", "calls", "snapshot characters", "snapshot ms",
+         "fill answer characters", "values in the page"),
+        _fill_cells,
+    ),
+    "wait_for": (
+        ("appearing to answer p50", "p90", "p99", "waits", "round trip p50", "answer characters"),
+        _wait_cells,
+    ),
+}  # fmt: skip
+
+
 def _hand_lines(peers: dict[str, Any], goals: dict[str, list[Target]]) -> list[str]:
     """The form's and the wait's tables."""
     lines: list[str] = []
-    if "fill_form" in peers:
-        heading, how = HAND_ROWS["fill_form"]
+    for key, (columns, cells) in HAND_COLUMNS.items():
+        if key not in peers:
+            continue
+        heading, how = HAND_ROWS[key]
         lines += [
             "",
             f"*{heading}*: {how}",
             "",
-            "| server | version | fill p50 | p99 | fills | calls | snapshot characters | "
-            "snapshot ms | fill answer characters | values in the page |",
-            "|---|---|---|---|---|---|---|---|---|---|",
+            "| server | version | " + " | ".join(columns) + " |",
+            "|---" * (len(columns) + 2) + "|",
         ]
-        for r in peers["fill_form"]:
+        for r in peers[key]:
             if not r.get("available", True):
-                lines.append(_not_available(r, 10))
+                lines.append(_not_available(r, len(columns) + 2))
                 continue
-            values = "yes" if r.get("values_ok") else f"**no**: {r.get('wrong')}"
-            lines.append(
-                f"| {r['system']} | {r.get('version') or '-'} | {r['p50']:.2f} | {r['p99']:.2f} "
-                f"| {r['n']} | {r.get('calls', '-')} | {_cell(r.get('snapshot_chars'), ',')} | "
-                f"{_cell(r.get('snapshot_ms'), '.0f')} | {_cell(r.get('answer_chars'), ',')} | "
-                f"{values} |"
-            )
-        lines += _goal_lines(goals.get("fill_form", []))
-    if "wait_for" in peers:
-        heading, how = HAND_ROWS["wait_for"]
-        lines += [
-            "",
-            f"*{heading}*: {how}",
-            "",
-            "| server | version | appearing to answer p50 | p90 | p99 | waits | round trip p50 | "
-            "answer characters |",
-            "|---|---|---|---|---|---|---|---|",
-        ]
-        for r in peers["wait_for"]:
-            if not r.get("available", True):
-                lines.append(_not_available(r, 8))
-                continue
-            lines.append(
-                f"| {r['system']} | {r.get('version') or '-'} | {r['p50']:.2f} | {r['p90']:.2f} "
-                f"| {r['p99']:.2f} | {r['n']} | {_cell(r.get('round_trip_p50'), '.1f')} | "
-                f"{_cell(r.get('answer_chars'), ',')} |"
-            )
-        lines += _goal_lines(goals.get("wait_for", []))
+            row = [r["system"], r.get("version") or "-", *cells(r)]
+            lines.append("| " + " | ".join(row) + " |")
+        lines += _goal_lines(goals.get(key, []))
     return lines
 
 
