@@ -1,10 +1,12 @@
-// browser_wait_for's pure parts: the url glob and the params check (worker/tools/wait.js), and the
-// similar texts a timeout names (content/wait.js, loaded as the content script loads it).
+// browser_wait_for's pure parts: the url glob and the params check (worker/tools/wait.js), the
+// similar texts a timeout names (content/wait.js, loaded as the content script loads it), and when
+// a tab's network is idle (worker/tools/wait-network.js).
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import vm from "node:vm";
 
+import { IDLE_MS, createNetworkWatch } from "../extension/worker/tools/wait-network.js";
 import { checkWait, globMatcher } from "../extension/worker/tools/wait.js";
 
 const context = vm.createContext({});
@@ -82,4 +84,70 @@ test("similar texts share a word or a prefix of three letters, best first, each 
 
 test("text compares with its whitespace collapsed, in any case", () => {
   assert.equal(wait.normalize("  Order\n\n  SAVED\t"), "order saved");
+});
+
+// A tab's requests, as webRequest reports them, and a clock and timers the test moves.
+function networkWatch() {
+  const event = () => {
+    const listeners = [];
+    return { addListener: (fn) => listeners.push(fn), emit: (d) => listeners.forEach((fn) => fn(d)) };
+  };
+  const web = { onBeforeRequest: event(), onCompleted: event(), onErrorOccurred: event() };
+  const chrome = { webRequest: web, tabs: { onRemoved: event() }, runtime: { getURL: () => "chrome-extension://id/" } };
+  const clock = { now: 10_000 };
+  const pending = new Map();
+  let next = 1;
+  const timers = {
+    setTimeout: (fn, ms) => (pending.set(next, { fn, at: clock.now + ms }), next++),
+    clearTimeout: (id) => pending.delete(id),
+  };
+  const advance = (ms) => {
+    clock.now += ms;
+    for (const [id, { fn, at }] of [...pending]) {
+      if (at <= clock.now) {
+        pending.delete(id);
+        fn();
+      }
+    }
+  };
+  const watch = createNetworkWatch({ chrome, pilot: { isEnabled: () => true }, timers, now: () => clock.now });
+  const request = (requestId, type = "xmlhttprequest") => ({ tabId: 7, requestId, type, method: "GET", url: `https://a.test/${requestId}` });
+  return { web, watch, advance, request };
+}
+
+test("the network is idle once nothing is under way and nothing started or ended for 500 ms", async () => {
+  const { web, watch, advance, request } = networkWatch();
+  assert.equal(IDLE_MS, 500);
+  const quiet = watch.idle(7);
+  assert.equal(quiet.already, true); // nothing seen in this tab
+  web.onBeforeRequest.emit(request("1"));
+  const idle = watch.idle(7);
+  assert.equal(idle.already, false);
+  let done = false;
+  idle.promise.then(() => (done = true));
+  advance(2000);
+  await Promise.resolve();
+  assert.equal(done, false, "a request under way");
+  assert.deepEqual(watch.underWay(7), { count: 1, shown: ["GET https://a.test/1 (2.0 s)"] });
+  web.onCompleted.emit(request("1"));
+  advance(499);
+  await Promise.resolve();
+  assert.equal(done, false, "ended 499 ms ago");
+  web.onBeforeRequest.emit(request("2"));
+  web.onErrorOccurred.emit(request("2"));
+  advance(499);
+  await Promise.resolve();
+  assert.equal(done, false, "another request started and failed meanwhile");
+  advance(1);
+  await Promise.resolve();
+  assert.equal(done, true);
+});
+
+test("a WebSocket and another tab's requests do not keep a tab busy", () => {
+  const { web, watch, request, advance } = networkWatch();
+  web.onBeforeRequest.emit(request("ws", "websocket"));
+  web.onBeforeRequest.emit({ ...request("other"), tabId: 8 });
+  advance(1000);
+  assert.equal(watch.idle(7).already, true);
+  assert.equal(watch.idle(8).already, false);
 });

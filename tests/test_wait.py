@@ -35,9 +35,15 @@ def test_one_condition_is_taken(params: dict[str, Any], condition: str) -> None:
         ({}, "give one condition: text, text_gone, ref, selector, url, network_idle, dom_stable"),
         ({"network_idle": False}, "give one condition"),
         ({"text": "a", "selector": "b"}, "one condition per call, not text and selector"),
-        ({"ref": "e1", "state": "shown"}, "'visible', 'hidden', 'enabled', 'attached' or 'detached'"),
+        (
+            {"ref": "e1", "state": "shown"},
+            "'visible', 'hidden', 'enabled', 'attached' or 'detached'",
+        ),
         ({"state": "hidden"}, "`state` goes with `ref` or `selector`"),
-        ({"text": "a", "state": "hidden"}, "`state` (visible, hidden, enabled, attached, detached)"),
+        (
+            {"text": "a", "state": "hidden"},
+            "`state` (visible, hidden, enabled, attached, detached)",
+        ),
         ({"time": -1}, "`time`: Input should be greater than or equal to 0"),
         ({"time": 30_001}, "`time`: Input should be less than or equal to 30000"),
         ({"time": 1.5}, "not a whole number"),
@@ -76,14 +82,23 @@ def test_the_daemon_waits_past_the_extensions_own_timeout() -> None:
             'text "Saved" appeared after 412 ms',
         ),
         (
-            {"condition": "text", "description": 'text "Hi" is on the page', "elapsed_ms": 3,
-             "already": True},
+            {
+                "condition": "text",
+                "description": 'text "Hi" is on the page',
+                "elapsed_ms": 3,
+                "already": True,
+            },
             'text "Hi" is on the page (3 ms)',
         ),
         ({"condition": "time", "description": "waited 250 ms", "elapsed_ms": 251}, "Waited 251 ms"),
         (
-            {"condition": "url", "description": "url became http://a/done (matches \"**/done\")",
-             "elapsed_ms": 80, "navigated": True, "url": "http://a/done"},
+            {
+                "condition": "url",
+                "description": 'url became http://a/done (matches "**/done")',
+                "elapsed_ms": 80,
+                "navigated": True,
+                "url": "http://a/done",
+            },
             'url became http://a/done (matches "**/done") after 80 ms; the page navigated to '
             "http://a/done",
         ),

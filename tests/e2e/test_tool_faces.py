@@ -163,6 +163,16 @@ def test_a_form_filled_through_each_face(
             assert read["text"].startswith("Name") and read["offset"] == 0
             assert read["total"] > 30 and read["more"] is True
 
+        waited = call("browser_wait_for", {"tab_id": tab, "text": "SIGN UP", "timeout_ms": 5000})
+        if mcp:
+            assert re.fullmatch(r'text "SIGN UP" is on the page \(\d+ ms\)', waited), waited
+        else:
+            assert (waited["condition"], waited["already"], waited["navigated"]) == (
+                "text",
+                True,
+                False,
+            )
+
         value = call(
             "execute_javascript", {"script": "(el) => el.value", "ref": name, "tab_id": tab}
         )

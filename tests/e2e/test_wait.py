@@ -5,6 +5,7 @@ switch turned off while waiting."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Iterator
@@ -14,6 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
 
 from tests.e2e.acting import call, js, ok, open_page, ref, refused
 from tests.e2e.harness import Daemon, serving, set_pilot
@@ -25,9 +27,17 @@ PAGE = """<!doctype html><title>wait</title>
 <div id="box"><button id="hide-me">Hide me</button></div>
 <button id="go" disabled>Go</button>
 <a href="/wait/redirect">Next</a>
-<script>window.later = (ms, fn) => setTimeout(() => { fn(); window.doneAt = Date.now(); }, ms);</script>
+<script>
+window.later = (ms, fn) => setTimeout(() => { fn(); window.doneAt = Date.now(); }, ms);
+</script>
 """
 TARGET = "<!doctype html><title>target</title><p>Arrived</p>"
+# Text in an open shadow root, which innerText does not read.
+SHADOW = """<!doctype html><title>shadow</title><div id="host"></div>
+<script>
+host.attachShadow({ mode: "open" }).innerHTML = "<p>in the shadow</p>";
+window.later = (ms, fn) => setTimeout(() => { fn(); window.doneAt = Date.now(); }, ms);
+</script>"""
 
 
 class _Site(BaseHTTPRequestHandler):
@@ -45,7 +55,7 @@ class _Site(BaseHTTPRequestHandler):
             time.sleep(int(parse_qs(url.query)["ms"][0]) / 1000)
             body = "ok"
         else:
-            body = TARGET if url.path == "/wait/target.html" else PAGE
+            body = {"/wait/target.html": TARGET, "/wait/shadow.html": SHADOW}.get(url.path, PAGE)
         data = body.encode()
         self.send_response(200)
         self.send_header("Content-Type", "text/html; charset=utf-8")
@@ -77,7 +87,7 @@ def wait(daemon: Daemon, tab: int, **params: Any) -> dict[str, Any]:
 
 #: How long after it is asked the page makes its change: time enough for the wait to reach it,
 #: on a loaded machine too.
-LATER_MS = 800
+LATER_MS = 1500
 
 
 def later(daemon: Daemon, tab: int, script: str) -> None:
@@ -102,6 +112,13 @@ def test_text_that_appears_later_is_answered_soon_after(daemon: Daemon, tab: int
     assert 0 < met["elapsed_ms"] < 2000, met
     # The page's own change to the answer in the test: the observer, the worker and the daemon.
     assert answered_after_the_change(daemon, tab, answered) < 250
+
+
+def test_text_in_a_shadow_root(daemon: Daemon, site: str, tab: int) -> None:
+    open_page(daemon, tab, f"{site}/wait/shadow.html")
+    later(daemon, tab, "host.shadowRoot.querySelector('p').textContent = 'Shadow saved'")
+    met = wait(daemon, tab, text="shadow SAVED")
+    assert (met["description"], met["already"]) == ('text "shadow SAVED" appeared', False)
 
 
 def test_text_already_there_answers_at_once(daemon: Daemon, tab: int) -> None:
@@ -154,7 +171,12 @@ def test_network_idle_waits_out_a_fetch_in_flight(daemon: Daemon, site: str, tab
     # A request still under way at the timeout is named.
     js(daemon, tab, "fetch('/wait/slow?ms=3000'); null")
     error = refused(
-        daemon, "browser_wait_for", 504, "wait_timeout", tab_id=tab, network_idle=True,
+        daemon,
+        "browser_wait_for",
+        504,
+        "wait_timeout",
+        tab_id=tab,
+        network_idle=True,
         timeout_ms=800,
     )
     assert error["message"].startswith("network not idle after ")
@@ -162,8 +184,12 @@ def test_network_idle_waits_out_a_fetch_in_flight(daemon: Daemon, site: str, tab
 
 
 def test_dom_stable_waits_for_the_changes_to_stop(daemon: Daemon, tab: int) -> None:
-    js(daemon, tab, "let n = 0; const t = setInterval(() => { box.dataset.n = ++n; if (n === 8) "
-       "{ clearInterval(t); window.doneAt = Date.now(); } }, 50)")
+    js(
+        daemon,
+        tab,
+        "let n = 0; const t = setInterval(() => { box.dataset.n = ++n; if (n === 8) "
+        "{ clearInterval(t); window.doneAt = Date.now(); } }, 50)",
+    )
     met = wait(daemon, tab, dom_stable=300)
     answered = time.time()
     assert met["description"] == "DOM stable (no change for 300 ms)"
@@ -190,6 +216,32 @@ def test_visible_hidden_and_enabled_follow_class_and_attribute_toggles(
     assert wait(daemon, tab, ref=go, state="detached")["description"] == (
         f'button "Go" ({go}) was removed from the page'
     )
+
+
+def test_a_ref_across_a_navigation_is_detached_or_stale(
+    daemon: Daemon, site: str, tab: int
+) -> None:
+    hide_me = ref(daemon, tab, 'button "Hide me"')
+    later(daemon, tab, "document.querySelector('a').click()")
+    gone = wait(daemon, tab, ref=hide_me, state="detached")
+    assert gone["description"] == f"ref {hide_me} is detached: the page navigated"
+    assert gone["navigated"] is True and gone["url"] == f"{site}/wait/target.html"
+    open_page(daemon, tab, f"{site}/wait/page.html")
+    go = ref(daemon, tab, 'button "Go"')
+    later(daemon, tab, "document.querySelector('a').click()")
+    stale = refused(
+        daemon, "browser_wait_for", 410, "stale_ref", tab_id=tab, ref=go, state="enabled"
+    )
+    assert "the page navigated while waiting for it to be enabled" in stale["message"]
+
+
+def test_a_plain_time(daemon: Daemon, tab: int) -> None:
+    started = time.monotonic()
+    met = wait(daemon, tab, time=300)
+    assert time.monotonic() - started >= 0.3
+    assert met["condition"] == "time" and 300 <= met["elapsed_ms"] < 1000, met
+    body = call(daemon, "browser_wait_for", time=250)
+    assert body["success"] and body["result"]["description"] == "waited 250 ms"
 
 
 def test_a_timeout_says_what_was_still_false(daemon: Daemon, tab: int) -> None:
@@ -238,7 +290,9 @@ def _in_background(daemon: Daemon, **params: Any) -> tuple[threading.Thread, dic
     return thread, answer
 
 
-def test_a_tab_closed_while_waiting_ends_the_wait(daemon: Daemon, site: str) -> None:
+def test_a_tab_closed_while_waiting_ends_the_wait(
+    page: dict[str, Any], daemon: Daemon, site: str
+) -> None:
     opened = ok(daemon, "browser_tabs", action="new", url=f"{site}/wait/page.html")["id"]
     thread, answer = _in_background(daemon, tab_id=opened, text="never", timeout_ms=20_000)
     started = time.monotonic()
@@ -247,6 +301,34 @@ def test_a_tab_closed_while_waiting_ends_the_wait(daemon: Daemon, site: str) -> 
     assert (answer["status"], answer["error"]["code"]) == (410, "tab_closed"), answer
     assert answer["error"]["message"] == f'Tab {opened} was closed while waiting for text "never".'
     assert time.monotonic() - started < 3
+
+
+def test_a_page_that_crashes_while_waiting_ends_the_wait(
+    browser: webdriver.Chrome, daemon: Daemon, site: str
+) -> None:
+    # Another site (localhost, not 127.0.0.1) gets a renderer of its own, which crashes alone.
+    url = site.replace("127.0.0.1", "localhost") + "/wait/page.html"
+    main = browser.current_window_handle
+    browser.switch_to.new_window("tab")
+    handle = browser.current_window_handle
+    browser.get(url)
+    browser.switch_to.window(main)
+    tabs = daemon.get("/tabs").json()["result"]
+    crashing = next(t["id"] for t in tabs if t["url"] == url)
+    thread, answer = _in_background(daemon, tab_id=crashing, text="never", timeout_ms=20_000)
+    started = time.monotonic()
+    try:
+        browser.switch_to.window(handle)
+        with contextlib.suppress(WebDriverException):  # ChromeDriver loses the tab it was on
+            browser.execute_cdp_cmd("Page.crash", {})
+        browser.switch_to.window(main)
+        thread.join(10)
+    finally:
+        with contextlib.suppress(WebDriverException):
+            browser.execute_cdp_cmd("Target.closeTarget", {"targetId": handle})
+    assert (answer["status"], answer["error"]["code"]) == (502, "tab_crashed"), answer
+    assert answer["error"]["message"].startswith(f"The page in tab {crashing} crashed")
+    assert time.monotonic() - started < 5
 
 
 def test_the_switch_turned_off_ends_a_wait(

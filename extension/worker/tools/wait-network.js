@@ -53,9 +53,11 @@ export function createNetworkWatch({ chrome, pilot, timers, now = Date.now }) {
     return { count: pending.length, shown };
   }
 
-  // Resolves once the tab is idle; `stop()` ends the watch. Already idle: at once.
+  // `promise` resolves once the tab is idle; `stop()` ends the watch; `already`: it was idle when
+  // asked (nothing under way, and nothing started or ended for IDLE_MS).
   function idle(tabId) {
     let timer = null;
+    let idleNow = false;
     let done;
     const promise = new Promise((resolve) => (done = resolve));
     const waiter = {
@@ -77,12 +79,13 @@ export function createNetworkWatch({ chrome, pilot, timers, now = Date.now }) {
       if (set.size === 0) waiters.delete(tabId);
     };
     const finish = () => {
+      idleNow = true;
       stop();
       done(true);
     };
     set.add(waiter);
     waiter.arm();
-    return { promise, stop };
+    return { promise, stop, already: idleNow };
   }
 
   return { idle, underWay };

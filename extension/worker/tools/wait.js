@@ -165,13 +165,13 @@ export function createWaitTools({ chrome, tabs, ports, pilot, timers, tabWatch, 
 
   // The condition held: the answer, with where the tab is now and whether it navigated meanwhile.
   async function met(job, description, already, startUrl) {
-    const now_ = await (job.tab ? chrome.tabs.get(job.tab.id).then(tabInfo, () => tabInfo(job.tab)) : null);
     const elapsed = now() - job.started;
-    const navigated = job.docs > 0 || (now_ !== null && now_.url !== startUrl);
+    const where = await (job.tab ? chrome.tabs.get(job.tab.id).then(tabInfo, () => tabInfo(job.tab)) : null);
+    const navigated = job.docs > 0 || (where !== null && where.url !== startUrl);
     const result = { condition: job.spec.condition, description, elapsed_ms: elapsed, already, navigated };
-    if (now_) result.url = now_.url;
+    if (where) result.url = where.url;
     if (job.dialogs?.length) result.dialogs = job.dialogs;
-    return { result, result_type: "object", tab: now_ };
+    return { result, result_type: "object", tab: where };
   }
 
   // ---- the page's conditions (content/wait.js) ----
@@ -295,7 +295,6 @@ export function createWaitTools({ chrome, tabs, ports, pilot, timers, tabWatch, 
 
   async function forNetwork(job, startUrl) {
     const watch = network.idle(job.tab.id);
-    const at = now();
     try {
       const outcome = await Promise.race([watch.promise, job.expiry, job.ended]);
       if (outcome === "expired") {
@@ -307,8 +306,7 @@ export function createWaitTools({ chrome, tabs, ports, pilot, timers, tabWatch, 
             : `requests kept starting, never ${IDLE_MS} ms apart`;
         throw timeoutError(job, "network not idle", why);
       }
-      // Idle when asked: nothing had started or ended for IDLE_MS already.
-      return met(job, `network idle (no request for ${IDLE_MS} ms)`, now() - at < 5, startUrl);
+      return met(job, `network idle (no request for ${IDLE_MS} ms)`, watch.already, startUrl);
     } finally {
       watch.stop();
     }

@@ -40,9 +40,7 @@ CONDITIONS = ("text", "text_gone", "ref", "selector", "url", "network_idle", "do
 REPORT_SLACK_S = 2.0
 
 #: A number of milliseconds: a whole number, written as 500 or as 500.0 (JSON has one number type).
-Milliseconds = Annotated[
-    int, Strict(), Field(ge=0, le=MAX_TIME_MS), BeforeValidator(_whole_number)
-]
+Milliseconds = Annotated[int, Strict(), Field(ge=0, le=MAX_TIME_MS), BeforeValidator(_whole_number)]
 #: A quiet time: a DOM that did not change for no time at all says nothing.
 QuietMs = Annotated[int, Strict(), Field(ge=50, le=MAX_TIME_MS), BeforeValidator(_whole_number)]
 Condition = Annotated[str, Strict(), Field(min_length=1, max_length=MAX_CONDITION_CHARS)]
