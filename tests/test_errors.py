@@ -72,6 +72,10 @@ TABLE = {
     "export_disabled": 403,
     "no_valid_page": 409,
     "browser_unavailable": 503,
+    "upload_path_outside": 403,
+    "file_not_found": 404,
+    "not_a_file_input": 409,
+    "file_too_large": 413,
 }
 
 

@@ -12,6 +12,7 @@ from tabpilot.config import Settings
 from tabpilot.errors import FileNotFound, FileTooLarge, InvalidRequest, UploadPathOutside
 from tabpilot.tools.files import download_line, downloads_text, upload_files, upload_text
 from tabpilot.tools.page import act_text
+from tabpilot.tools.script import script_text
 
 
 @pytest.fixture
@@ -113,3 +114,9 @@ def test_the_texts_name_files_and_downloads_never_content() -> None:
     assert act_text({"result": act}) == (
         'Clicked link "Get" (e1); downloaded "r.csv" (1,234 bytes) complete at /d/r.csv'
     )
+
+
+def test_a_scripts_text_says_what_it_downloaded() -> None:
+    done = {"name": "r.csv", "state": "complete", "size": 3, "path": "/d/r.csv"}
+    envelope = {"result": "ok", "result_type": "string", "downloads": [done]}
+    assert script_text(envelope) == 'ok\n[downloaded "r.csv" (3 bytes) complete at /d/r.csv]'

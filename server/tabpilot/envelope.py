@@ -51,6 +51,11 @@ class SuccessEnvelope(BaseModel):
     duration_ms: float = Field(description="Time spent in the daemon, in milliseconds.")
     route: str | None = Field(default=None, description=ROUTE_DESCRIPTION)
     dialogs: list[DialogRecord] | None = Field(default=None, description=DIALOGS_DESCRIPTION)
+    downloads: list[dict[str, Any]] | None = Field(
+        default=None,
+        description="Scripts only, when the script started downloads: each one's name, origin, "
+        "state, size and path (docs/files.md).",
+    )
 
 
 class ErrorBody(BaseModel):
@@ -91,8 +96,10 @@ def success_body(
     duration_ms: float = 0.0,
     route: str | None = None,
     dialogs: list[dict[str, Any]] | None = None,
+    downloads: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """The success envelope as a plain dict; ``route`` and ``dialogs`` only for a script."""
+    """The success envelope as a plain dict; ``route`` and ``dialogs`` only for a script, and
+    ``downloads`` only for a script that started some."""
     body: dict[str, Any] = {
         "success": True,
         "request_id": request_id,
@@ -104,6 +111,8 @@ def success_body(
     if route is not None:  # a script's answer: how it ran, and the dialogs answered meanwhile
         body["route"] = route
         body["dialogs"] = dialogs or []
+    if downloads:
+        body["downloads"] = downloads
     return body
 
 
@@ -122,6 +131,7 @@ def answer_body(request_id: str, answer: ResultFrame, started: float) -> dict[st
         duration_ms=(time.perf_counter() - started) * 1000,
         route=answer.route,
         dialogs=dialog_dicts(answer.dialogs),
+        downloads=answer.downloads,
     )
     # A preview of the large-output guard (tabpilot.guard) adds its fields.
     body.update(getattr(answer, "guard", None) or {})

@@ -154,6 +154,8 @@ class ResultFrame(_Frame):
     #: Which route ran a script: "page", "trusted_types", "user_scripts" or "debugger".
     route: str | None = None
     dialogs: list[DialogRecord] | None = None
+    #: Scripts only: the downloads the script started (worker/tab/downloads.js), where it did.
+    downloads: list[dict[str, Any]] | None = None
 
     @model_validator(mode="after")
     def _error_when_not_ok(self) -> ResultFrame:

@@ -244,31 +244,19 @@ def test_a_hidden_input_behind_a_styled_button_or_label(
     found = upload_page(files_daemon, tab, site)
     # The hidden inputs have refs, named by their labels.
     assert 'button "Attach"' in found and 'button "Add a logo"' in found
-    button = found['button "Choose file"']
-    result = ok(files_daemon, "browser_upload", tab_id=tab, ref=button, paths=["a.txt"])
-    assert result["via"] == "chooser"
-    assert result["description"].startswith('Uploaded "a.txt" (5 bytes, text/plain) to ')
-    assert received(files_daemon, tab, "hidden")[0]["sha"] == sha
-    # An input the page makes on the fly and clicks, never in the document.
-    ok(
-        files_daemon,
-        "browser_upload",
-        tab_id=tab,
-        ref=found['button "Add attachment"'],
-        paths=["a.txt"],
-    )
-    assert received(files_daemon, tab, "detached")[0]["sha"] == sha
-    # A visually hidden input, and one not displayed at all, by their labels' refs.
-    ok(files_daemon, "browser_upload", tab_id=tab, ref=found['button "Attach"'], paths=["a.txt"])
-    assert received(files_daemon, tab, "shy")[0]["sha"] == sha
-    ok(
-        files_daemon,
-        "browser_upload",
-        tab_id=tab,
-        ref=found['button "Add a logo"'],
-        paths=["a.txt"],
-    )
-    assert received(files_daemon, tab, "gone")[0]["sha"] == sha
+    # A button that clicks a hidden input; one that clicks an input never put in the document;
+    # a visually hidden input and one not displayed at all, by their labels' names.
+    for name, where, via in [
+        ("Choose file", "hidden", "chooser"),
+        ("Add attachment", "detached", "chooser"),
+        ("Attach", "shy", "input"),
+        ("Add a logo", "gone", "input"),
+    ]:
+        ref = found[f'button "{name}"']
+        result = ok(files_daemon, "browser_upload", tab_id=tab, ref=ref, paths=["a.txt"])
+        assert result["via"] == via, (name, result)
+        assert result["description"].startswith('Uploaded "a.txt" (5 bytes, text/plain) to ')
+        assert received(files_daemon, tab, where)[0]["sha"] == sha, name
     # The page's own click() works again afterwards.
     assert js(files_daemon, tab, "HTMLInputElement.prototype.click.toString().includes('native')")
 
@@ -441,9 +429,33 @@ def test_downloads_are_reported_and_listed(
     )
     [failed] = broken["downloads"]
     assert failed["state"] == "interrupted" and failed["error"], failed
+    # A button whose script sends the page to a response that downloads.
+    tab, found = download_tab(files_daemon, site)
+    export = ok(files_daemon, "browser_act", tab_id=tab, kind="click", ref=found['button "Export"'])
+    [scripted] = export["downloads"]
+    assert scripted["state"] == "complete" and scripted["name"].startswith("invoice"), scripted
     text = call(files_daemon, "browser_downloads")
     listed = text["result"]["downloads"]
-    assert [d["id"] for d in listed[:3]] == [failed["id"], pdf["id"], got["id"]]
+    assert [d["id"] for d in listed[:4]] == [scripted["id"], failed["id"], pdf["id"], got["id"]]
+    for done in (got, pdf, scripted):
+        Path(done["path"]).unlink(missing_ok=True)  # Chrome's own folder: leave it as it was
+
+
+def test_a_script_that_starts_a_download_says_so(
+    chrome: webdriver.Chrome, files_daemon: Daemon, site: str
+) -> None:
+    tab, _ = download_tab(files_daemon, site)
+    script = (
+        "document.querySelector('a[download]').click();"
+        "await new Promise((r) => setTimeout(r, 300)); return 'clicked'"
+    )
+    body = call(files_daemon, "execute_javascript", script=script, tab_id=tab)
+    assert body["result"] == "clicked", body
+    [got] = body["downloads"]
+    assert got["state"] == "complete" and got["size"] == len(CSV), got
+    listed = ok(files_daemon, "browser_downloads", limit=1)["downloads"]
+    assert [d["id"] for d in listed] == [got["id"]]
+    Path(got["path"]).unlink(missing_ok=True)
 
 
 def test_a_persons_own_download_is_not_listed(

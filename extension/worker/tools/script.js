@@ -8,6 +8,8 @@ import { createRoutes } from "../tab/script-routes.js";
 import { assertScriptable, deliver, reinject, tabInfo } from "../tab/tabs.js";
 
 const DEFAULT_TIMEOUT_MS = 5000;
+// How long a script's answer waits for a download it started to finish (tab/downloads.js).
+const DOWNLOAD_MS = 1000;
 // A ping runs nothing, so it answers in milliseconds unless the page is stuck.
 const PING_TIMEOUT_MS = 5000;
 const PING_TARGETS = new Set(["worker", "content", "page"]);
@@ -65,11 +67,12 @@ export function createScriptTools({ chrome, fetch, now, ports, tabs, debug, dial
     if (before) answered.push(before);
     await tabWatch.guard(tab);
     const job = { tab, params, message: scriptMessage(params, id, timeoutMs, deadline), deadline, expired: false };
-    // A download the script starts is the AI's: browser_downloads lists it.
+    // A download the script starts is the AI's (browser_downloads lists it), and its answer says so.
     const started = downloads.during(tab);
     try {
       const answer = await within(job, timeoutMs, answered);
-      return answerOf(tab, answer, answered);
+      const begun = started.seen.length > 0 ? await started.settle(Math.min(DOWNLOAD_MS, Math.max(0, deadline - now()))) : [];
+      return answerOf(tab, answer, answered, begun);
     } finally {
       started.stop();
     }
@@ -131,13 +134,14 @@ export function createScriptTools({ chrome, fetch, now, ports, tabs, debug, dial
 
   // Answer shaping: the page world's answer as the command's result, or its failure as the
   // command's error, with the route that ran it and the dialogs answered on the way.
-  async function answerOf(tab, answer, answered) {
+  async function answerOf(tab, answer, answered, begun = []) {
     if (!answer || typeof answer !== "object") throw noAnswer(tab);
     const where = await answerTab(tab, answer);
     // The page world's answers name their route; one that does not (an older page world) ran there.
     const extra = { route: typeof answer.route === "string" ? answer.route : "page" };
     const dialogsSeen = [...answered, ...(Array.isArray(answer.dialogs) ? answer.dialogs : [])];
     if (dialogsSeen.length > 0) extra.dialogs = dialogsSeen;
+    if (begun.length > 0) extra.downloads = begun;
     if (answer.ok !== true) {
       const error = answer.error ?? {};
       if (error.code === "ref_not_found") throw pageError(tab, answer, where);
