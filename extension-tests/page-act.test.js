@@ -255,3 +255,86 @@ test("a navigation aborted and not replaced fails aborted; one that only reached
   const late = await half.run("browser_navigate", { url: "https://shop.example/images", timeout_ms: 100 });
   assert.equal(late.error.data.reason, "timeout");
 });
+
+test("a trusted drag hands the HTML5 drag Chrome starts to Input.dispatchDragEvent, and says where the element went", async () => {
+  let places = 0;
+  const { run, calls, chrome } = setup({
+    debuggerOn: true,
+    onSend: (m) => {
+      if (m.type !== "drag_place") return { ok: true, result: { x: 50, y: m.ref === "e4" ? 140 : 60, description: "listitem" } };
+      const index = places++ === 0 ? 2 : 4;
+      return { ok: true, result: { place: { index, count: 5, parent: 'list "Todo"' }, what: 'listitem "Task B"', to: 'listitem "Task D"' } };
+    },
+  });
+  const send = chrome.debugger.sendCommand;
+  chrome.debugger.sendCommand = async (target, method, params) => {
+    const answer = await send(target, method, params);
+    if (method === "Input.dispatchMouseEvent" && params.type === "mouseMoved" && params.buttons === 1) {
+      chrome.debugger.onEvent.emit(target, "Input.dragIntercepted", { data: { items: [], dragOperationsMask: 1 } });
+    }
+    return answer;
+  };
+  const answer = await run("browser_act", { kind: "drag", ref: "e2", to_ref: "e4", trusted: true });
+  assert.equal(answer.ok, true, JSON.stringify(answer));
+  assert.equal(answer.result.description, 'Dragged listitem "Task B" (e2) onto listitem "Task D" (e4); it is now 4th of 5 in list "Todo"');
+  const input = calls.debugger.filter(([method]) => method.startsWith("Input.")).map(([method, p]) => [method.slice(6), p.type ?? p.enabled, p.y]);
+  assert.deepEqual(input, [
+    ["dispatchMouseEvent", "mouseMoved", 60],
+    ["dispatchMouseEvent", "mousePressed", 60],
+    ["setInterceptDrags", true, undefined],
+    ["dispatchMouseEvent", "mouseMoved", 76],
+    ["dispatchDragEvent", "dragEnter", 76],
+    ["dispatchDragEvent", "dragOver", 92],
+    ["dispatchDragEvent", "dragOver", 108],
+    ["dispatchDragEvent", "dragOver", 124],
+    ["dispatchDragEvent", "dragOver", 140],
+    ["setInterceptDrags", false, undefined],
+    ["dispatchDragEvent", "dragOver", 140],
+    ["dispatchDragEvent", "dragOver", 140],
+    ["dispatchDragEvent", "drop", 140],
+  ]);
+});
+
+test("a trusted drag onto a stale ref moves nothing", async () => {
+  const { run, calls } = setup({
+    debuggerOn: true,
+    onSend: (m) =>
+      m.ref === "e4" || m.to_ref === "e4"
+        ? { ok: false, error: { code: "stale_ref", message: "The element with ref e4 is no longer in the page." } }
+        : { ok: true, result: { x: 50, y: 60, description: "listitem" } },
+  });
+  const answer = await run("browser_act", { kind: "drag", ref: "e2", to_ref: "e4", trusted: true });
+  assert.equal(answer.error.code, "stale_ref");
+  assert.deepEqual(calls.debugger.filter(([method]) => method.startsWith("Input.")), []);
+});
+
+test("browser_mouse's trusted route asks what is at the point, then presses the button there", async () => {
+  const { run, sent, calls } = setup({ debuggerOn: true, onSend: () => ({ ok: true, result: { element: 'button "Save" (e7)' }, url: PAGE.url }) });
+  const answer = await run("browser_mouse", { action: "right_click", x: 10, y: 20, modifiers: ["Shift"], trusted: true });
+  assert.equal(answer.ok, true, JSON.stringify(answer));
+  assert.deepEqual(answer.result, { description: 'Right-clicked at (10, 20) on button "Save" (e7) with Shift', route: "debugger" });
+  assert.deepEqual(sent(), [{ type: "mouse_at", x: 10, y: 20, to_x: null, to_y: null }]);
+  const mouse = calls.debugger.filter(([method]) => method === "Input.dispatchMouseEvent").map(([, p]) => [p.type, p.button, p.buttons, p.clickCount, p.modifiers]);
+  assert.deepEqual(mouse, [
+    ["mouseMoved", "none", 0, undefined, undefined],
+    ["mousePressed", "right", 2, 1, 8],
+    ["mouseReleased", "right", 0, 1, 8],
+  ]);
+});
+
+test("browser_mouse refuses an unknown action, and trusted input without the switch, before the page hears of it", async () => {
+  const { run, sent } = setup();
+  const unknown = await run("browser_mouse", { action: "hover", x: 1, y: 1 });
+  assert.equal(unknown.error.code, "invalid_request");
+  const trusted = await run("browser_mouse", { action: "click", x: 1, y: 1, trusted: true });
+  assert.equal(trusted.error.code, "debugger_disabled");
+  assert.deepEqual(sent(), []);
+});
+
+test("a trusted hover moves the mouse with no button held", async () => {
+  const { run, calls } = setup({ debuggerOn: true, onSend: () => ({ ok: true, result: { x: 120, y: 45, description: 'button "Go"', doc: "d1" } }) });
+  const answer = await run("browser_act", { kind: "hover", ref: "e1", trusted: true });
+  assert.equal(answer.result.description, 'Hovered over button "Go" (e1)');
+  const mouse = calls.debugger.filter(([method]) => method === "Input.dispatchMouseEvent").map(([, p]) => [p.type, p.button, p.buttons]);
+  assert.deepEqual(mouse, [["mouseMoved", "none", 0]]);
+});

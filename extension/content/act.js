@@ -302,7 +302,7 @@
   }
 
   // `el`: the element acted on (elementOf), null for a scroll of the page.
-  function perform(p, el) {
+  async function perform(p, el) {
     const what = el ? describe(el) : "the page";
     const ref = p.ref ?? null;
     const it = ref ? `${what} (${ref})` : what; // in messages
@@ -335,8 +335,12 @@
       case "press": {
         const key = parseKey(p.key);
         if (ref) focusOn(el, { preventScroll: false });
-        if (p.hold_ms != null) return g.__tabpilotActKeys.hold(ref ? el : (focused() ?? document.body), key, p.hold_ms).then((repeats) => ({ description: sentence("press", { what, ref, key: key.name, held: p.hold_ms, repeats }) }));
-        press(ref ? el : (focused() ?? document.body), key);
+        const to = ref ? el : (focused() ?? document.body);
+        if (p.hold_ms != null) {
+          const repeats = await g.__tabpilotActKeys.hold(to, key, p.hold_ms);
+          return { description: sentence("press", { what, ref, key: key.name, held: p.hold_ms, repeats }) };
+        }
+        press(to, key);
         return { description: sentence("press", { what, ref, key: key.name, noDefault: !domHandles(key) }) };
       }
       case "scroll":

@@ -21,11 +21,12 @@
   // the dragged element moves.
   const DWELL_MS = 70;
 
-  // A turn for the page: its own timers of 0 ms come first. A hidden tab's timers run once a
-  // second, so there a message task takes their place.
-  const tick = () =>
+  // A turn for the page. After the press and the dragstart, a 0 ms timer, so that the timers of
+  // 0 ms a library sets there (SortableJS starts its drag so) run first; between moves, a message
+  // task, which comes sooner. A hidden tab's timers run once a second: there, message tasks only.
+  const tick = (timer = false) =>
     new Promise((resolve) => {
-      if (document.visibilityState === "visible") return void setTimeout(resolve, 0);
+      if (timer && document.visibilityState === "visible") return void setTimeout(resolve, 0);
       const channel = new MessageChannel();
       channel.port1.onmessage = () => resolve();
       channel.port2.postMessage(0);
@@ -79,7 +80,7 @@
     const mouse = M();
     mouse.moveTo(source, from.x, from.y, o);
     const pressed = mouse.down(source, from.x, from.y, o);
-    await tick(); // a library makes the element draggable on its pointerdown (SortableJS)
+    await tick(true); // a library makes the element draggable on its pointerdown (SortableJS)
     const dragged = o.button === "left" ? draggableOf(source) : null;
     if (dragged) {
       const data = new DataTransfer();
@@ -91,7 +92,7 @@
       }
     }
     for (let i = 1; i <= STEPS; i++) {
-      await tick();
+      await tick(i === 2); // the first move starts a library's drag, on a timer (SortableJS)
       const p = along(from, to, i);
       mouse.moveTo(mouse.elementAt(p.x, p.y) ?? document.documentElement, p.x, p.y, o, o.buttons);
     }
@@ -116,7 +117,7 @@
       accepted = !fire(over, DragEvent, "dragover", at(p));
     };
     for (let i = 1; i <= STEPS; i++) {
-      await tick();
+      await tick(i === 1);
       step(along(from, to, i));
     }
     await tick();

@@ -9,8 +9,9 @@ from pathlib import Path
 _VENDOR = Path(__file__).resolve().parents[1] / "fixtures" / "vendor"
 _JS = {"Content-Type": "text/javascript; charset=utf-8"}
 
-# Fixed places (body margin 0): "Save" at (10..110, 10..50), the scrollable box at (200..400,
-# 10..110), "Menu" at (10..110, 60..100). Every mouse event any of them hears is logged in `log`.
+# Fixed places (body margin 0): "Save" at (10..110, 10..50), the scrollable box at
+# (200..400, 10..110), "Menu" at (10..110, 60..100), "Delete" (a confirm) at (10..110, 170..210).
+# Every mouse event any of them hears is logged in `log`.
 MOUSE = """<!doctype html><title>mouse</title>
 <style>body { margin: 0; height: 3000px } #box { position: absolute; left: 200px; top: 10px;
 width: 200px; height: 100px; overflow: auto } #box div { height: 1000px }
@@ -19,13 +20,18 @@ button { position: absolute; left: 10px; width: 100px; height: 40px; margin: 0 }
 <button id="menu" style="top: 60px">Menu</button>
 <div id="box" aria-label="Feed" role="region"><div>long</div></div>
 <label style="position: absolute; top: 130px; left: 10px">Name <input id="name"></label>
+<button id="delete" style="top: 170px"
+  onclick="answer.textContent = confirm('Delete everything?') ? 'deleted' : 'kept'">Delete</button>
+<p id="answer" style="position: absolute; top: 220px"></p>
 <script>
   window.log = [];
   const note = (e) => log.push([e.type, e.target.id, e.button, e.buttons, e.detail,
     e.ctrlKey, e.shiftKey, e.altKey, e.metaKey, e.isTrusted]);
   for (const type of ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "dblclick",
     "auxclick", "contextmenu", "wheel"]) {
-    for (const id of ["save", "menu", "box"]) document.getElementById(id).addEventListener(type, note);
+    for (const id of ["save", "menu", "box"]) {
+      document.getElementById(id).addEventListener(type, note);
+    }
   }
   document.getElementById("menu").addEventListener("contextmenu", (e) => e.preventDefault());
   window.keys = [];
@@ -62,8 +68,8 @@ width: 200px; height: 200px; background: #eee }</style>
     const onto = e.target.closest("li");
     const list = e.target.closest("ul");
     if (onto && onto !== dragged) {
-      const down = dragged.parentNode === onto.parentNode &&
-        [...onto.parentNode.children].indexOf(dragged) < [...onto.parentNode.children].indexOf(onto);
+      const at = (li) => [...onto.parentNode.children].indexOf(li);
+      const down = dragged.parentNode === onto.parentNode && at(dragged) < at(onto);
       onto.parentNode.insertBefore(dragged, down ? onto.nextSibling : onto);
     } else if (!onto && list) list.appendChild(dragged);
   });

@@ -5,8 +5,8 @@ the managed browser."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,6 +15,7 @@ from selenium import webdriver
 from tests.e2e.acting import call, js, ok, open_page, refs, refused
 from tests.e2e.harness import Daemon, set_popup_switch
 
+NOW_4TH = 'it is now 4th of 5 in list "Todo"'
 ORDER = "[...document.querySelectorAll('#todo li')].map((li) => li.id.slice(1)).join('')"
 
 
@@ -33,13 +34,16 @@ def debugger_on(browser: webdriver.Chrome) -> Iterator[None]:
         set_popup_switch(browser, "debugger-toggle", False)
 
 
-_ITEM = re.compile(r"^\s+(e\d+)\|([A-E])$", re.MULTILINE)
+# An item in a run written as a template (`e2|B`), or on a line of its own.
+_ITEM = re.compile(
+    r"^\s+(?:(e\d+)\|([A-E])|- listitem \[ref=(e\d+)\]: Task ([A-E]))$", re.MULTILINE
+)
 
 
 def items(daemon: Daemon, tab: int) -> dict[str, str]:
     """The refs of the list's items by letter, from the snapshot's one line per item."""
     snapshot = ok(daemon, "browser_snapshot", tab_id=tab)["snapshot"]
-    return {letter: ref for ref, letter in _ITEM.findall(snapshot)}
+    return {a or b: r or q for r, a, q, b in _ITEM.findall(snapshot)}
 
 
 def mouse(daemon: Daemon, tab: int, **params: Any) -> str:
@@ -104,8 +108,15 @@ def test_right_middle_double_and_modified_clicks(daemon: Daemon, pages: str, tab
         ["click", "save", True, False, False, False]
     ]
     js(daemon, tab, "log.length = 0")
-    assert act(daemon, tab, kind="click", ref=save, count=2) == f'Double-clicked button "Save" ({save})'
-    assert [e[0] for e in events(daemon, tab, "click", "dblclick")] == ["click", "click", "dblclick"]
+    assert (
+        act(daemon, tab, kind="click", ref=save, count=2)
+        == f'Double-clicked button "Save" ({save})'
+    )
+    assert [e[0] for e in events(daemon, tab, "click", "dblclick")] == [
+        "click",
+        "click",
+        "dblclick",
+    ]
     js(daemon, tab, "log.length = 0")
     assert act(daemon, tab, kind="click", ref=save, button="right").startswith("Right-clicked")
     assert [e[0] for e in events(daemon, tab, "contextmenu", "click")] == ["contextmenu"]
@@ -114,7 +125,9 @@ def test_right_middle_double_and_modified_clicks(daemon: Daemon, pages: str, tab
 def test_the_wheel_scrolls_the_box_under_the_point(daemon: Daemon, pages: str, tab: int) -> None:
     open_page(daemon, tab, f"{pages}/pointer/mouse.html")
     said = mouse(daemon, tab, action="wheel", x=300, y=60, delta_y=300)
-    assert said == 'Turned the wheel by (0, 300) at (300, 60) on div "long"; it scrolled (0, 300) px'
+    assert (
+        said == 'Turned the wheel by (0, 300) at (300, 60) on div "long"; it scrolled (0, 300) px'
+    )
     assert js(daemon, tab, "[document.getElementById('box').scrollTop, scrollY]") == [300, 0]
     assert [e[0] for e in events(daemon, tab, "wheel")] == ["wheel"]
 
@@ -122,10 +135,13 @@ def test_the_wheel_scrolls_the_box_under_the_point(daemon: Daemon, pages: str, t
 def test_a_point_outside_the_viewport_is_refused(daemon: Daemon, pages: str, tab: int) -> None:
     open_page(daemon, tab, f"{pages}/pointer/mouse.html")
     width, height = js(daemon, tab, "[document.documentElement.clientWidth, innerHeight]")
-    error = refused(daemon, "browser_mouse", 422, "point_outside_viewport", tab_id=tab, action="click", x=60, y=height + 5)
+    outside = {"tab_id": tab, "action": "click"}
+    error = refused(
+        daemon, "browser_mouse", 422, "point_outside_viewport", x=60, y=height + 5, **outside
+    )
     assert error["data"] == {"width": width, "height": height}
     assert f"{width}x{height}" in error["message"]
-    refused(daemon, "browser_mouse", 422, "point_outside_viewport", tab_id=tab, action="click", x=-1, y=10)
+    refused(daemon, "browser_mouse", 422, "point_outside_viewport", x=-1, y=10, **outside)
     assert events(daemon, tab) == []
 
 
@@ -135,24 +151,41 @@ def test_a_held_key_repeats_then_comes_up(daemon: Daemon, pages: str, tab: int) 
     said = act(daemon, tab, kind="press", ref=name, key="a", hold_ms=700)
     assert said == f'Held a for 700 ms (7 repeats) in textbox "Name" ({name})'
     keys = js(daemon, tab, "keys")
-    assert [k[:3] for k in keys] == [["keydown", "a", False]] + [["keydown", "a", True]] * 7 + [["keyup", "a", False]]
+    assert [k[:3] for k in keys] == [["keydown", "a", False]] + [["keydown", "a", True]] * 7 + [
+        ["keyup", "a", False]
+    ]
     assert 650 <= keys[-1][3] - keys[0][3] <= 1500
     assert js(daemon, tab, "document.getElementById('name').value") == "a" * 8
 
 
-def test_a_drag_reorders_an_html5_list_and_says_where_it_went(daemon: Daemon, pages: str, tab: int) -> None:
+def test_a_drag_reorders_an_html5_list_and_says_where_it_went(
+    daemon: Daemon, pages: str, tab: int
+) -> None:
     open_page(daemon, tab, f"{pages}/pointer/native.html")
     found = items(daemon, tab)
     b, d = found["B"], found["D"]
     said = act(daemon, tab, kind="drag", ref=b, to_ref=d)
-    assert said == f'Dragged listitem "Task B" ({b}) onto listitem "Task D" ({d}); it is now 4th of 5 in list "Todo"'
+    assert said == f'Dragged listitem "Task B" ({b}) onto listitem "Task D" ({d}); {NOW_4TH}'
     assert js(daemon, tab, ORDER) == "ACDBE"
     assert js(daemon, tab, "events") == ["dragstart", "drop:tB", "dragend"]
     # To a point: over the "Done" list.
     a, done = found["A"], refs(daemon, tab)['list "Done"']
     said = act(daemon, tab, kind="drag", ref=a, to_x=500, to_y=100)
-    assert said == f'Dragged listitem "Task A" ({a}) to (500, 100) over list "Done" ({done}); it is now 1st of 1 in list "Done"'
-    assert js(daemon, tab, "[...document.querySelectorAll('#done li')].map((li) => li.id)") == ["tA"]
+    assert (
+        said == f'Dragged listitem "Task A" ({a}) to (500, 100) over list "Done" ({done}); '
+        'it is now 1st of 1 in list "Done"'
+    )
+    assert js(daemon, tab, "[...document.querySelectorAll('#done li')].map((li) => li.id)") == [
+        "tA"
+    ]
+
+
+def test_an_element_marked_draggable_gets_a_ref(daemon: Daemon, pages: str, tab: int) -> None:
+    """The items have no other sign of being actionable: no role, tabindex or pointer cursor."""
+    open_page(daemon, tab, f"{pages}/pointer/native.html")
+    assert sorted(items(daemon, tab)) == ["A", "B", "C", "D", "E"]
+    js(daemon, tab, "document.getElementById('tC').removeAttribute('draggable')")
+    assert sorted(items(daemon, tab)) == ["A", "B", "D", "E"]
 
 
 def test_a_drag_onto_a_stale_ref_moves_nothing(daemon: Daemon, pages: str, tab: int) -> None:
@@ -172,20 +205,32 @@ def test_a_drag_reorders_a_sortablejs_list(daemon: Daemon, pages: str, tab: int,
     b, d = found["B"], found["D"]
     said = act(daemon, tab, kind="drag", ref=b, to_ref=d)
     assert js(daemon, tab, ORDER) == "ACDBE"
-    assert said.endswith("; it is now 4th of 5 in list \"Todo\""), said
+    assert said.endswith(NOW_4TH), said
     assert js(daemon, tab, "ends") == [[1, 3]]
 
 
 def test_browser_mouse_drags_from_point_to_point(daemon: Daemon, pages: str, tab: int) -> None:
     open_page(daemon, tab, f"{pages}/pointer/sortable.html?fallback")
     said = mouse(daemon, tab, action="drag", x=100, y=20, to_x=100, to_y=140)
-    assert said.startswith('Dragged from (100, 20) on listitem "Task A" to (100, 140) over listitem "Task')
+    assert said.startswith(
+        'Dragged from (100, 20) on listitem "Task A" to (100, 140) over listitem "Task'
+    )
     assert js(daemon, tab, ORDER) == "BCDAE"
 
 
 def test_the_trusted_route_needs_the_debugger_switch(daemon: Daemon, pages: str, tab: int) -> None:
     open_page(daemon, tab, f"{pages}/pointer/mouse.html")
-    refused(daemon, "browser_mouse", 403, "debugger_disabled", tab_id=tab, action="click", x=60, y=30, trusted=True)
+    refused(
+        daemon,
+        "browser_mouse",
+        403,
+        "debugger_disabled",
+        tab_id=tab,
+        action="click",
+        x=60,
+        y=30,
+        trusted=True,
+    )
     assert events(daemon, tab) == []
 
 
@@ -193,8 +238,13 @@ def test_the_trusted_route_clicks_holds_and_drags(
     daemon: Daemon, pages: str, tab: int, debugger_on: None
 ) -> None:
     open_page(daemon, tab, f"{pages}/pointer/mouse.html")
-    body = call(daemon, "browser_mouse", tab_id=tab, action="double_click", x=60, y=30, trusted=True)
-    assert body["result"] == {"description": 'Double-clicked at (60, 30) on button "Save"', "route": "debugger"}
+    body = call(
+        daemon, "browser_mouse", tab_id=tab, action="double_click", x=60, y=30, trusted=True
+    )
+    assert body["result"] == {
+        "description": 'Double-clicked at (60, 30) on button "Save"',
+        "route": "debugger",
+    }
     assert [e[:5] + e[9:] for e in events(daemon, tab, "click", "dblclick")] == [
         ["click", "save", 0, 0, 1, True],
         ["click", "save", 0, 0, 2, True],
@@ -213,14 +263,32 @@ def test_the_trusted_route_clicks_holds_and_drags(
     name = refs(daemon, tab)['textbox "Name"']
     said = act(daemon, tab, kind="press", ref=name, key="b", hold_ms=600, trusted=True)
     assert said == f'Held b for 600 ms (4 repeats) in textbox "Name" ({name})'
-    assert [k[:3] for k in js(daemon, tab, "keys")][-2:] == [["keydown", "b", True], ["keyup", "b", False]]
-    for page, order in (("native.html", "ACDBE"), ("sortable.html", "ACDBE"), ("sortable.html?fallback", "ACDBE")):
+    assert [k[:3] for k in js(daemon, tab, "keys")][-2:] == [
+        ["keydown", "b", True],
+        ["keyup", "b", False],
+    ]
+    for page, order in (
+        ("native.html", "ACDBE"),
+        ("sortable.html", "ACDBE"),
+        ("sortable.html?fallback", "ACDBE"),
+    ):
         open_page(daemon, tab, f"{pages}/pointer/{page}")
         found = items(daemon, tab)
         b, d = found["B"], found["D"]
         said = act(daemon, tab, kind="drag", ref=b, to_ref=d, trusted=True)
         assert js(daemon, tab, ORDER) == order, page
-        assert said == f'Dragged listitem "Task B" ({b}) onto listitem "Task D" ({d}); it is now 4th of 5 in list "Todo"'
+        assert said == f'Dragged listitem "Task B" ({b}) onto listitem "Task D" ({d}); {NOW_4TH}'
+
+
+def test_a_dialog_a_click_at_a_point_raises_is_dismissed_and_listed(
+    daemon: Daemon, pages: str, tab: int, debugger_on: None
+) -> None:
+    open_page(daemon, tab, f"{pages}/pointer/mouse.html")
+    body = call(daemon, "browser_mouse", tab_id=tab, action="click", x=60, y=190)
+    assert body["result"]["dialogs"] == [
+        {"type": "confirm", "message": "Delete everything?", "action": "dismissed"}
+    ]
+    assert js(daemon, tab, "answer.textContent") == "kept"
 
 
 def test_the_managed_browser_clicks_at_a_point_and_drags(managed: Daemon, pages: str) -> None:

@@ -12,6 +12,7 @@ const DRAG_STEPS = 5;
 const DWELL_MS = 70;
 // How long a drag waits for Chrome to say it intercepted an HTML5 drag, after the first move.
 const INTERCEPT_MS = 40;
+const REST_OVERS = 2;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function createInput({ debug, chrome = globalThis.chrome }) {
@@ -78,6 +79,12 @@ export function createInput({ debug, chrome = globalThis.chrome }) {
       await debug.send(tabId, "Input.setInterceptDrags", { enabled: false }).catch(() => {});
     }
     if (data) {
+      // The browser's dragover while the pointer rests, every 50 ms: a list that reorders as the
+      // pointer passes (SortableJS) ignores those that come within 30 ms of its last move.
+      for (let i = 0; i < REST_OVERS; i++) {
+        await sleep(50);
+        await debug.send(tabId, "Input.dispatchDragEvent", { type: "dragOver", ...to, data, modifiers: o.bits });
+      }
       await debug.send(tabId, "Input.dispatchDragEvent", { type: "drop", ...to, data, modifiers: o.bits });
       return "html5";
     }

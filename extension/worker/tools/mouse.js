@@ -7,7 +7,7 @@ import { CommandError } from "../link/errors.js";
 import { createInput } from "../tab/input.js";
 import { pageError } from "../tab/ref-docs.js";
 import { assertScriptable, deliver, tabInfo } from "../tab/tabs.js";
-import { assertTrusted } from "./page-act.js";
+import { assertTrusted, readyToAct } from "./page-act.js";
 
 const { mouseOptions, mouseSentence } = globalThis.__tabpilotActCommon;
 const TIMEOUT_MS = 10_000;
@@ -20,7 +20,7 @@ function mouseSummary(params, result) {
   return words.charAt(0).toLowerCase() + words.slice(1);
 }
 
-export function createMouseTools({ chrome, tabs, ports, debug, tabWatch, withTimeout }) {
+export function createMouseTools({ chrome, tabs, ports, debug, dialogs, tabWatch, withTimeout }) {
   const input = createInput({ debug, chrome });
 
   async function toPage(tab, message) {
@@ -66,25 +66,35 @@ export function createMouseTools({ chrome, tabs, ports, debug, tabWatch, withTim
     }
     const tab = await tabs.resolve(params.tab_id);
     assertScriptable(tab);
-    await tabWatch.guard(tab);
     const route = params.trusted === true ? "debugger" : "dom";
     if (route === "debugger") await assertTrusted(debug);
+    // As for browser_act: a dialog left open, or one the action raises, is dismissed where the
+    // debugger may be used, and fails the call with dialog_open elsewhere.
+    const answered = await readyToAct({ debug, dialogs, tabWatch }, tab);
+    const watch = dialogs.answerDuring(tab, { dialog: "dismiss" }, answered);
     const acting =
       route === "debugger"
         ? viaDebugger(tab, params, options)
         : toPage(tab, { type: "mouse", ...params }).then(({ result, where }) => ({ description: result.description, where }));
     const timeoutMs = Number.isInteger(params.timeout_ms) && params.timeout_ms > 0 ? params.timeout_ms : TIMEOUT_MS;
-    const { description, where } = await withTimeout(
-      acting,
-      timeoutMs,
-      () =>
-        new CommandError(
-          "execution_timeout",
-          `browser_mouse ${params.action} did not finish within ${timeoutMs} ms: the page is busy, stuck or showing a dialog. Look at the tab.`,
-          { tab: tabInfo(tab) },
-        ),
-    );
-    return { result: { description, route }, result_type: "object", tab: where?.url ? where : tabInfo(tab) };
+    let done;
+    try {
+      done = await withTimeout(
+        Promise.race([acting, watch.stuck]),
+        timeoutMs,
+        () =>
+          new CommandError(
+            "execution_timeout",
+            `browser_mouse ${params.action} did not finish within ${timeoutMs} ms: the page is busy or stuck. Look at the tab.`,
+            { tab: tabInfo(tab) },
+          ),
+      );
+    } finally {
+      watch.stop();
+    }
+    const result = { description: done.description, route };
+    if (answered.length > 0) result.dialogs = answered;
+    return { result, result_type: "object", tab: done.where?.url ? done.where : tabInfo(tab) };
   }
 
   return { handlers: { browser_mouse: browserMouse }, summaries: { browser_mouse: mouseSummary } };

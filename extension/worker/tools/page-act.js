@@ -43,6 +43,20 @@ export async function assertTrusted(debug) {
   }
 }
 
+// Gets the tab ready for an action (browser_act, browser_mouse): where the debugger may be used it
+// holds the tab first, since only a session attached before a dialog opens can answer it
+// (debugger.js); a dialog left open is dismissed where it may be; a tab still stuck in an earlier
+// script is refused (tab-watch.js). Returns the dialogs answered.
+export async function readyToAct({ debug, dialogs, tabWatch }, tab) {
+  await debug.reload();
+  await debug.hold(tab.id);
+  const answered = [];
+  const before = await dialogs.settle(tab, { dialog: "dismiss" });
+  if (before) answered.push(before);
+  await tabWatch.guard(tab);
+  return answered;
+}
+
 // browser_act's description, shortened for the popup's narrow Recent activity: `Typed 5 characters
 // into textbox "Email" (e3)` reads "typed into textbox 'Email'". What was typed is never shown.
 export function actSummary(params, result) {
@@ -133,19 +147,7 @@ export function createActRunner({ chrome, tabs, ports, debug, dialogs, tabWatch,
       await tracker.wait((st) => st.error !== null || st.closed || st.domReady, remaining());
   }
 
-  // Gets the tab ready for an action: where the debugger may be used it holds the tab first, since
-  // only a session attached before a dialog opens can answer it (debugger.js); a dialog left open is
-  // dismissed where it may be; a tab still stuck in an earlier script is refused (tab-watch.js).
-  // Returns the dialogs answered.
-  async function readyTab(tab) {
-    await debug.reload();
-    await debug.hold(tab.id);
-    const answered = [];
-    const before = await dialogs.settle(tab, { dialog: "dismiss" });
-    if (before) answered.push(before);
-    await tabWatch.guard(tab);
-    return answered;
-  }
+  const readyTab = (tab) => readyToAct({ debug, dialogs, tabWatch }, tab);
 
   // The action (`action.work(job)`, which answers the result's own fields) within timeoutMs. A page that
   // went away before it answered was navigated by the action, which did its part.
@@ -285,7 +287,8 @@ export function createPageAct(deps) {
       case "hover": {
         const at = await locate(p.kind);
         const options = pointerOptions(p);
-        await (p.kind === "click" ? input.click : input.move)(tab.id, at.x, at.y, options);
+        if (p.kind === "click") await input.click(tab.id, at.x, at.y, options);
+        else await input.move(tab.id, at.x, at.y);
         return sentence(p.kind, { what: at.description, ref, options });
       }
       case "drag":

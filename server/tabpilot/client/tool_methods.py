@@ -13,8 +13,6 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from tabpilot.client.methods import R, _Calls, _json_text, _tool
-from tabpilot.tools.mouse import Modifier
-from tabpilot.tools.mouse import MouseAction
 from tabpilot.tools.logs import RequestType
 
 
@@ -62,7 +60,7 @@ class _Methods(_Calls[R]):
         to_y: float | None = None,
         button: Literal["left", "right", "middle"] | None = None,
         count: int | None = None,
-        modifiers: list[Modifier] | None = None,
+        modifiers: list[Literal["Alt", "Control", "Meta", "Shift"]] | None = None,
         hold_ms: int | None = None,
         trusted: bool | None = None,
         tab_id: int | None = None,
@@ -103,7 +101,18 @@ class _Methods(_Calls[R]):
     @_tool()
     def mouse(
         self,
-        action: MouseAction,
+        action: Literal[
+            "click",
+            "double_click",
+            "triple_click",
+            "right_click",
+            "middle_click",
+            "down",
+            "up",
+            "move",
+            "wheel",
+            "drag",
+        ],
         x: float,
         y: float,
         *,
@@ -111,7 +120,7 @@ class _Methods(_Calls[R]):
         to_y: float | None = None,
         delta_x: float | None = None,
         delta_y: float | None = None,
-        modifiers: list[Modifier] | None = None,
+        modifiers: list[Literal["Alt", "Control", "Meta", "Shift"]] | None = None,
         button: Literal["left", "right", "middle"] | None = None,
         trusted: bool | None = None,
         tab_id: int | None = None,

@@ -9,21 +9,8 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, model_validator
 
 from tabpilot.tools.fields import TAB_ID_DESCRIPTION, Params, TimeoutMs, result_of
+from tabpilot.tools.script import dialogs_note
 from tabpilot.tools.tool import ClientFace, CliFace, McpFace, Tool, describe, timeout_ms
-
-MouseAction = Literal[
-    "click",
-    "double_click",
-    "triple_click",
-    "right_click",
-    "middle_click",
-    "down",
-    "up",
-    "move",
-    "wheel",
-    "drag",
-]
-Modifier = Literal["Alt", "Control", "Meta", "Shift"]
 
 
 class MouseParams(Params):
@@ -31,14 +18,27 @@ class MouseParams(Params):
 
     example: ClassVar[str] = '{"action": "click", "x": 412, "y": 230}'
 
-    action: MouseAction = Field()
+    action: Literal[
+        "click",
+        "double_click",
+        "triple_click",
+        "right_click",
+        "middle_click",
+        "down",
+        "up",
+        "move",
+        "wheel",
+        "drag",
+    ] = Field()
     x: float = Field(description="Viewport CSS px, as a screenshot at scale 1.")
     y: float = Field()
     to_x: float | None = Field(default=None, description="drag: the drop point.")
     to_y: float | None = Field(default=None)
     delta_x: float | None = Field(default=None, description="wheel: px.")
     delta_y: float | None = Field(default=None, description="wheel: px, down > 0.")
-    modifiers: list[Modifier] | None = Field(default=None, max_length=4)
+    modifiers: list[Literal["Alt", "Control", "Meta", "Shift"]] | None = Field(
+        default=None, max_length=4
+    )
     button: Literal["left", "right", "middle"] | None = Field(
         default=None, description="down, up: default left."
     )
@@ -60,7 +60,8 @@ def mouse_text(envelope: dict[str, Any], params: Any = None) -> str:
     done = result_of(envelope)
     route = done.get("route")
     text = str(done.get("description") or "Done")
-    return f"{text} ({'trusted' if route == 'debugger' else 'DOM events'})"
+    text += f" ({'trusted' if route == 'debugger' else 'DOM events'})"
+    return text + dialogs_note(envelope.get("dialogs") or done.get("dialogs"))
 
 
 MOUSE = Tool(

@@ -64,15 +64,14 @@ class ActParams(Params):
     amount: int | None = Field(default=None, ge=1, description="scroll: pixels.")
     submit: bool = Field(default=False, description="type: press Enter after.")
     values: list[str] | None = Field(default=None, description="select: several options.")
+    # The pointer's fields: their names say what they do, to keep tools/list small.
     to_ref: Ref | None = Field(default=None, description="drag: onto it.")
-    to_x: float | None = Field(default=None, description="drag: or to this point.")
+    to_x: float | None = Field(default=None)
     to_y: float | None = Field(default=None)
     button: Literal["left", "right", "middle"] | None = Field(default=None)
-    count: int | None = Field(default=None, ge=1, le=3, description="click: 2 double-clicks.")
-    modifiers: list[Literal["Alt", "Control", "Meta", "Shift"]] | None = Field(
-        default=None, max_length=4
-    )
-    hold_ms: int | None = Field(default=None, ge=0, le=10_000, description="press: hold the key.")
+    count: int | None = Field(default=None, ge=1, le=3)
+    modifiers: list[Literal["Alt", "Control", "Meta", "Shift"]] | None = Field(default=None)
+    hold_ms: int | None = Field(default=None, ge=0, le=10_000)
     trusted: bool | None = Field(
         default=None,
         description="Trusted input through chrome.debugger.",
