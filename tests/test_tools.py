@@ -63,6 +63,17 @@ RESULTS: dict[str, Any] = {
         "url": "http://localhost/next",
     },
     "browser_mouse": {"description": 'Clicked at (412, 230) on button "Save" (e7)', "route": "dom"},
+    "browser_fill_form": {
+        "fields": [
+            {"ref": "e3", "ok": True, "element": 'textbox "Name"', "value": "Ada"},
+            {"ref": "e5", "ok": True, "element": 'checkbox "Terms"', "value": True},
+        ],
+        "submit": {"ref": "e9", "clicked": True, "description": 'Clicked button "Go" (e9)'},
+        "route": "dom",
+        "navigated": True,
+        "url": "http://localhost/next",
+        "new_tabs": [],
+    },
     "browser_close": {"closed_tabs": [12, 13]},
     "browser_tabs": [{**TAB, "active": True, "window_id": 1}],
     "browser_take_screenshot": {
@@ -153,6 +164,12 @@ CASES: dict[str, Case] = {
         {"action": "click", "x": 412, "y": 230, "modifiers": ["Shift"]},
         'Clicked at (412, 230) on button "Save" (e7) (DOM events)',
         ("mouse", "click", "412", "230", "--modifier", "Shift"),
+    ),
+    "browser_fill_form": Case(
+        {"fields": [{"ref": "e3", "value": "Ada"}, {"ref": "e5", "value": True}], "submit": "e9"},
+        'Filled 2 of 2 fields\ne3 textbox "Name": "Ada"\ne5 checkbox "Terms": checked\n'
+        'Clicked button "Go" (e9); the page navigated to http://localhost/next',
+        ("fill", "--field", "e3=Ada", "--field", "e5=true", "--submit", "e9"),
     ),
     "browser_close": Case({}, "Closed 2 tabs.", ("close",)),
     "execute_javascript": Case(

@@ -80,9 +80,17 @@ def _cli(daemon: Daemon) -> Face:
             tool = replace(tool, cli=replace(tool.cli, positional=("script",)))
         args = [str(params.pop(field)) for field in tool.cli.positional if field in params]
         for field, value in params.items():
-            flag = {"tab_id": "--tab", "values": "--value"}.get(
+            flag = {"tab_id": "--tab", "values": "--value", "fields": "--field"}.get(
                 field, "--" + field.replace("_", "-")
             )
+            if field == "fields":  # `--field e3=alice --field e5=true`
+                for item in value:
+                    text = item["value"]
+                    args += [
+                        flag,
+                        f"{item['ref']}={text if isinstance(text, str) else json.dumps(text)}",
+                    ]
+                continue
             args += [flag] if value is True else [flag, str(value)]
         out = subprocess.run(
             [
@@ -154,6 +162,28 @@ def test_a_form_filled_through_each_face(
         else:
             assert typed["description"] == f'Typed 10 characters into textbox "Name" ({name})'
             assert (typed["route"], typed["navigated"], typed["new_tabs"]) == ("dom", False, [])
+
+        # Two more fields in one call, read back from the page.
+        email = re.search(r'textbox "Email" \[ref=(e\d+)\]', snapshot)
+        agree = re.search(r'checkbox "Agree" \[ref=(e\d+)\]', snapshot)
+        assert email and agree, snapshot
+        fields = [
+            {"ref": email[1], "value": f"{face}@example.com"},
+            {"ref": agree[1], "value": True},
+        ]
+        filled = call("browser_fill_form", {"fields": fields, "tab_id": tab})
+        if mcp:
+            assert filled.split("\n") == [
+                "Filled 2 of 2 fields",
+                f'{email[1]} textbox "Email": "{face}@example.com"',
+                f'{agree[1]} checkbox "Agree": checked',
+            ]
+        else:
+            assert [(f["ref"], f["ok"], f["value"]) for f in filled["fields"]] == [
+                (email[1], True, f"{face}@example.com"),
+                (agree[1], True, True),
+            ]
+            assert (filled["navigated"], filled["new_tabs"]) == (False, [])
 
         read = call("browser_read", {"tab_id": tab, "limit": 30})
         if mcp:

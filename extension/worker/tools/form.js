@@ -62,7 +62,8 @@ export function createFormTools(deps) {
       type: "fill_form",
       fields: params.fields.map(({ ref, value }) => ({ ref, value })),
       submit: params.submit ?? null,
-      wait_ms: LIST_WAIT_MS,
+      // A few slow comboboxes must not use up the whole call's time, which ends in one timeout.
+      wait_ms: Math.min(LIST_WAIT_MS, Math.floor((Number.isInteger(params.timeout_ms) ? params.timeout_ms : 10_000) / 4)),
     };
     const work = async (job) => {
       const answer = await toPage(job, message);

@@ -62,7 +62,7 @@ class FillFormParams(Params):
     example: ClassVar[str] = '{"fields": [{"ref": "e3", "value": "Ada"}], "submit": "e9"}'
 
     fields: list[FormField] = Field(min_length=1, max_length=MAX_FIELDS)
-    submit: Ref | None = Field(default=None, description="Clicked once all are filled.")
+    submit: Ref | None = Field(default=None)
     tab_id: int | None = Field(default=None, description=TAB_ID_DESCRIPTION)
     timeout_ms: TimeoutMs = Field(default=10_000, description="Give up after this many ms.")
 
@@ -117,11 +117,9 @@ FILL_FORM = Tool(
     title="Fill a form's fields, then submit it",
     description=describe(
         """
-        Fill form fields by snapshot ref in one call: text for text/date/number fields,
-        true/false for checkboxes/radios/switches, option label(s) for
-        selects/listboxes/comboboxes. A failed field leaves the others filled and `submit`
-        unclicked. E.g. {"fields": [{"ref": "e3", "value": "Ada"}], "submit": "e9"} → a line
-        per field⏎Clicked button "Sign up" (e9)
+        Fill fields by snapshot ref in one call (lists take option labels), then click `submit`
+        if all worked. E.g. {"fields": [{"ref": "e3", "value": "Ada"}, {"ref": "e4", "value":
+        true}]}
         """
     ),
     timeout_s=timeout_ms,
