@@ -30,8 +30,8 @@ def _checked(key: str, row: dict[str, Any]) -> tuple[str, bool]:
     if key == "wait_for":
         round_trip = row.get("round_trip_p50")
         return (
-            f"each text appeared {WAIT_DELAY_MS} ms after the call; round trip p50 "
-            f"{_cell(round_trip, '.1f')} ms",
+            f"each text appeared {row.get('delay_ms', WAIT_DELAY_MS)} ms after the call that "
+            f"armed it; round trip p50 {_cell(round_trip, '.1f')} ms",
             round_trip is not None,
         )
     if key == "upload":

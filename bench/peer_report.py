@@ -90,9 +90,10 @@ HAND_ROWS = {
         "A wait for a text to appear, from the text appearing to the answer",
         "tabpilot `browser_wait_for` {text}; Playwright MCP `browser_wait_for` {text}; "
         "chrome-devtools-mcp `wait_for` {pageId, text: [text]}; the page shows a new text when a "
-        f"request it made just before the call answers, {WAIT_DELAY_MS} ms later; each figure "
-        "is the client's clock when the answer arrived minus the page's when the text appeared "
-        "(one machine, one clock); round trip: the wait call's own",
+        f"timer armed just before the call fires, {WAIT_DELAY_MS} ms later, more for a server "
+        "whose call that arms it returns only after that (text shown after); each figure is the "
+        "client's clock when the answer arrived minus the page's when the text appeared (one "
+        "machine, one clock); round trip: the wait call's own",
     ),
 }
 
@@ -466,6 +467,7 @@ def _wait_cells(r: dict[str, Any]) -> list[str]:
         f"{r['p99']:.2f}",
         str(r["n"]),
         _cell(r.get("round_trip_p50"), ".1f"),
+        _cell(r.get("delay_ms")),
         _cell(r.get("answer_chars"), ","),
     ]
 
@@ -478,7 +480,8 @@ HAND_COLUMNS = {
         _fill_cells,
     ),
     "wait_for": (
-        ("appearing to answer p50", "p90", "p99", "waits", "round trip p50", "answer characters"),
+        ("appearing to answer p50", "p90", "p99", "waits", "round trip p50",
+         "text shown after (ms)", "answer characters"),
         _wait_cells,
     ),
 }  # fmt: skip

@@ -92,13 +92,13 @@ def test_the_peers_tables_of_the_form_and_the_wait_say_why_a_server_is_missing()
                 {"system": pr.PLAYWRIGHT, "available": False, "reason": "a | b"},
             ],
             "wait_for": [_peer(pr.TABPILOT, 6.0, p90=8.0, p99=9.0, n=30, round_trip_p50=160.0,
-                               answer_chars=40)],
+                               delay_ms=150, answer_chars=40)],
         }
     }  # fmt: skip
     text = "\n".join(pr.markdown(results))
     assert "| tabpilot | - | 20.00 | 30.00 | 200 | 2 | 700 | 9 | 300 | yes |" in text
     assert "| Playwright MCP | - | not available: a / b |" in text
-    assert "| tabpilot | - | 6.00 | 8.00 | 9.00 | 30 | 160.0 | 40 |" in text
+    assert "| tabpilot | - | 6.00 | 8.00 | 9.00 | 30 | 160.0 | 150 | 40 |" in text
     assert f"Target: {FILL_TARGET}: Playwright MCP not available: a | b; met: **no**." in text
 
 
