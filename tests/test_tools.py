@@ -33,7 +33,13 @@ from tests.test_calls import calls_socket
 #: The tools that send their own command to the extension. The function registry's answer from
 #: the daemon, or send another command (tests/test_functions.py walks their faces), and so do the
 #: context tools (tests/test_contexts.py).
-SENT = [name for name in TOOLS if not name.startswith("eval_") and TOOLS[name].cli.in_context]
+#: browser_upload reads the files of the uploads folder first and sends them, not its params
+#: (tests/test_files.py, tests/e2e/test_files.py).
+SENT = [
+    name
+    for name in TOOLS
+    if not name.startswith("eval_") and TOOLS[name].cli.in_context and name != "browser_upload"
+]
 
 NEW_TAB = {"id": 12, "url": "http://localhost/popup", "title": "Popup"}
 
@@ -73,6 +79,15 @@ RESULTS: dict[str, Any] = {
         "navigated": True,
         "url": "http://localhost/next",
         "new_tabs": [],
+    },
+    "browser_downloads": {
+        "downloads": [
+            {
+                **{"id": 3, "name": "r.csv", "origin": "http://localhost", "state": "complete"},
+                **{"size": 22, "received": 22, "mime": "text/csv", "path": "/d/r.csv"},
+            }
+        ],
+        "count": 1,
     },
     "browser_close": {"closed_tabs": [12, 13]},
     "browser_tabs": [{**TAB, "active": True, "window_id": 1}],
@@ -172,6 +187,11 @@ CASES: dict[str, Case] = {
         ("fill", "--field", "e3=Ada", "--field", "e5=true", "--submit", "e9"),
     ),
     "browser_close": Case({}, "Closed 2 tabs.", ("close",)),
+    "browser_downloads": Case(
+        {"limit": 5},
+        '1 download, newest first:\n- "r.csv" (22 bytes) complete at /d/r.csv from http://localhost',
+        ("downloads", "--limit", "5"),
+    ),
     "execute_javascript": Case(
         {"script": "(el) => el.value", "ref": "e3"},
         "(el) => el.value",
