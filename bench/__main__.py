@@ -10,7 +10,17 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bench import contexts, mcp_start, peer_report, peer_suite, report, routes, suites
+from bench import (
+    contexts,
+    hands,
+    mcp_start,
+    peer_report,
+    peer_suite,
+    report,
+    routes,
+    suites,
+    tasks,
+)
 from bench.rig import chromium_version, machine, proc_status, rig
 from bench.systems import client_systems, comparison_systems, hop_systems
 
@@ -27,7 +37,8 @@ def run(
     """Every suite; with `only="peers"` the rows against other servers and the client's; with
     `only="tasks"` the task suite and the `tools/list` row alone; with `only="contexts"` the
     contexts suite alone; with `only="startup"` the start-up of a bare daemon, of `tabpilot mcp`
-    and of the client's import, with no browser."""
+    and of the client's import, with no browser; with `only="hands"` the rows of a page's hands
+    (a form, a wait, an upload, a drag) over HTTP and beside the peers, and the tasks."""
     started = time.perf_counter()
     everything = only is None
     results: dict[str, Any] = {"command": command, "machine": machine()}
@@ -42,9 +53,12 @@ def run(
             results["machine"]["chromium"] = r.driver.capabilities.get("browserVersion")
             if everything:
                 _suites(r, counts, results)
+            if everything or only == "hands":
+                _say("a page's hands over HTTP: a form, a wait, an upload, a drag")
+                results["hands"] = hands.measure(r, counts)
             if everything or only == "contexts":
                 results["contexts"] = _contexts(r, counts)
-            if only != "contexts":
+            if only not in ("contexts", "hands"):
                 _say("1+1 by tabpilot's Python client and by Selenium's CDP")
                 fewer = max(counts.calls // 4, 2 * counts.blocks)
                 quarter = replace(counts, calls=fewer, warmup=counts.warmup // 4)
@@ -53,7 +67,7 @@ def run(
         results["machine"]["chromium"] = chromium_version()
     if only not in ("contexts", "startup"):
         _say("tabpilot, Playwright MCP and chrome-devtools-mcp side by side")
-        peers = peer_suite.measure(counts, only_tasks=only == "tasks")
+        peers = peer_suite.measure(counts, only_tasks=only == "tasks", only_hands=only == "hands")
         results["tools_list"] = peers.pop("tools_list")
         results["tasks"] = peers.pop("tasks")
         if peers:
@@ -110,12 +124,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--only",
-        choices=["peers", "tasks", "contexts", "startup"],
+        choices=["peers", "tasks", "contexts", "startup", "hands"],
         help="peers: only the rows against other MCP servers and the Python client's (faster); "
         "tasks: only the whole tasks beside the other MCP servers and their tools/list; "
         "contexts: only the managed contexts' start-up, memory and 1+1; "
         "startup: only the start-up of a bare daemon, of `tabpilot mcp` and of the client's "
-        "import, and what they load (no browser)",
+        "import, and what they load (no browser); "
+        "hands: only a form, a wait, an upload and a drag, over HTTP and beside the other MCP "
+        "servers, and the tasks that use them",
     )
     args = parser.parse_args(argv)
     if args.only and args.readme:
@@ -123,6 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     counts = suites.Counts.smoke() if args.smoke else suites.Counts()
     if args.calls:
         counts.calls = args.calls
+    if args.only == "hands":
+        counts.task_keys = tuple(tasks.HAND_CHECKS)
     command = " ".join(["python -m bench", *(argv if argv is not None else sys.argv[1:])])
     results = run(counts, tuple(args.daemon_arg), command, args.only)
     text = report.write(results, args.out)

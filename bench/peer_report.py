@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bench.hand_pages import FIELDS, WAIT_DELAY_MS
 from bench.pages import LOG_COUNT, NODE_COUNT, PRODUCT_COUNT, TALL_VIEWPORTS
 from bench.tasks import TASKS
 
@@ -73,6 +74,30 @@ SHOT_ROWS = {
 }
 
 
+#: The rows of a page's hands beside the peers (bench/peer_hands.py): results["peers"] key ->
+#: heading and how each tool was called.
+HAND_ROWS = {
+    "fill_form": (
+        f"A form of {len(FIELDS)} fields filled in one call",
+        "tabpilot `browser_fill_form` {fields: [{ref, value}]}; Playwright MCP `browser_fill_form` "
+        "{fields: [{name, type, target, value}]}; chrome-devtools-mcp `fill_form` {pageId, "
+        "elements: [{uid, value}]}; text, email, password, number, date, time, text area, select, "
+        "checkbox and radio, two sets of values in turn; the refs from a snapshot each server "
+        "takes first, as an agent does (its characters and time beside the fill's); values: "
+        "whether the page holds the values filled last",
+    ),
+    "wait_for": (
+        "A wait for a text to appear, from the text appearing to the answer",
+        "tabpilot `browser_wait_for` {text}; Playwright MCP `browser_wait_for` {text}; "
+        "chrome-devtools-mcp `wait_for` {pageId, text: [text]}; the page shows a new text when a "
+        f"timer armed just before the call fires, {WAIT_DELAY_MS} ms later, more for a server "
+        "whose call that arms it returns only after that (text shown after); each figure is the "
+        "client's clock when the answer arrived minus the page's when the text appeared (one "
+        "machine, one clock); round trip: the wait call's own",
+    ),
+}
+
+
 def _row(rows: list[dict[str, Any]], system: str) -> dict[str, Any] | None:
     row = next((r for r in rows if r["system"] == system), None)
     return row if row is not None and row.get("available", True) else None
@@ -99,27 +124,30 @@ Target = tuple[str, str, bool]
 def targets_by_row(results: dict[str, Any]) -> dict[str, list[Target]]:
     """(target, measured, met) of each table; a target whose figures are missing is not met, and
     says why."""
-    peers, out = results.get("peers"), {}
-    if peers:
+    peers, out = results.get("peers") or {}, {}
+    if "evaluate" in peers:
         out["evaluate"] = _evaluate_target(peers["evaluate"])
         out["snapshot_products"] = _snapshot_targets(peers["snapshot_products"])
         out["click"] = [_p50_target(peers["click"], "click by ref", 10.0, "≤")]
         out["snapshot_nodes"] = [
             _p50_target(peers["snapshot_nodes"], f"snapshot of {NODE_COUNT:,} elements", 500, "<")
         ]
-    if peers and "screenshot" in peers:
+    if "screenshot" in peers:
         out["screenshot"] = _screenshot_targets(peers["screenshot"])
         out["screenshot_full"] = [
             _p50_target(peers["screenshot_full"], "full-page screenshot", 3000, "<")
         ]
-    if peers:
-        for kind, tool in (("console", "console"), ("network", "network requests")):
-            if kind in peers:
-                rows = peers[kind]
-                out[kind] = [
-                    _p50_target(rows, f"{tool} query on a full ring", 20.0, "≤"),
-                    _chars_target(rows, f"tabpilot's default {tool} answer"),
-                ]
+    for kind, tool in (("console", "console"), ("network", "network requests")):
+        if kind in peers:
+            rows = peers[kind]
+            out[kind] = [
+                _p50_target(rows, f"{tool} query on a full ring", 20.0, "≤"),
+                _chars_target(rows, f"tabpilot's default {tool} answer"),
+            ]
+    if "fill_form" in peers:
+        out["fill_form"] = [_fill_form_target(peers["fill_form"])]
+    if "wait_for" in peers:
+        out["wait_for"] = [_wait_target(peers["wait_for"])]
     if results.get("tools_list"):
         out["tools_list"] = [_tools_list_target(results["tools_list"])]
     if results.get("tasks"):
@@ -191,6 +219,44 @@ def _screenshot_targets(rows: list[dict[str, Any]]) -> list[Target]:
             ours["image_bytes"] <= small["image_bytes"],
         ),
     ]
+
+
+def _beside_peers(rows: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]] | str:
+    """tabpilot's row and the peers' that were measured, or why there is nothing to compare."""
+    ours = _row(rows, TABPILOT)
+    theirs = [r for r in (_row(rows, PLAYWRIGHT), _row(rows, DEVTOOLS)) if r is not None]
+    if ours is None or not theirs:
+        return _why(rows, TABPILOT if ours is None else PLAYWRIGHT)
+    return ours, theirs
+
+
+def _fill_form_target(rows: list[dict[str, Any]]) -> Target:
+    """tabpilot's fill at most a third of the faster peer's, with the values in the page."""
+    target = f"tabpilot `browser_fill_form` of {len(FIELDS)} fields p50 ≤ 1/3 of the faster peer's"
+    found = _beside_peers(rows)
+    if isinstance(found, str):
+        return (target, found, False)
+    ours, theirs = found
+    fast = min(theirs, key=lambda r: r["p50"])
+    ratio = ours["p50"] / fast["p50"]
+    measured = f"{ours['p50']:.1f} ms vs {fast['system']} {fast['p50']:.1f} ms ({ratio:.2f}x)"
+    if not ours.get("values_ok"):
+        measured += f"; the page holds other values: {ours.get('wrong')}"
+    return (target, measured, ratio <= 1 / 3 and bool(ours.get("values_ok")))
+
+
+def _wait_target(rows: list[dict[str, Any]]) -> Target:
+    target = "tabpilot `browser_wait_for` text, appearing to answer, p50 < the faster peer's"
+    found = _beside_peers(rows)
+    if isinstance(found, str):
+        return (target, found, False)
+    ours, theirs = found
+    fast = min(theirs, key=lambda r: r["p50"])
+    return (
+        target,
+        f"{ours['p50']:.1f} ms vs {fast['system']} {fast['p50']:.1f} ms",
+        ours["p50"] < fast["p50"],
+    )
 
 
 def _p50_target(rows: list[dict[str, Any]], what: str, limit: float, sign: str) -> Target:
@@ -293,6 +359,8 @@ def markdown(results: dict[str, Any]) -> list[str]:
             "--browser`), on the same local pages, interleaved in blocks; ms",
         ]
         for key, (heading, how) in ROWS.items():
+            if key not in peers:
+                continue
             rows = peers[key]
             lines += [
                 "",
@@ -317,7 +385,9 @@ def markdown(results: dict[str, Any]) -> list[str]:
                     f"{_cell(r.get('add_to_cart_refs'))} | {counted} |"
                 )
             lines += _goal_lines(goals.get(key, []))
+    if peers:
         lines += _shot_lines(peers, goals)
+        lines += _hand_lines(peers, goals)
     lines += _tools_list_lines(results, goals)
     lines += _task_lines(results, goals)
     if results.get("client"):
@@ -365,6 +435,78 @@ def _shot_lines(peers: dict[str, Any], goals: dict[str, list[Target]]) -> list[s
                 f"{r['p99']:.2f} | {r['n']} | {r.get('image') or '-'} | "
                 f"{_cell(r.get('image_bytes'), ',')} | {_cell(r.get('chars'), ',')} |"
             )
+        lines += _goal_lines(goals.get(key, []))
+    return lines
+
+
+def _not_available(r: dict[str, Any], columns: int) -> str:
+    return (
+        f"| {r['system']} | {r.get('version') or '-'} | not available: "
+        f"{str(r['reason']).replace('|', '/')} |" + " |" * (columns - 3)
+    )
+
+
+def _fill_cells(r: dict[str, Any]) -> list[str]:
+    values = "yes" if r.get("values_ok") else f"**no**: {r.get('wrong')}"
+    return [
+        f"{r['p50']:.2f}",
+        f"{r['p99']:.2f}",
+        str(r["n"]),
+        str(r.get("calls", "-")),
+        _cell(r.get("snapshot_chars"), ","),
+        _cell(r.get("snapshot_ms"), ".0f"),
+        _cell(r.get("answer_chars"), ","),
+        values,
+    ]
+
+
+def _wait_cells(r: dict[str, Any]) -> list[str]:
+    return [
+        f"{r['p50']:.2f}",
+        f"{r['p90']:.2f}",
+        f"{r['p99']:.2f}",
+        str(r["n"]),
+        _cell(r.get("round_trip_p50"), ".1f"),
+        _cell(r.get("delay_ms")),
+        _cell(r.get("answer_chars"), ","),
+    ]
+
+
+#: Each hand table's columns after the server and its version, and its cells of a row.
+HAND_COLUMNS = {
+    "fill_form": (
+        ("fill p50", "p99", "fills", "calls", "snapshot characters", "snapshot ms",
+         "fill answer characters", "values in the page"),
+        _fill_cells,
+    ),
+    "wait_for": (
+        ("appearing to answer p50", "p90", "p99", "waits", "round trip p50",
+         "text shown after (ms)", "answer characters"),
+        _wait_cells,
+    ),
+}  # fmt: skip
+
+
+def _hand_lines(peers: dict[str, Any], goals: dict[str, list[Target]]) -> list[str]:
+    """The form's and the wait's tables."""
+    lines: list[str] = []
+    for key, (columns, cells) in HAND_COLUMNS.items():
+        if key not in peers:
+            continue
+        heading, how = HAND_ROWS[key]
+        lines += [
+            "",
+            f"*{heading}*: {how}",
+            "",
+            "| server | version | " + " | ".join(columns) + " |",
+            "|---" * (len(columns) + 2) + "|",
+        ]
+        for r in peers[key]:
+            if not r.get("available", True):
+                lines.append(_not_available(r, len(columns) + 2))
+                continue
+            row = [r["system"], r.get("version") or "-", *cells(r)]
+            lines.append("| " + " | ".join(row) + " |")
         lines += _goal_lines(goals.get(key, []))
     return lines
 

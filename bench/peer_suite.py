@@ -38,7 +38,8 @@ from typing import Any
 from PIL import Image
 from tests.e2e.harness import Daemon, spawn_daemon, wait_for
 
-from bench import pages, tasks
+from bench import hand_pages as hp
+from bench import pages, peer_hands, tasks
 from bench import task_pages as tp
 from bench.peers import (
     Loop,
@@ -52,7 +53,7 @@ from bench.peers import (
     tabpilot_server,
 )
 from bench.suites import Counts, latency
-from bench.systems import System, Unavailable
+from bench.systems import MissingTool, System, Unavailable, guarded
 
 PRODUCTS, NODES, TALL, LOGS = "/products.html", "/nodes.html", "/tall.html", "/logs.html"
 #: How long the log page may take to make all its requests.
@@ -75,6 +76,11 @@ class Peer:
     #: For a server with one current tab (Playwright MCP): the path it shows.
     showing: str | None = None
     base: str = ""
+    #: The folder the server uploads files from, with the upload task's file in it.
+    files: Path | None = None
+    #: tabpilot's session with the MCP capability `files` (browser_upload), for the tasks that
+    #: upload: its default session stays the one whose `tools/list` is measured.
+    capped: Session | None = None
 
     @property
     def fast(self) -> bool:
@@ -98,22 +104,6 @@ class Peer:
 
     def run(self, tool_args: tuple[str, dict[str, Any]]) -> str:
         return self.open[1].call(*tool_args)
-
-
-def _guarded(step: Callable[[], None]) -> Callable[[], None]:
-    """Any failure of a set-up or a call (a tool this build lacks, an error answer, a server
-    that stopped) makes the system unavailable with that reason, instead of stopping the whole
-    benchmark."""
-
-    def run() -> None:
-        try:
-            step()
-        except Unavailable:
-            raise
-        except Exception as exc:  # reported in the row, not raised
-            raise Unavailable(f"{type(exc).__name__}: {exc}"[:400]) from exc
-
-    return run
 
 
 def _counts(peer: Peer, counts: Counts, row: str = "") -> tuple[int, int]:
@@ -144,7 +134,7 @@ def evaluate_system(peer: Peer, counts: Counts) -> System:
             raise RuntimeError(f"{peer.name} answered {value!r} to 1+1")
 
     calls, warmup = _counts(peer, counts)
-    return System(peer.name, _guarded(call), _guarded(setup), calls=calls, warmup=warmup)
+    return System(peer.name, guarded(call), guarded(setup), calls=calls, warmup=warmup)
 
 
 def snapshot_system(peer: Peer, path: str, counts: Counts, found: dict[str, Any]) -> System:
@@ -170,7 +160,7 @@ def snapshot_system(peer: Peer, path: str, counts: Counts, found: dict[str, Any]
             raise RuntimeError(f"{peer.name} gave an empty snapshot")
 
     calls, warmup = _counts(peer, counts, "products" if path == PRODUCTS else "nodes")
-    return System(peer.name, _guarded(call), _guarded(setup), calls=calls, warmup=warmup)
+    return System(peer.name, guarded(call), guarded(setup), calls=calls, warmup=warmup)
 
 
 def click_system(peer: Peer, counts: Counts, found: dict[str, Any]) -> System:
@@ -206,7 +196,7 @@ def click_system(peer: Peer, counts: Counts, found: dict[str, Any]) -> System:
         found[peer.name] = {"clicks": state["clicks"], "cart_counted": counted}
 
     calls, warmup = _counts(peer, counts)
-    return System(peer.name, _guarded(call), _guarded(setup), teardown, calls, warmup)
+    return System(peer.name, guarded(call), guarded(setup), teardown, calls, warmup)
 
 
 def screenshot_system(
@@ -241,7 +231,7 @@ def screenshot_system(
         calls, warmup = max(2, counts.peer_slow // 2), 1
     else:
         calls, warmup = _counts(peer, counts)
-    return System(peer.name, _guarded(call), _guarded(setup), calls=calls, warmup=warmup)
+    return System(peer.name, guarded(call), guarded(setup), calls=calls, warmup=warmup)
 
 
 def log_system(peer: Peer, kind: str, counts: Counts, found: dict[str, Any]) -> System:
@@ -266,7 +256,7 @@ def log_system(peer: Peer, kind: str, counts: Counts, found: dict[str, Any]) -> 
             raise RuntimeError(f"{peer.name} gave an empty {kind} log")
 
     calls, warmup = _counts(peer, counts, "products")
-    return System(peer.name, _guarded(call), _guarded(setup), calls=calls, warmup=warmup)
+    return System(peer.name, guarded(call), guarded(setup), calls=calls, warmup=warmup)
 
 
 def _open_tabpilot_tabs(daemon: Daemon, base: str) -> dict[str, int]:
@@ -329,10 +319,14 @@ def _peers(loop: Loop, base: str) -> Iterator[list[Peer]]:
     with ExitStack() as stack:
         work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="tabpilot-peers-")))
         tabs: dict[str, int] = {}
+        # Where each server uploads from: tabpilot's uploads folder, the peers' working folder
+        # (Playwright MCP reads files only inside it).
+        folders = {"Playwright MCP": work, "chrome-devtools-mcp": work}
 
         def tabpilot() -> Server:
             daemon = stack.enter_context(_managed_daemon())
             tabs.update(_open_tabpilot_tabs(daemon, base))
+            folders["tabpilot"] = daemon.state_dir / "uploads"
             return tabpilot_server(daemon.port, daemon.state_dir)
 
         makers: dict[str, Callable[[], Server]] = {
@@ -350,11 +344,27 @@ def _peers(loop: Loop, base: str) -> Iterator[list[Peer]]:
                     _open_devtools_pages(peer)
                 if peer.pages:  # its log page is open already: let it finish first
                     _settled(peer)
+                peer.files = folders[name]
+                hp.write_file(peer.files, hp.RECEIPT, hp.RECEIPT_BYTES)
+                if peer.fast:
+                    peer.capped = _capped(stack, loop, server)
             except Exception as exc:  # a peer that cannot start is reported
                 _say(f"{name} is not available: {exc}")
                 peer = Peer(name, None, None, reason=f"{exc}"[:400])
             peers.append(peer)
         yield peers
+
+
+def _capped(stack: ExitStack, loop: Loop, server: Server) -> Session | None:
+    """A second `tabpilot mcp` on the same daemon, with the `files` capability; None (and the
+    upload task says tabpilot lacks its tool) where this build has no such capability."""
+    port = server.params.args[server.params.args.index("--port") + 1]
+    state = Path(server.params.env["TABPILOT_STATE_DIR"]) if server.params.env else Path()
+    try:
+        return stack.enter_context(session(loop, tabpilot_server(int(port), state, "files")))
+    except Exception as exc:  # reported by the task that needs it
+        _say(f"tabpilot mcp --caps files is not available: {exc}")
+        return None
 
 
 def _merge(rows: list[dict[str, Any]], found: dict[str, Any], peers: list[Peer]) -> None:
@@ -393,14 +403,21 @@ def task_rows(peers: list[Peer], counts: Counts) -> dict[str, list[dict[str, Any
         k: {p.name: [] for p in peers} for k in keys
     }
     broken: dict[str, str] = {}  # a server that stopped answering: why
+    lacking: dict[tuple[str, str], str] = {}  # (task, server) -> the tool the server lacks
     for round_ in range(counts.task_warmup + counts.task_runs):
         for key in keys:
             for peer in peers:
-                if peer.session is None or peer.name in broken:
+                if peer.session is None or peer.name in broken or (key, peer.name) in lacking:
                     continue
                 page = peer.pages.get(PRODUCTS) if peer.name == "chrome-devtools-mcp" else None
+                held = peer.session
+                if key in tasks.FILE_TASKS and peer.fast:
+                    held = peer.capped or peer.session
                 try:
-                    run = tasks.run_task(key, peer.name, peer.session, peer.base, page)
+                    run = tasks.run_task(key, peer.name, held, peer.base, page, peer.files)
+                except MissingTool as exc:
+                    lacking[key, peer.name] = str(exc)
+                    continue
                 except Unavailable as exc:
                     broken[peer.name] = str(exc)
                     continue
@@ -412,7 +429,8 @@ def task_rows(peers: list[Peer], counts: Counts) -> dict[str, list[dict[str, Any
         for peer in peers:
             done = runs[key][peer.name]
             if not done:
-                reason = peer.reason if peer.session is None else broken.get(peer.name, "no run")
+                reason = peer.reason if peer.session is None else broken.get(peer.name, "")
+                reason = reason or lacking.get((key, peer.name), "no run")
                 out[key].append({"system": peer.name, "available": False, "reason": reason})
                 continue
             version = peer.server.version if peer.server else None
@@ -420,23 +438,44 @@ def task_rows(peers: list[Peer], counts: Counts) -> dict[str, list[dict[str, Any
     return out
 
 
-def measure(counts: Counts, only_tasks: bool = False) -> dict[str, Any]:
+def measure(counts: Counts, only_tasks: bool = False, only_hands: bool = False) -> dict[str, Any]:
     """The rows, each a list of one row per server, tabpilot first; the tasks' rows by task.
-    `only_tasks`: the tasks and the `tools/list` row alone."""
+    `only_tasks`: the tasks and the `tools/list` row alone; `only_hands`: the form and wait rows
+    (bench/peer_hands.py), the tasks and the `tools/list` row."""
     blocks = replace(counts, blocks=counts.peer_blocks)
     loop = Loop()
     out: dict[str, Any] = {}
     served = {**pages.fixture_pages(), **tasks.task_pages()}
     try:
-        with pages.serve(served, tp.answer) as base, _peers(loop, base) as peers:
+        with pages.serve(served, _answer) as base, _peers(loop, base) as peers:
             out["tools_list"] = tools_list_rows(peers)
-            if not only_tasks:
+            if not (only_tasks or only_hands):
                 _rows(peers, counts, blocks, out)
+            if not only_tasks:
+                _hand_rows(peers, counts, blocks, out)
             _say("peers: whole tasks, each by a fixed script")
             out["tasks"] = task_rows(peers, counts)
     finally:
         loop.close()
     return out
+
+
+def _answer(path: str, body: bytes | None) -> pages.Page | None:
+    return hp.answer(path, body) or tp.answer(path, body)
+
+
+def _hand_rows(peers: list[Peer], counts: Counts, blocks: Counts, out: dict[str, Any]) -> None:
+    """The form and wait rows, side by side; they navigate each server's current page, so they
+    come after the rows that use the pages opened at the start."""
+    _say("peers: a ten-field form filled in one call")
+    found: dict[str, Any] = {}
+    systems = [peer_hands.fill_form_system(p, counts, found) for p in peers]
+    out["fill_form"] = latency(systems, blocks)
+    _merge(out["fill_form"], found, peers)
+    _say("peers: a wait for a text, from its appearing to the answer")
+    found = {}
+    out["wait_for"] = latency([peer_hands.wait_system(p, counts, found) for p in peers], blocks)
+    _merge(out["wait_for"], found, peers)
 
 
 def _rows(peers: list[Peer], counts: Counts, blocks: Counts, out: dict[str, Any]) -> None:

@@ -32,7 +32,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_types import CallToolResult
 
-from bench.systems import Unavailable
+from bench.systems import MissingTool, Unavailable
 from tabpilot.mcp.hints import PREFIX as HINT_PREFIX
 
 BENCH = Path(__file__).resolve().parent
@@ -45,6 +45,31 @@ CALL_TIMEOUT_S = 120.0
 #: `[ref=f1e12]` after a navigation), chrome-devtools-mcp's `uid=3_12`. Any token of either shape
 #: on a line counts, so that a line that lists several refs counts each.
 REF_TOKEN = re.compile(r"(?<![\w-])(?:ref=|uid=)?((?:f\d+)?e\d+|\d+_\d+)(?![\w-])")
+
+
+@dataclass(frozen=True)
+class FormField:
+    """One field of a form to fill, as every server's form tool needs it: the label an agent
+    reads in the snapshot, the kind of control (`text`, `checkbox`, `radio`, `select`), the
+    ref the snapshot gave it, and the value (a boolean for a checkbox or radio)."""
+
+    label: str
+    kind: str
+    ref: str
+    value: str | bool
+
+
+def _text(value: str | bool) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else value
+
+
+#: Playwright MCP's `type` of a field, by kind.
+_PLAYWRIGHT_TYPES = {
+    "text": "textbox",
+    "checkbox": "checkbox",
+    "radio": "radio",
+    "select": "combobox",
+}
 
 
 @dataclass(frozen=True)
@@ -70,6 +95,15 @@ class Server:
     screenshot: Callable[[Any, bool], tuple[str, dict[str, Any]]] | None = None
     #: Brings a page to the front, for a server whose screenshot of a background page never ends.
     front: Callable[[Any], tuple[str, dict[str, Any]]] | None = None
+    #: Loads a url in the page (tabpilot's and Playwright MCP's `browser_navigate`).
+    navigate: Callable[[Any, str], tuple[str, dict[str, Any]]] = lambda _, url: (
+        "browser_navigate",
+        {"url": url},
+    )
+    #: Fills a form's fields in one call, by their refs.
+    fill_form: Callable[[Any, list[FormField]], tuple[str, dict[str, Any]]] | None = None
+    #: Waits until a text appears on the page.
+    wait_text: Callable[[Any, str], tuple[str, dict[str, Any]]] | None = None
 
 
 def _tabpilot_value(text: str) -> str:
@@ -94,7 +128,9 @@ def _with_tab(tab: Any, args: dict[str, Any]) -> dict[str, Any]:
     return args if tab is None else {**args, "tab_id": tab}
 
 
-def tabpilot_server(port: int, state_dir: Path) -> Server:
+def tabpilot_server(port: int, state_dir: Path, caps: str = "") -> Server:
+    """`tabpilot mcp` against the daemon on `port`, with the MCP capabilities `caps` (its
+    default tools without)."""
     from tabpilot import __version__
 
     return Server(
@@ -102,7 +138,8 @@ def tabpilot_server(port: int, state_dir: Path) -> Server:
         version=__version__,
         params=StdioServerParameters(
             command=sys.executable,
-            args=["-m", "tabpilot", "mcp", "--port", str(port)],
+            args=["-m", "tabpilot", "mcp", "--port", str(port)]
+            + (["--caps", caps] if caps else []),
             # The SDK starts servers with a few chosen variables only: PYTHONPATH, where set,
             # keeps `tabpilot mcp` on the same tabpilot as the bench.
             env={
@@ -120,6 +157,11 @@ def tabpilot_server(port: int, state_dir: Path) -> Server:
             "browser_take_screenshot",
             _with_tab(tab, {"full_page": True} if full else {}),
         ),
+        fill_form=lambda tab, fields: (
+            "browser_fill_form",
+            _with_tab(tab, {"fields": [{"ref": f.ref, "value": f.value} for f in fields]}),
+        ),
+        wait_text=lambda tab, text: ("browser_wait_for", _with_tab(tab, {"text": text})),
     )
 
 
@@ -156,6 +198,21 @@ def playwright_server(workdir: Path) -> Server:
             "browser_take_screenshot",
             {"scale": "css", **({"fullPage": True} if full else {})},
         ),
+        fill_form=lambda _, fields: (
+            "browser_fill_form",
+            {
+                "fields": [
+                    {
+                        "name": f.label,
+                        "type": _PLAYWRIGHT_TYPES[f.kind],
+                        "target": f.ref,
+                        "value": _text(f.value),
+                    }
+                    for f in fields
+                ]
+            },
+        ),
+        wait_text=lambda _, text: ("browser_wait_for", {"text": text}),
     )
 
 
@@ -186,6 +243,12 @@ def devtools_server(workdir: Path) -> Server:
             {"pageId": page, **({"fullPage": True} if full else {})},
         ),
         front=lambda page: ("select_page", {"pageId": page, "bringToFront": True}),
+        navigate=lambda page, url: ("navigate_page", {"pageId": page, "type": "url", "url": url}),
+        fill_form=lambda page, fields: (
+            "fill_form",
+            {"pageId": page, "elements": [{"uid": f.ref, "value": _text(f.value)} for f in fields]},
+        ),
+        wait_text=lambda page, text: ("wait_for", {"pageId": page, "text": [text]}),
     )
 
 
@@ -235,7 +298,7 @@ class Session:
         if self.client is None:
             raise Unavailable(f"{self.server.name} is not running")
         if tool not in self.tools:
-            raise Unavailable(f"{self.server.name} {self.server.version} has no tool {tool!r}")
+            raise MissingTool(f"{self.server.name} {self.server.version} has no tool {tool!r}")
         self.last = self.loop.run(self.client.call_tool(tool, arguments))
         text = text_of(self.last)
         if self.last.is_error:

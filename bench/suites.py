@@ -46,6 +46,11 @@ class Counts:
     task_runs: int = 5
     task_warmup: int = 1
     task_keys: tuple[str, ...] | None = None
+    #: The rows of a page's hands over HTTP (bench/hands.py): fills of the ten-field form and
+    #: drags; waits for a text to appear; uploads of a 5 MB file.
+    hands_calls: int = 100
+    hands_waits: int = 40
+    hands_uploads: int = 20
     #: The contexts suite (bench/contexts.py): managed contexts created, and `1+1` calls in each,
     #: alone and all at once.
     contexts: int = 3
@@ -67,7 +72,10 @@ class Counts:
             peer_blocks=2,
             task_runs=1,
             task_warmup=0,
-            task_keys=("error",),
+            task_keys=("error", "upload", "wait", "drag"),
+            hands_calls=6,
+            hands_waits=4,
+            hands_uploads=3,
             contexts=2,
             context_calls=12,
         )
@@ -109,7 +117,9 @@ def latency(systems: list[System], counts: Counts) -> list[dict[str, Any]]:
             for _ in range(calls):
                 start = clock()
                 reported = call()
-                if record:
+                if record and system.timed_by_call:
+                    out.append(float(reported or 0.0))
+                elif record:
                     out.append((clock() - start) / 1e6)
                     if reported is not None:
                         daemon.append(reported)

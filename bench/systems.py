@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from websockets.sync.client import connect
 
@@ -35,6 +35,30 @@ class Unavailable(Exception):
     """A system, or a tool it needs, cannot be measured here; the message says why."""
 
 
+class MissingTool(Unavailable):
+    """A server runs but lacks a tool a row or task needs: that row or task cannot be measured,
+    the server's others can."""
+
+
+T = TypeVar("T")
+
+
+def guarded(step: Callable[[], T]) -> Callable[[], T]:
+    """Any failure of a set-up or a call (a tool this build lacks, an error answer, a server
+    that stopped) makes the system unavailable with that reason, instead of stopping the whole
+    benchmark."""
+
+    def run() -> T:
+        try:
+            return step()
+        except Unavailable:
+            raise
+        except Exception as exc:  # reported in the row, not raised
+            raise Unavailable(f"{type(exc).__name__}: {exc}"[:400]) from exc
+
+    return run
+
+
 @dataclass
 class System:
     name: str
@@ -45,6 +69,9 @@ class System:
     #: that takes half a second is measured fewer times than one that takes a millisecond.
     calls: int | None = None
     warmup: int | None = None
+    #: The call returns its own sample, in ms, instead of being timed around: for a figure that
+    #: starts in the page (a text appearing) rather than at the call.
+    timed_by_call: bool = False
 
 
 def _post(client: LeanClient, path: str, payload: dict[str, Any], expect: Any) -> float:

@@ -16,14 +16,17 @@ text, so that a line more (a hint, a note) changes nothing but the characters.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from bench import hand_pages as hp
 from bench import pages
 from bench import task_pages as tp
 from bench.peers import REF_TOKEN, Session
@@ -46,7 +49,15 @@ TASKS = {
     "long article",
     "error": 'click "Save draft", which logs an error, then report the error\'s message',
     "failed": 'click "Refresh prices", then find the request that failed',
+    "upload": f"attach {hp.RECEIPT} ({hp.RECEIPT_BYTES // 1024} KB) to an expense form, then "
+    "read the size and hash the page confirms",
+    "wait": f"search, wait for the results that arrive {hp.SEARCH_DELAY_MS / 1000:g} s later, "
+    f'then open "{hp.RESULT}"',
+    "drag": f'drag "{hp.CARDS[-1]}" to the top of a list of {len(hp.CARDS)} cards (native drag '
+    "and drop), then read the new order",
 }
+#: The tasks that upload a file: tabpilot's script needs its `files` capability for them.
+FILE_TASKS = frozenset({"upload"})
 
 
 def shop_html() -> str:
@@ -61,7 +72,7 @@ def shop_html() -> str:
 
 
 def task_pages() -> dict[str, pages.Page]:
-    return {SHOP: pages.Page(shop_html()), **tp.task_pages()}
+    return {SHOP: pages.Page(shop_html()), **tp.task_pages(), **hp.hand_pages()}
 
 
 @dataclass
@@ -78,8 +89,12 @@ class Tally:
 class Agent:
     """A server's MCP session as a task script drives it: each call is counted."""
 
-    def __init__(self, session: Session, base: str, page: Any = None) -> None:
+    def __init__(
+        self, session: Session, base: str, page: Any = None, files: Path | None = None
+    ) -> None:
         self.session, self.base, self.page = session, base, page
+        #: The folder the server uploads files from (tabpilot: its uploads folder).
+        self.files = files or Path()
         self.tally = Tally()
 
     def call(self, tool: str, arguments: dict[str, Any]) -> str:
@@ -135,6 +150,52 @@ def ref_after(text: str, line_has: str, then_has: str | None = None) -> str:
             if found:
                 return str(found[0])
     raise LookupError(f"no {then_has!r} with a ref after {line_has!r}")
+
+
+#: Roles whose line names a text without being a control one fills (a label's own text, a
+#: fieldset's legend, a heading).
+NOT_CONTROLS = frozenset(
+    {"heading", "group", "paragraph", "generic", "text", "StaticText", "LabelText", "legend"}
+)
+
+
+def control_ref(text: str, label: str) -> str:
+    """The ref of the control called `label` in a snapshot: the first line naming it in quotes
+    after a role (`textbox "Email" [ref=e7]`, `uid=1_13 Date "Delivery date"`), skipping the
+    label's own text. Raises if there is none."""
+    named = re.compile(rf'(?<![\w"])([A-Za-z]+) "{re.escape(label)}"')
+    for line in text.splitlines():
+        match = named.search(line)
+        if match is None or match.group(1) in NOT_CONTROLS:
+            continue
+        found = REF_TOKEN.findall(line.replace(f'"{label}"', " "))
+        if found:
+            return str(found[0])
+    raise LookupError(f"no control {label!r} with a ref in the snapshot")
+
+
+def upload_confirmation(text: str) -> str | None:
+    """The upload page's confirmation, wherever an answer shows it."""
+    match = re.search(r"Received \S+: [\d,]+ bytes, SHA-256 [0-9a-f]{16}", text)
+    return match.group(0) if match else None
+
+
+def opened(text: str) -> str | None:
+    """The search page's "Opened <result>", wherever an answer shows it."""
+    match = re.search(r"Opened (\w+ kettle no\. \d+)", text)
+    return match.group(0) if match else None
+
+
+def card_order(text: str) -> str | None:
+    """The cards in the order an answer lists them, one a line (a snapshot's list), joined by
+    ", "; None unless it lists every card. A line naming two cards (the page's "Moved … before
+    …") is not a card's line."""
+    order: list[str] = []
+    for line in text.splitlines():
+        named = [card for card in hp.CARDS if card in line]
+        if len(named) == 1 and named[0] not in order:
+            order.append(named[0])
+    return ", ".join(order) if len(order) == len(hp.CARDS) else None
 
 
 def cart_count(text: str) -> str | None:
@@ -203,6 +264,19 @@ def look_again(read: Callable[[], str], find: Callable[[str], str | None]) -> st
 
 #: The script that reads the cart's count, and the one that reads a table row, for any server.
 CART_JS = "document.body.innerText.match(/Cart: \\d+ items/)[0]"
+
+
+#: The status line of the hands pages; the board's cards in order, joined as `card_order` does.
+STATUS_JS = "document.querySelector('[role=status]').textContent"
+ORDER_TEXT_JS = "[...document.querySelectorAll('#cards li')].map((li) => li.textContent).join(', ')"
+
+
+def open_js(name: str) -> str:
+    """Opens the link called `name`, then reads the status line."""
+    return (
+        f"[...document.querySelectorAll('a')].find((a) => a.textContent === {json.dumps(name)})"
+        f".click(); return {STATUS_JS}"
+    )
 
 
 def row_js(name: str) -> str:
@@ -306,6 +380,28 @@ class TabpilotScript(Script):
             lambda text: failed_request(text, self.a.base),
         )
 
+    def upload(self) -> str:
+        self.go(hp.UPLOAD)
+        snap = self.a.call("browser_snapshot", {"interactive_only": True})
+        ref = control_ref(snap, "Receipt")
+        self.a.call("browser_upload", {"ref": ref, "paths": [hp.RECEIPT]})
+        answer = self.a.call("browser_wait_for", {"text": f"Received {hp.RECEIPT}"})
+        return upload_confirmation(answer) or self.js(STATUS_JS)
+
+    def wait(self) -> str:
+        self.go(hp.SEARCH)
+        self.js(click_js("Search"))
+        self.a.call("browser_wait_for", {"text": hp.RESULT})
+        return self.js(open_js(hp.RESULT))
+
+    def drag(self) -> str:
+        self.go(hp.BOARD)
+        # The whole snapshot: an interactive_only one lists the cards' refs without their text.
+        snap = self.a.call("browser_snapshot", {})
+        source, target = ref_after(snap, hp.CARDS[-1]), ref_after(snap, hp.CARDS[0])
+        answer = self.a.call("browser_act", {"kind": "drag", "ref": source, "to_ref": target})
+        return card_order(answer) or self.js(ORDER_TEXT_JS)
+
 
 class PlaywrightScript(Script):
     def click(self, what: str, ref: str) -> str:
@@ -355,6 +451,34 @@ class PlaywrightScript(Script):
             lambda: self.a.call("browser_network_requests", {}),
             lambda text: failed_request(text, self.a.base),
         )
+
+    def upload(self) -> str:
+        self.go(hp.UPLOAD)
+        snap = self.a.call("browser_snapshot", {})
+        self.click("Receipt file input", control_ref(snap, "Receipt"))  # opens the chooser
+        self.a.call("browser_file_upload", {"paths": [str(self.a.files / hp.RECEIPT)]})
+        answer = self.a.call("browser_wait_for", {"text": f"Received {hp.RECEIPT}"})
+        return upload_confirmation(answer) or self.js(STATUS_JS)
+
+    def wait(self) -> str:
+        self.go(hp.SEARCH)
+        self.click("Search button", control_ref(self.a.call("browser_snapshot", {}), "Search"))
+        self.a.call("browser_wait_for", {"text": hp.RESULT})
+        # Its answers link the page's snapshot in a file instead of showing it: a snapshot more.
+        ref = control_ref(self.a.call("browser_snapshot", {}), hp.RESULT)
+        answer = self.click(f"{hp.RESULT} link", ref)
+        return opened(answer) or self.js(STATUS_JS)
+
+    def drag(self) -> str:
+        self.go(hp.BOARD)
+        snap = self.a.call("browser_snapshot", {})
+        args = {
+            "startElement": f"{hp.CARDS[-1]} card",
+            "startTarget": ref_after(snap, hp.CARDS[-1]),
+            "endElement": f"{hp.CARDS[0]} card",
+            "endTarget": ref_after(snap, hp.CARDS[0]),
+        }
+        return card_order(self.a.call("browser_drag", args)) or self.js(ORDER_TEXT_JS)
 
 
 class DevtoolsScript(Script):
@@ -408,6 +532,32 @@ class DevtoolsScript(Script):
             lambda text: failed_request(text, self.a.base),
         )
 
+    def upload(self) -> str:
+        self.go(hp.UPLOAD)
+        uid = control_ref(self.snapshot(), "Receipt")
+        path = str(self.a.files / hp.RECEIPT)
+        self.a.call("upload_file", self.args(uid=uid, filePaths=[path]))
+        answer = self.a.call("wait_for", self.args(text=[f"Received {hp.RECEIPT}"]))
+        return upload_confirmation(answer) or self.js(STATUS_JS)
+
+    def wait(self) -> str:
+        self.go(hp.SEARCH)
+        self.a.call("click", self.args(uid=control_ref(self.snapshot(), "Search")))
+        answer = self.a.call("wait_for", self.args(text=[hp.RESULT]))
+        uid = control_ref(answer, hp.RESULT)
+        answer = self.a.call("click", self.args(uid=uid, includeSnapshot=True))
+        return opened(answer) or self.js(STATUS_JS)
+
+    def drag(self) -> str:
+        self.go(hp.BOARD)
+        snap = self.snapshot()
+        args = self.args(
+            from_uid=ref_after(snap, hp.CARDS[-1]),
+            to_uid=ref_after(snap, hp.CARDS[0]),
+            includeSnapshot=True,
+        )
+        return card_order(self.a.call("drag", args)) or self.js(ORDER_TEXT_JS)
+
 
 SCRIPTS: dict[str, type[Script]] = {
     "tabpilot": TabpilotScript,
@@ -441,13 +591,64 @@ def succeeded(task: str, answer: str, script: Any) -> tuple[bool, str]:
     if task == "error":
         ok = answer == tp.ERROR_MESSAGE
         return ok, "" if ok else f"answered {answer[:200]!r}"
+    if task in HAND_CHECKS:
+        return HAND_CHECKS[task](answer, script)
     ok = answer == tp.FAILED_PATH
     return ok, "" if ok else f"answered {answer[:200]!r}"
 
 
-def run_task(task: str, name: str, session: Session, base: str, page: Any) -> dict[str, Any]:
-    """One run of one task by one server's script: its row's figures."""
-    agent = Agent(session, base, page)
+def _page_json(script: Any, js: str) -> Any:
+    """The value of `js`, a JSON.stringify(...), by a call that is not counted."""
+    return from_json(script.check(js))
+
+
+def from_json(text: str) -> Any:
+    """The value a JSON.stringify(...) made, from an evaluation's answer: its JSON, whether the
+    server shows a string value quoted (JSON of the JSON) or as is."""
+    value = json.loads(text)
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:  # the server showed the string as is: `value` is the JSON's value
+            return value
+    return value
+
+
+def _uploaded(answer: str, script: Any) -> tuple[bool, str]:
+    data = hp.file_bytes(hp.RECEIPT, hp.RECEIPT_BYTES)
+    count, received = _page_json(script, hp.RECEIVED_JS)
+    expected = {"name": hp.RECEIPT, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    got = {k: (received or {}).get(k) for k in expected}
+    if answer != hp.confirmation(hp.RECEIPT, data):
+        return False, f"answered {answer[:200]!r}"
+    if got != expected or count != 1:
+        return False, f"the page received {count} files, the last {got}"
+    return True, ""
+
+
+def _opened(answer: str, script: Any) -> tuple[bool, str]:
+    page = _page_json(script, "JSON.stringify(window.opened || null)")
+    ok = answer == f"Opened {hp.RESULT}" and page == hp.RESULT
+    return ok, "" if ok else f"answered {answer[:200]!r}; the page opened {page!r}"
+
+
+def _reordered(answer: str, script: Any) -> tuple[bool, str]:
+    expected = [hp.CARDS[-1], *hp.CARDS[:-1]]
+    drops, order = _page_json(script, hp.ORDER_JS)
+    ok = answer == ", ".join(expected) and order == expected and drops == 1
+    return ok, "" if ok else f"answered {answer[:200]!r}; the page has {order} after {drops} drops"
+
+
+#: The checks of the tasks on bench/hand_pages.py's pages, by task.
+HAND_CHECKS = {"upload": _uploaded, "wait": _opened, "drag": _reordered}
+
+
+def run_task(
+    task: str, name: str, session: Session, base: str, page: Any, files: Path | None = None
+) -> dict[str, Any]:
+    """One run of one task by one server's script: its row's figures. `files`: the folder the
+    server uploads from, where the upload task's file is."""
+    agent = Agent(session, base, page, files)
     script = SCRIPTS[name](agent)
     started = time.perf_counter()
     error = ""

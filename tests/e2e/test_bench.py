@@ -101,8 +101,9 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
     # 10,000-element snapshot against the peers; 2 of the viewport screenshot and the full-page
     # one; the console and network queries and answers; the Python client's; the tools/list
     # and the tasks; the contexts' start-up, memory and 1+1 at once; tabpilot mcp's start-up
-    # against the run before the package's reshape, and what it and the client load.
-    assert len(results["targets"]) == 29
+    # against the run before the package's reshape, and what it and the client load; the form,
+    # the wait, the upload and the drag over HTTP; the form and the wait against the peers.
+    assert len(results["targets"]) == 35
     assert all(isinstance(t["met"], bool) and t["measured"] for t in results["targets"])
 
     # The Python client beside Selenium's CDP, and the rows against the other MCP servers: each
@@ -121,6 +122,8 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
         "screenshot_full",
         "console",
         "network",
+        "fill_form",
+        "wait_for",
     ]
     assert list(results["peer_targets"]) == [*results["peers"], "tools_list", "tasks", "client"]
     for rows in [results["client"], *results["peers"].values()]:
@@ -143,6 +146,25 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
     for kind in ("console", "network"):
         ours = results["peers"][kind][0]
         assert 0 < ours["chars"] < 4000 and ours["n"] >= 1, ours
+    # The form and the wait beside the peers: every server that has the tool filled the ten
+    # fields the page then held, and each wait's answer came after its text appeared.
+    for row in results["peers"]["fill_form"]:
+        if row.get("available", True):
+            assert row["values_ok"] and row["fills"] > row["n"] and row["calls"] == 2, row
+    assert results["peers"]["fill_form"][0].get("available", True)
+    for row in results["peers"]["wait_for"]:
+        if row.get("available", True):
+            assert 0 <= row["p50"] <= row["p99"] and row["round_trip_p50"] > 0, row
+    assert results["peers"]["wait_for"][0].get("available", True)
+
+    # A page's hands over HTTP, each checked in its page afterwards.
+    hands = {key: rows[0] for key, rows in results["hands"].items()}
+    assert list(hands) == ["fill_form", "wait_for", "upload", "drag"]
+    for key, row in hands.items():
+        assert row.get("available", True) and row["n"] >= 2 and row["p50"] >= 0, (key, row)
+    assert hands["fill_form"]["values_ok"], hands["fill_form"]
+    assert hands["upload"]["confirmed"] == hands["upload"]["sent"] > hands["upload"]["n"]
+    assert hands["drag"]["order_ok"] and hands["drag"]["drops_counted"] == hands["drag"]["drags"]
 
     # Each server's tools/list, and one task (the smoke run's) done by each server's script.
     servers = ["tabpilot", "Playwright MCP", "chrome-devtools-mcp"]
@@ -151,13 +173,13 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
     assert ours["tools"] >= 10 and ours["chars"] > 1000 and ours["instructions_chars"] > 100
     for row in results["tools_list"][1:]:
         assert row["chars"] > 1000 if row.get("available", True) else row["reason"]
-    assert list(results["tasks"]) == ["error"]
-    rows = results["tasks"]["error"]
-    assert [row["system"] for row in rows] == servers
-    assert rows[0]["ok"] and rows[0]["calls"] >= 3 and rows[0]["ms"] > 0, rows[0]
-    assert rows[0]["text_and_structured_chars"] >= rows[0]["chars"] > 0
-    for row in rows[1:]:
-        assert row["ok"] and row["calls"] >= 3 if row.get("available", True) else row["reason"]
+    assert list(results["tasks"]) == ["error", "upload", "wait", "drag"]
+    for rows in results["tasks"].values():
+        assert [row["system"] for row in rows] == servers
+        assert rows[0]["ok"] and rows[0]["calls"] >= 3 and rows[0]["ms"] > 0, rows[0]
+        assert rows[0]["text_and_structured_chars"] >= rows[0]["chars"] > 0
+        for row in rows[1:]:
+            assert row["ok"] and row["calls"] >= 3 if row.get("available", True) else row["reason"]
 
     table = (tmp_path / "results.md").read_text()
     headings = (
@@ -172,6 +194,8 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
         "**Against other MCP browser servers**",
         "whole `tools/list`",
         "**Whole tasks**",
+        "**A page's hands over HTTP**",
+        "*A form of 10 fields filled in one call*",
         "**tabpilot's Python client**",
     )
     for heading in headings:
