@@ -1,4 +1,4 @@
-// browser_act's shared parts (shared/act-common.js) and the DOM route's pure parts (content/act.js), loaded
+// browser_act's shared parts (shared/act-common.js) and the DOM route's pure parts (content/act-hit.js, act.js), loaded
 // as the content script loads them: classic scripts in one realm, act-common first.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -9,6 +9,7 @@ const read = (name) => readFileSync(new URL(`../extension/${name}`, import.meta.
 const context = vm.createContext({});
 vm.runInContext(read("shared/act-common.js"), context, { filename: "shared/act-common.js" });
 vm.runInContext(read("content/act-keys.js"), context, { filename: "content/act-keys.js" });
+vm.runInContext(read("content/act-hit.js"), context, { filename: "content/act-hit.js" });
 vm.runInContext(read("content/act.js"), context, { filename: "content/act.js" });
 const common = context.__tabpilotActCommon;
 const act = context.__tabpilotAct;

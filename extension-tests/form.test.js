@@ -10,7 +10,7 @@ import { checkFormParams, fillSummary, MAX_FIELDS } from "../extension/worker/to
 
 const read = (name) => readFileSync(new URL(`../extension/${name}`, import.meta.url), "utf8");
 const context = vm.createContext({});
-for (const file of ["shared/act-common.js", "content/act-keys.js", "content/act.js", "content/form.js"]) {
+for (const file of ["shared/act-common.js", "content/act-keys.js", "content/act-hit.js", "content/act.js", "content/form.js"]) {
   vm.runInContext(read(file), context, { filename: file });
 }
 const form = context.__tabpilotForm;

@@ -8,7 +8,7 @@ import vm from "node:vm";
 
 const read = (name) => readFileSync(new URL(`../extension/${name}`, import.meta.url), "utf8");
 const context = vm.createContext({});
-for (const file of ["shared/act-common.js", "content/act-keys.js", "content/act.js", "content/mouse.js", "content/drag.js"]) {
+for (const file of ["shared/act-common.js", "content/act-keys.js", "content/act-hit.js", "content/act.js", "content/mouse.js", "content/drag.js"]) {
   vm.runInContext(read(file), context, { filename: file });
 }
 const common = context.__tabpilotActCommon;
