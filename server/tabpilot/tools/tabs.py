@@ -46,14 +46,20 @@ class TabsParams(Params):
 
 
 def tabs_text(envelope: dict[str, Any]) -> str:
-    """A list of tabs, one per line: `id (active): title url`."""
+    """A list of tabs, one per line: `id (active) (from opener): title url`; a tab an
+    action opened that closed since: `id closed (from opener): title url, ended on url`."""
     tabs = envelope.get("result") or []
     if not tabs:
         return "No tabs are open."
     lines = []
     for tab in tabs:
         mark = " (active)" if tab.get("active") else ""
-        lines.append(f"{tab.get('id')}{mark}: {tab.get('title') or '(untitled)'} {tab.get('url')}")
+        mark += " closed" if tab.get("closed") else ""
+        mark += f" (from {tab['opener']})" if tab.get("opener") is not None else ""
+        line = f"{tab.get('id')}{mark}: {tab.get('title') or '(untitled)'} {tab.get('url')}"
+        if tab.get("closed"):
+            line += f", ended on {tab.get('ended_url') or tab.get('url')}"
+        lines.append(line)
     return "\n".join(lines)
 
 
@@ -73,7 +79,7 @@ def browser_tabs_text(envelope: dict[str, Any], params: Any = None) -> str:
 def tabs_ids(result: Any, base: int) -> Any:
     """The ids of a list of tabs, of a tab opened or selected, or of a tab closed, daemon-wide."""
     if isinstance(result, list):
-        return [shifted(tab, "id", base) for tab in result]
+        return [shifted(shifted(tab, "id", base), "opener", base) for tab in result]
     if not isinstance(result, dict):
         return result
     out = shifted(result, "id", base)
