@@ -8,8 +8,11 @@ from typing import Any
 
 import pytest
 
+from tabpilot.browsers.tab_ids import outward
+from tabpilot.protocol import ResultFrame
 from tabpilot.tools import TOOLS
 from tabpilot.tools.page import act_text
+from tabpilot.tools.script import script_text
 from tabpilot.tools.tabs import browser_tabs_text
 
 TAB = {"id": 7, "url": "https://a.test/", "title": "Shop"}
@@ -99,3 +102,14 @@ def test_the_tab_lists_openers_are_daemon_wide_in_another_context() -> None:
     assert shift is not None
     listed = [{"id": 7, "opener": None}, {"id": 12, "opener": 7}]
     assert shift(listed, 10) == [{"id": 17, "opener": None}, {"id": 22, "opener": 17}]
+
+
+def test_a_script_says_the_tabs_it_opened() -> None:
+    opened = [{"id": 12, "url": "https://b.test/pay", "title": "Checkout"}]
+    envelope = {"result": None, "result_type": "undefined", "opened": opened}
+    assert script_text(envelope) == 'undefined\n[opened tab 12: "Checkout"]'
+
+
+def test_the_tabs_a_script_opened_are_daemon_wide_in_another_context() -> None:
+    frame = ResultFrame(id="1", ok=True, result=None, opened=[{"id": 12, "url": "", "title": ""}])
+    assert outward("execute_javascript", frame, 10).opened == [{"id": 22, "url": "", "title": ""}]

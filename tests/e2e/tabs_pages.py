@@ -18,6 +18,8 @@ START = f"""<!doctype html><title>start</title>
   >Pay in a popup</button>
 <button onclick="window.open(other + '/tabs/authorize.html', 'auth', popup)"
   >Sign in</button>
+<p>Or: <button onclick="window.open(other + '/tabs/login.html', 'login', popup)"
+  >Sign in by form</button></p>
 <form action="/tabs/checkout.html" target="_blank"><input name="q" aria-label="Query">
   <button>Search in a new tab</button></form>
 <p id="status">signed out</p>
@@ -33,6 +35,14 @@ const app = location.origin.replace('localhost', '127.0.0.1');
 location.replace(app + '/tabs/callback.html?code=abc');
 </script>"""
 
+# A provider's sign-in form, sent back to the app's callback, which closes the popup.
+LOGIN = """<!doctype html><title>Sign in</title>
+<form><input name="user" aria-label="User"><button>Sign in</button></form>
+<script>
+const app = location.origin.replace('localhost', '127.0.0.1');
+document.forms[0].action = app + '/tabs/callback.html';
+</script>"""
+
 CALLBACK = """<!doctype html><title>callback</title><script>
 window.opener?.postMessage('signed in', '*');
 window.close();
@@ -45,5 +55,6 @@ TABS_PAGES: dict[str, tuple[dict[str, str], str]] = {
         '<!doctype html><title>Checkout</title><p id="total">Total: 42</p>',
     ),
     "/tabs/authorize.html": ({}, AUTHORIZE),
+    "/tabs/login.html": ({}, LOGIN),
     "/tabs/callback.html": ({}, CALLBACK),
 }

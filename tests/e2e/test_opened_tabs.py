@@ -7,6 +7,7 @@ makes it the tab later calls go to; a popup that closes itself is reported close
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -90,6 +91,8 @@ def test_a_tab_a_click_opens_is_said_with_its_title_and_opener(
         )
     finally:
         where.close(opened["id"])
+    # A tab tabpilot closed did not close itself: the list does not keep it.
+    assert opened["id"] not in [t["id"] for t in ok(where.daemon, "browser_tabs", action="list")]
 
 
 def test_a_popup_window_is_said_and_followed(where: Where) -> None:
@@ -188,3 +191,46 @@ def test_the_tabs_a_click_opens_join_the_ai_group_but_a_popup_window_cannot(
         where.tab = ok(where.daemon, "browser_tabs", action="new", url=f"{where.pages}/index.html")[
             "id"
         ]
+
+
+def test_a_script_that_opens_a_tab_says_so(where: Where) -> None:
+    where.start()
+    script = "window.open(other + '/tabs/checkout.html?exec') === null"
+    body = where.daemon.execute(script, tab_id=where.tab).json()
+    assert body["success"], body
+    if where.trusted:
+        # The managed browser's popup blocker stops a script that no click started.
+        assert (body["result"], "opened" in body) == (True, False)
+        return
+    [opened] = body["opened"]
+    try:
+        assert body["result"] is False
+        assert opened == {
+            "id": opened["id"],
+            "url": f"{where.other}/tabs/checkout.html?exec",
+            "title": "Checkout",
+        }
+        assert where.tabs()[opened["id"]]["opener"] == where.tab
+    finally:
+        where.close(opened["id"])
+
+
+def test_a_followed_sign_in_popup_sent_and_closed_says_where_it_ended(where: Where) -> None:
+    where.start()
+    popup = the_one_opened(where.click("Sign in by form", follow=True))["id"]
+    assert popup != where.tab
+    # Without tab_id: the popup, followed.
+    snap = ok(where.daemon, "browser_snapshot")["snapshot"]
+    user = re.search(r'textbox "User" \[ref=(e\d+)\]', snap)
+    button = re.search(r'button "Sign in" \[ref=(e\d+)\]', snap)
+    assert user and button, snap
+    sent = ok(
+        where.daemon, "browser_fill_form", fields=[{"ref": user[1], "value": "ada"}],
+        submit=button[1],
+    )  # fmt: skip
+    assert sent["closed"] is True
+    assert sent["url"] == f"{where.pages}/tabs/callback.html?user=ada"
+    assert popup not in where.tabs()
+    assert js(where.daemon, where.tab, "document.getElementById('status').textContent") == (
+        "signed in"
+    )

@@ -247,6 +247,12 @@ export function createActRunner(deps) {
       if (job.link && deadLink(job.link, route)) {
         await settle(job.tracker, job.opened, timeoutMs - (Date.now() - started), false, DEAD_LINK_MS);
       }
+      // A tab a page opened (a sign-in popup) may close itself once its new page has run: a
+      // moment more to see it do so, said in the answer.
+      const s = job.tracker.state;
+      if (s.committed && !s.closed && openedTabs.openerOf(tab) !== null) {
+        await job.tracker.wait((st) => st.closed, Math.min(QUIET_MS, timeoutMs - (Date.now() - started)));
+      }
       const answer = await answerOf(job, own, answered, timeoutMs - (Date.now() - started));
       if (params.follow === true) await follow(answer);
       return answer;

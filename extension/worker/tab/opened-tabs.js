@@ -60,9 +60,11 @@ export function createOpenedTabs({ chrome, timers, aiTabs, now = Date.now }) {
     if (entry && tab?.title) entry.title = tab.title;
   });
   chrome.webNavigation?.onCommitted?.addListener((d) => d.frameId === 0 && ended(d.tabId, d.url));
+  const closing = new Set(); // tabs tabpilot itself closes: not news for anyone
   chrome.tabs.onRemoved?.addListener((tabId) => {
     const entry = followed.get(tabId);
-    if (entry) {
+    if (entry && closing.delete(tabId)) followed.delete(tabId);
+    else if (entry) {
       followed.delete(tabId);
       closed = [...closed.slice(1 - CLOSED_MAX), { ...entry, closed: true, at: now() }];
     }
@@ -135,5 +137,11 @@ export function createOpenedTabs({ chrome, timers, aiTabs, now = Date.now }) {
     return closed.map((c) => ({ ...describeClosed({ ...c, ended_url: c.ended_url || c.url }), opener: c.opener }));
   }
 
-  return { ready, watch, openerOf, recentlyClosed };
+  // browser_tabs close and browser_close are about to close these tabs: they did not close
+  // themselves, and browser_tabs list does not list them as closed.
+  function closingTabs(tabIds) {
+    for (const id of tabIds) if (followed.has(id)) closing.add(id);
+  }
+
+  return { ready, watch, openerOf, recentlyClosed, closingTabs };
 }

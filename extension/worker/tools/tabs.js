@@ -109,6 +109,7 @@ export function createTabsTools({ chrome, tabs, debug, landingUrl, aiTabs, opene
     if (debug.isManaged() && (await chrome.tabs.query({})).every((t) => tabIds.includes(t.id))) {
       opened = await chrome.tabs.create({ url: await landingUrl(), active: true });
     }
+    openedTabs.closingTabs(tabIds);
     if (tabIds.length > 0) await chrome.tabs.remove(tabIds);
     return opened;
   }

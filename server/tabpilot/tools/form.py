@@ -15,7 +15,8 @@ from typing import Annotated, Any, ClassVar
 from pydantic import Field
 
 from tabpilot.tools.fields import TAB_ID_DESCRIPTION, Params, Ref, TimeoutMs, plural, result_of
-from tabpilot.tools.page import FOLLOW_DESCRIPTION, followed, opened_ids
+from tabpilot.tools.page import FOLLOW_DESCRIPTION, followed
+from tabpilot.tools.tabs import opened_ids
 from tabpilot.tools.tool import ClientFace, CliFace, Tool, describe, timeout_ms
 
 #: Fields one call may fill at most.

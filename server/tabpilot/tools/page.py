@@ -6,7 +6,6 @@ Each model is strict and refuses unknown fields, like every :class:`tabpilot.too
 
 from __future__ import annotations
 
-import json
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
@@ -17,10 +16,10 @@ from tabpilot.tools.fields import (
     Ref,
     TimeoutMs,
     result_of,
-    shifted,
 )
 from tabpilot.tools.files import downloads_note
 from tabpilot.tools.script import dialogs_note
+from tabpilot.tools.tabs import opened_ids, opened_note
 from tabpilot.tools.tool import ClientFace, CliFace, GuardRule, Tool, describe, timeout_ms
 
 ACT_KINDS = ("click", "type", "press", "scroll", "hover", "select", "check", "uncheck", "drag")
@@ -149,25 +148,6 @@ def followed(act: dict[str, Any], envelope: dict[str, Any]) -> str:
     text += downloads_note(act.get("downloads"))
     dialogs = envelope.get("dialogs") or act.get("dialogs")
     return text + dialogs_note(dialogs)
-
-
-def opened_note(tab: dict[str, Any]) -> str:
-    """`; opened tab 1234: "Checkout"`, with the url while it has no title; said of a popup
-    window, of a tab that closed itself (where it ended) and of the tab followed."""
-    where = " in a popup window" if tab.get("popup") else ""
-    text = f"; opened tab {tab.get('id')}{where}"
-    if tab.get("closed"):
-        return text + f", which closed itself on {tab.get('ended_url') or tab.get('url')}"
-    text += f": {json.dumps(tab['title'], ensure_ascii=False)}" if tab.get("title") else ""
-    text += f" ({tab.get('url')})" if not tab.get("title") and tab.get("url") else ""
-    return text + (", now the active tab" if tab.get("followed") else "")
-
-
-def opened_ids(result: Any, base: int) -> Any:
-    """The ids of the tabs an action opened, daemon-wide (browser_act, browser_fill_form)."""
-    if isinstance(result, dict) and isinstance(result.get("opened"), list):
-        return {**result, "opened": [shifted(tab, "id", base) for tab in result["opened"]]}
-    return result
 
 
 def read_text(envelope: dict[str, Any], params: Any = None) -> str:

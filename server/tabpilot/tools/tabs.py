@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -74,6 +75,25 @@ def browser_tabs_text(envelope: dict[str, Any], params: Any = None) -> str:
         return f"Closed tab {result['closed']}{extra}."
     tab = result_of(envelope)
     return f"{tab.get('id')} (active): {tab.get('title') or '(untitled)'} {tab.get('url')}"
+
+
+def opened_note(tab: dict[str, Any]) -> str:
+    """`; opened tab 1234: "Checkout"`, with the url while it has no title; said of a popup
+    window, of a tab that closed itself (where it ended) and of the tab followed."""
+    where = " in a popup window" if tab.get("popup") else ""
+    text = f"; opened tab {tab.get('id')}{where}"
+    if tab.get("closed"):
+        return text + f", which closed itself on {tab.get('ended_url') or tab.get('url')}"
+    text += f": {json.dumps(tab['title'], ensure_ascii=False)}" if tab.get("title") else ""
+    text += f" ({tab.get('url')})" if not tab.get("title") and tab.get("url") else ""
+    return text + (", now the active tab" if tab.get("followed") else "")
+
+
+def opened_ids(result: Any, base: int) -> Any:
+    """The ids of the tabs an action opened, daemon-wide (browser_act, browser_fill_form)."""
+    if isinstance(result, dict) and isinstance(result.get("opened"), list):
+        return {**result, "opened": [shifted(tab, "id", base) for tab in result["opened"]]}
+    return result
 
 
 def tabs_ids(result: Any, base: int) -> Any:
