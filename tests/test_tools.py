@@ -57,7 +57,7 @@ RESULTS: dict[str, Any] = {
         "route": "dom",
         "navigated": True,
         "url": "http://localhost/next",
-        "new_tabs": [NEW_TAB],
+        "opened": [NEW_TAB],
     },
     "browser_read": {"text": "World", "offset": 5, "total": 20, "more": True},
     "browser_wait_for": {
@@ -87,7 +87,7 @@ RESULTS: dict[str, Any] = {
         "route": "dom",
         "navigated": True,
         "url": "http://localhost/next",
-        "new_tabs": [],
+        "opened": [],
     },
     "browser_close": {"closed_tabs": [12, 13]},
     "browser_tabs": [{**TAB, "active": True, "window_id": 1}],
@@ -160,10 +160,10 @@ CASES: dict[str, Case] = {
         ("snapshot", "--interactive-only", "--max-chars", "5000"),
     ),
     "browser_act": Case(
-        {"kind": "select", "ref": "e7", "values": ["Blue", "Red"], "trusted": True},
+        {"kind": "select", "ref": "e7", "values": ["Blue", "Red"], "trusted": True, "follow": True},
         'Clicked button "Go" (e1); the page navigated to http://localhost/next; '
-        "opened tab 12 (http://localhost/popup)",
-        ("act", "select", "e7", "--value", "Blue", "--value", "Red", "--trusted"),
+        'opened tab 12: "Popup"',
+        ("act", "select", "e7", "--value", "Blue", "--value", "Red", "--trusted", "--follow"),
     ),
     "browser_read": Case(
         {"offset": 5, "limit": 5},

@@ -21,6 +21,7 @@ from tests.e2e.harness import Daemon, connected_browser, serving, spawn_daemon, 
 from tests.e2e.hostile_pages import HOSTILE_PAGES
 from tests.e2e.log_pages import LOG_PAGES
 from tests.e2e.shot_pages import SHOT_PAGES
+from tests.e2e.tabs_pages import TABS_PAGES
 from tests.e2e.tool_pages import TOOL_PAGES
 
 PAGES: dict[str, tuple[dict[str, str], str]] = {
@@ -133,6 +134,7 @@ PAGES.update(HOSTILE_PAGES)
 PAGES.update(EDITOR_PAGES)
 PAGES.update(DRAG_PAGES)
 PAGES.update(FORM_PAGES)
+PAGES.update(TABS_PAGES)
 
 #: A page's headers may hold this pseudo-header: the HTTP status to answer with (200 otherwise).
 STATUS = ":status"
@@ -168,6 +170,13 @@ def pages() -> Iterator[str]:
     """Base URL of the test pages, served from 127.0.0.1 (also reachable as localhost)."""
     with serving(_PageHandler) as port:
         yield f"http://127.0.0.1:{port}"
+
+
+@pytest.fixture(scope="session")
+def second_origin(pages: str) -> str:
+    """The test pages from another site: localhost, where `pages` is 127.0.0.1. Chromium gives
+    the two sites separate processes, as a payment frame or a sign-in popup has."""
+    return pages.replace("127.0.0.1", "localhost")
 
 
 @pytest.fixture(scope="session")

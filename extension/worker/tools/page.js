@@ -50,7 +50,7 @@ export function createPageTools({
   debug,
   dialogs,
   frames,
-  aiTabs,
+  openedTabs,
   downloads,
   withTimeout,
 }) {
@@ -64,7 +64,7 @@ export function createPageTools({
     dialogs,
     tabWatch,
     frames,
-    aiTabs,
+    openedTabs,
     downloads,
     input,
     withTimeout,

@@ -63,10 +63,11 @@ class _Methods(_Calls[R]):
         modifiers: list[Literal["Alt", "Control", "Meta", "Shift"]] | None = None,
         hold_ms: int | None = None,
         trusted: bool | None = None,
+        follow: bool | None = None,
         tab_id: int | None = None,
         timeout_ms: int | None = None,
     ) -> R:
-        """One action on the element ``ref``: ``{description, route, navigated, url, new_tabs}``."""
+        """One action on the element ``ref``: ``{description, route, navigated, url, opened}``."""
 
     @_tool()
     def read(
@@ -85,11 +86,12 @@ class _Methods(_Calls[R]):
         fields: list[dict[str, Any]],
         *,
         submit: str | None = None,
+        follow: bool | None = None,
         tab_id: int | None = None,
         timeout_ms: int | None = None,
     ) -> R:
         """Fill the form fields ``[{ref, value}]``, then click ``submit``: ``{fields: [{ref, ok,
-        element, value | chars, error}], submit, navigated, url, new_tabs}``."""
+        element, value | chars, error}], submit, navigated, url, opened}``."""
 
     @_tool()
     def wait_for(

@@ -44,7 +44,7 @@ TOKEN_SCHEMA: dict[str, Any] = {"type": "string"}
 
 #: Fields every tool that has them means the same way; described once, in the instructions. And
 #: fields whose name and type say what they do: the other faces (OpenAPI, --help) describe them.
-SHARED_FIELDS = frozenset({"tab_id", "timeout_ms"})
+SHARED_FIELDS = frozenset({"tab_id", "timeout_ms", "follow"})
 SELF_EVIDENT = frozenset(
     {
         "limit",

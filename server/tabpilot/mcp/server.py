@@ -55,7 +55,7 @@ all of it; a script's value also comes as structured content `result`. A failure
 `[Shown n of m characters. The rest: the same tool with only confirm_token="…". <advice>]` (a
 script's structured content adds `truncated`, `total_length`, `shown_length`, `confirm_token`,
 `advice`). Lines starting `Tip:` point to a better tool. Ask only for what you need: answers fill
-your context."""
+your context. `follow` on an act: a tab it opens becomes the active tab."""
 
 #: With the contexts capability: what a context is, said once.
 CONTEXTS_INSTRUCTIONS = """
