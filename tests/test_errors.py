@@ -66,6 +66,7 @@ TABLE = {
     "function_not_found": 404,
     "too_many_functions": 409,
     "context_not_found": 404,
+    "storage_state_not_found": 404,
     "context_exists": 409,
     "context_limit": 409,
     "context_not_closable": 409,

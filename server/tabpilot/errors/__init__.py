@@ -17,6 +17,7 @@ The hierarchy (``tests/test_errors.py`` checks that it names every code)::
      │    ├── NoTargetTab              404 no_target_tab
      │    ├── NotFound                 404 not_found
      │    ├── ContextNotFound          404 context_not_found  (contexts)
+     │    ├── StorageStateNotFound     404 storage_state_not_found  (contexts)
      │    ├── RefNotFound              404 ref_not_found  (page)
      │    ├── RequestNotFound          404 request_not_found  (page)
      │    ├── FileNotFound             404 file_not_found  (files)
@@ -126,6 +127,7 @@ from tabpilot.errors.contexts import (
     ContextNotFound,
     ExportDisabled,
     NoValidPage,
+    StorageStateNotFound,
 )
 from tabpilot.errors.files import (
     FileNotFound,
@@ -246,6 +248,7 @@ __all__ = [
     "ScriptFailed",
     "ScriptTooLarge",
     "StaleRef",
+    "StorageStateNotFound",
     "TabClosed",
     "TabCrashed",
     "TabDiscarded",
