@@ -47,6 +47,7 @@ TABLE = {
     "confirm_token_used": 410,
     "script_too_large": 413,
     "point_outside_viewport": 422,
+    "clip_outside_viewport": 422,
     "queue_full": 429,
     "internal_error": 500,
     "extension_error": 502,

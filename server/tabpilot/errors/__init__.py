@@ -44,6 +44,7 @@ The hierarchy (``tests/test_errors.py`` checks that it names every code)::
      │    ├── ScriptTooLarge           413 script_too_large
      │    ├── FileTooLarge             413 file_too_large  (files)
      │    ├── PointOutsideViewport     422 point_outside_viewport  (page)
+     │    ├── ClipOutsideViewport      422 clip_outside_viewport  (page)
      │    └── QueueFull                429 queue_full
      ├── BridgeFailure                 the bridge could not get an answer (5xx)
      │    ├── InternalError            500 internal_error
@@ -147,6 +148,7 @@ from tabpilot.errors.guard import (
     ConfirmTokenUsed,
 )
 from tabpilot.errors.page import (
+    ClipOutsideViewport,
     DebuggerDisabled,
     ElementNotInteractable,
     NavigationFailed,
@@ -203,6 +205,7 @@ __all__ = [
     "START_DAEMON",
     "BridgeFailure",
     "BrowserError",
+    "ClipOutsideViewport",
     "ConfirmTokenExpired",
     "ConfirmTokenMismatch",
     "ConfirmTokenUnknown",
