@@ -201,9 +201,9 @@ CASES: dict[str, Case] = {
         {"action": "list"}, "7 (active): Test page http://localhost/test", ("tabs",)
     ),
     "browser_take_screenshot": Case(
-        {"ref": "e2", "format": "png", "max_size": 800},
+        {"clip": {"x": 1, "y": 2, "width": 30, "height": 40.5}, "scale": 2.5, "format": "png"},
         "Screenshot of element e2 (img): 2x1 PNG, 72 bytes, scale 0.5 (debugger)",
-        ("screenshot", "--ref", "e2", "--format", "png", "--max-size", "800"),
+        ("screenshot", "--clip", "1,2,30,40.5", "--scale", "2.5", "--format", "png"),
     ),
     "browser_console_messages": Case(
         {"level": "error", "since": 2},
@@ -364,6 +364,17 @@ async def test_the_cli_prints_the_text_and_with_json_the_envelope(
         ("browser_take_screenshot", {"format": "png", "quality": 50}, "`quality` is for jpeg"),
         ("browser_take_screenshot", {"format": "gif"}, "'jpeg' or 'png'"),
         ("browser_take_screenshot", {"quality": 0}, "`quality`"),
+        (
+            "browser_take_screenshot",
+            {"clip": {"x": 0, "y": 0, "width": 9, "height": 9}, "full_page": True},
+            "does not go with `full_page`",
+        ),
+        (
+            "browser_take_screenshot",
+            {"clip": {"x": 0, "y": 0, "width": 0, "height": 9}},
+            "greater than 0",
+        ),
+        ("browser_take_screenshot", {"scale": 9}, "`scale`"),
         ("eval_define_function", {"name": "1st", "source": "x => x"}, "identifier-like"),
         ("eval_define_function", {"name": "f", "source": ""}, "`source`: String should have"),
         ("eval_define_function", {"name": "f" * 65, "source": "x => x"}, "at most 64"),

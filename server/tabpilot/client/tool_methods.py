@@ -188,6 +188,8 @@ class _Methods(_Calls[R]):
         *,
         ref: str | None = None,
         full_page: bool | None = None,
+        clip: dict[str, Any] | None = None,
+        scale: float | None = None,
         format: Literal["jpeg", "png"] | None = None,
         quality: int | None = None,
         max_size: int | None = None,

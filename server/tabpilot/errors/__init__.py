@@ -17,6 +17,7 @@ The hierarchy (``tests/test_errors.py`` checks that it names every code)::
      │    ├── NoTargetTab              404 no_target_tab
      │    ├── NotFound                 404 not_found
      │    ├── ContextNotFound          404 context_not_found  (contexts)
+     │    ├── StorageStateNotFound     404 storage_state_not_found  (contexts)
      │    ├── RefNotFound              404 ref_not_found  (page)
      │    ├── RequestNotFound          404 request_not_found  (page)
      │    ├── FileNotFound             404 file_not_found  (files)
@@ -43,6 +44,7 @@ The hierarchy (``tests/test_errors.py`` checks that it names every code)::
      │    ├── ScriptTooLarge           413 script_too_large
      │    ├── FileTooLarge             413 file_too_large  (files)
      │    ├── PointOutsideViewport     422 point_outside_viewport  (page)
+     │    ├── ClipOutsideViewport      422 clip_outside_viewport  (page)
      │    └── QueueFull                429 queue_full
      ├── BridgeFailure                 the bridge could not get an answer (5xx)
      │    ├── InternalError            500 internal_error
@@ -126,6 +128,7 @@ from tabpilot.errors.contexts import (
     ContextNotFound,
     ExportDisabled,
     NoValidPage,
+    StorageStateNotFound,
 )
 from tabpilot.errors.files import (
     FileNotFound,
@@ -145,6 +148,7 @@ from tabpilot.errors.guard import (
     ConfirmTokenUsed,
 )
 from tabpilot.errors.page import (
+    ClipOutsideViewport,
     DebuggerDisabled,
     ElementNotInteractable,
     NavigationFailed,
@@ -201,6 +205,7 @@ __all__ = [
     "START_DAEMON",
     "BridgeFailure",
     "BrowserError",
+    "ClipOutsideViewport",
     "ConfirmTokenExpired",
     "ConfirmTokenMismatch",
     "ConfirmTokenUnknown",
@@ -246,6 +251,7 @@ __all__ = [
     "ScriptFailed",
     "ScriptTooLarge",
     "StaleRef",
+    "StorageStateNotFound",
     "TabClosed",
     "TabCrashed",
     "TabDiscarded",

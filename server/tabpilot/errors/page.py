@@ -50,6 +50,18 @@ class PointOutsideViewport(RequestRefused):
     )
 
 
+class ClipOutsideViewport(RequestRefused):
+    code, status = "clip_outside_viewport", 422
+    meaning = (
+        "browser_take_screenshot's clip has no part inside the viewport; `error.data` gives the "
+        "viewport's width and height in CSS pixels."
+    )
+    default_message = (
+        "That clip is outside the viewport. Pick a region of a viewport screenshot at scale 1, "
+        "or scroll the region into view first."
+    )
+
+
 class StaleRef(RequestRefused):
     code, status = "stale_ref", 410
     meaning = (

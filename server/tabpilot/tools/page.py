@@ -157,6 +157,11 @@ def read_text(envelope: dict[str, Any], params: Any = None) -> str:
     offset = int(read.get("offset") or 0)
     total = read.get("total")
     end = offset + len(text)
+    if not text and isinstance(total, int) and offset >= total > 0:
+        return (
+            f"[nothing at offset {offset}: past the end, the text is {total} chars; "
+            f"browser_read offset={max(0, total - 1000)} reads its last part]"
+        )
     if read.get("more"):
         return f"{text}\n[chars {offset}-{end} of {total}; more: browser_read offset={end}]"
     if offset:
