@@ -18,7 +18,8 @@ SEES = """
 const media = (q) => matchMedia(q).matches;
 return {
   width: innerWidth, height: innerHeight, dpr: devicePixelRatio, ua: navigator.userAgent,
-  touch: navigator.maxTouchPoints, touch_events: 'ontouchstart' in window, mobile_ua: navigator.userAgentData?.mobile ?? null,
+  touch: navigator.maxTouchPoints, touch_events: 'ontouchstart' in window,
+  mobile_ua: navigator.userAgentData?.mobile ?? null,
   language: navigator.language, zone: Intl.DateTimeFormat().resolvedOptions().timeZone,
   dark: media('(prefers-color-scheme: dark)'), reduce: media('(prefers-reduced-motion: reduce)'),
   online: navigator.onLine,
