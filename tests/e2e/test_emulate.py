@@ -11,7 +11,7 @@ import pytest
 from selenium import webdriver
 
 from tests.e2e.acting import call, js, ok, refused
-from tests.e2e.harness import Daemon, set_popup_switch
+from tests.e2e.harness import Daemon, set_popup_switch, wait_for
 
 #: What the page sees of every setting browser_emulate makes.
 SEES = """
@@ -157,6 +157,25 @@ def test_a_persons_chrome_resizes_the_window_without_the_debugger(
     assert sees(daemon, tab) == before
 
 
+def test_closing_the_tab_gives_its_window_the_size_back(
+    daemon: Daemon, pages: str, person_tab: int
+) -> None:
+    before = sees(daemon, person_tab)
+    tab = ok(daemon, "browser_tabs", action="new", url=f"{pages}/mobile.html")["id"]
+    want = (before["width"] - 120, before["height"] - 60)
+    emulate(daemon, tab, width=want[0], height=want[1])
+    seen = sees(daemon, tab)
+    assert (seen["width"], seen["height"]) == want
+    ok(daemon, "browser_tabs", action="close", tab_id=tab)
+    ok(daemon, "browser_tabs", action="select", tab_id=person_tab)
+
+    def restored() -> bool:
+        seen = sees(daemon, person_tab)
+        return (seen["width"], seen["height"]) == (before["width"], before["height"])
+
+    wait_for(restored, 5, "the window's size from before")
+
+
 def test_a_persons_chrome_emulates_the_rest_with_the_debugger_switch_on(
     daemon: Daemon, browser: webdriver.Chrome, person_tab: int
 ) -> None:
@@ -169,5 +188,10 @@ def test_a_persons_chrome_emulates_the_rest_with_the_debugger_switch_on(
         assert sees(daemon, tab)["dark"] is True
         emulate(daemon, tab, reset=True)
         assert sees(daemon, tab) == before
+        emulate(daemon, tab, color_scheme="dark")
     finally:
         set_popup_switch(browser, "debugger-toggle", False)
+    # The switch off detaches the debugger, which ends its overrides: the answer knows.
+    now = emulate(daemon, tab)
+    assert (now["route"], now["in_force"]) == ("none", {})
+    assert sees(daemon, tab) == before
