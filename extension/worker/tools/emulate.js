@@ -274,11 +274,9 @@ export function createEmulateTools({ chrome, tabs, debug, timers }) {
     const next = { ...before };
     if (asked.device === undefined && DEVICE_PARTS.some((name) => asked[name] !== undefined)) delete next.device;
     if (NETWORK_PARTS.some((name) => asked[name] !== undefined)) {
+      // A preset's numbers are its own; numbers alone adjust what is in force (a preset's too).
       if (asked.network !== undefined) for (const name of NETWORK_PARTS) delete next[name];
-      else if (next.network !== "custom") {
-        for (const name of NETWORK_PARTS) delete next[name];
-        next.network = "custom";
-      }
+      else next.network = "custom";
     }
     Object.assign(next, asked);
     if (next.network === "online") for (const name of NETWORK_PARTS) delete next[name];
