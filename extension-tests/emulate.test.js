@@ -14,14 +14,19 @@ const NONE = Object.fromEntries(
     .map((name) => [name, null]),
 );
 
-function setUp({ allowed }) {
+function setUp({ allowed, refuse = null }) {
   const { chrome } = fakeChrome({ tabs: [TAB] });
   const sent = [];
   const debug = {
     reload: async () => {},
     allowed: () => allowed,
     isManaged: () => allowed,
-    send: async (tabId, method, params) => sent.push([method, params]),
+    send: async (tabId, method, params) => {
+      sent.push([method, params]);
+      if (refuse && method === refuse[0] && JSON.stringify(params) === JSON.stringify(refuse[1])) {
+        throw new Error("Invalid timezone ID");
+      }
+    },
   };
   const tools = createEmulateTools({ chrome, tabs: { resolve: async () => TAB }, debug, timers: manualTimers() });
   const run = (params) => tools.handlers.browser_emulate({ ...NONE, reset: false, ...params });
@@ -70,4 +75,20 @@ test("without the debugger anything but the viewport is refused, naming it, and 
   });
   assert.deepEqual(sent, []);
   assert.deepEqual(chrome.calls.sessionSet, []);
+});
+
+test("a setting Chrome refuses undoes the call's others, and is invalid_request", async () => {
+  const { sent, run } = setUp({ allowed: true, refuse: ["Emulation.setTimezoneOverride", { timezoneId: "Mars/Base" }] });
+  await run({ color_scheme: "dark" });
+  sent.length = 0;
+  await assert.rejects(run({ width: 500, height: 400, color_scheme: "light", timezone: "Mars/Base" }), (err) => {
+    assert.equal(err.code, "invalid_request");
+    assert.match(err.message, /timezone: Invalid timezone ID/);
+    return true;
+  });
+  // The viewport, set before the timezone, was put back; the color scheme, after it, never sent.
+  assert.deepEqual(sent.at(0), ["Emulation.setDeviceMetricsOverride", { width: 500, height: 400, deviceScaleFactor: 0, mobile: false }]);
+  assert.deepEqual(sent.at(-1), ["Emulation.clearDeviceMetricsOverride", {}]);
+  assert.ok(!sent.some(([method]) => method === "Emulation.setEmulatedMedia"));
+  assert.deepEqual((await run({})).result.in_force, { color_scheme: "dark" });
 });

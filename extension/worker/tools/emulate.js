@@ -111,7 +111,10 @@ export function createEmulateTools({ chrome, tabs, debug, timers }) {
 
   const APPLY = {
     metrics: (tabId, s) =>
-      debug.send(tabId, "Emulation.setDeviceMetricsOverride", {
+      // An override of zeros keeps the page at the size it last emulated; only a clear gives it back.
+      GROUPS.metrics.every((name) => s[name] == null)
+        ? debug.send(tabId, "Emulation.clearDeviceMetricsOverride", {})
+        : debug.send(tabId, "Emulation.setDeviceMetricsOverride", {
         width: s.width ?? 0,
         height: s.height ?? 0,
         deviceScaleFactor: s.device_scale_factor ?? 0,
@@ -166,11 +169,16 @@ export function createEmulateTools({ chrome, tabs, debug, timers }) {
     cpu: (tabId, s) => debug.send(tabId, "Emulation.setCPUThrottlingRate", { rate: s.cpu_rate ?? 1 }),
   };
 
-  async function viaDebugger(tabId, settings, groups) {
+  // Sets the groups' overrides from `settings`; if one fails, the ones set before it go back to
+  // `before`, so that a refused call changes nothing.
+  async function viaDebugger(tabId, settings, groups, before = {}) {
+    const done = [];
     for (const group of groups) {
       try {
         await APPLY[group](tabId, settings);
+        done.push(group);
       } catch (err) {
+        for (const undo of done) await Promise.resolve(APPLY[undo](tabId, before)).catch(() => {});
         if (err instanceof CommandError) throw err;
         const message = String(err?.message ?? err);
         // Chrome's own word on a timezone or locale it does not know.
@@ -287,6 +295,7 @@ export function createEmulateTools({ chrome, tabs, debug, timers }) {
   async function clearAll(tab, state, notes) {
     const set = Object.keys(GROUPS).filter((group) => GROUPS[group].some((name) => state?.debugger?.[name] != null));
     if (set.length > 0 && debug.allowed()) await viaDebugger(tab.id, {}, set);
+    if (state?.debugger?.touch === true) notes.push("Touch events go from the tab's next load: reload it.");
     if (state?.window) {
       await restoreWindow(state.window.bounds);
       notes.push("The window has its size from before again.");
@@ -325,7 +334,7 @@ export function createEmulateTools({ chrome, tabs, debug, timers }) {
       if (route === "debugger") {
         const next = compose(debuggerSettings, asked);
         const groups = Object.keys(GROUPS).filter((group) => GROUPS[group].some((name) => name in asked));
-        await viaDebugger(tab.id, next, groups);
+        await viaDebugger(tab.id, next, groups, debuggerSettings);
         if ("latitude" in asked) granted = await grantLocation(tab, granted, notes);
         if ("touch" in asked && asked.touch !== (debuggerSettings.touch ?? false)) {
           // Blink decides whether a page has touch events ('ontouchstart' in window) as it loads it.
