@@ -22,6 +22,7 @@ from tabpilot.errors import (
 
 TABLE = {
     "invalid_request": 400,
+    "unknown_device": 400,
     "unauthorized": 401,
     "forbidden_host": 403,
     "forbidden_origin": 403,

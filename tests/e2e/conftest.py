@@ -35,6 +35,12 @@ PAGES: dict[str, tuple[dict[str, str], str]] = {
         "<!doctype html><title>strict csp</title><p>strict</p>",
     ),
     "/other.html": ({}, "<!doctype html><title>other tab</title><p>other</p>"),
+    # A page made for phones as well (test_emulate.py): its layout viewport is the device's width.
+    "/mobile.html": (
+        {},
+        '<!doctype html><meta name="viewport" content="width=device-width, initial-scale=1">'
+        "<title>mobile page</title><p>mobile</p>",
+    ),
     # Strict pages of the kinds real sites send (tests/e2e/test_strict_pages.py).
     "/nonce.html": (
         {

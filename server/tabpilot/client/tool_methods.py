@@ -201,6 +201,34 @@ class _Methods(_Calls[R]):
         (default 1568; 0: no scaling)."""
 
     @_tool()
+    def emulate(
+        self,
+        *,
+        device: str | None = None,
+        width: int | None = None,
+        height: int | None = None,
+        device_scale_factor: float | None = None,
+        mobile: bool | None = None,
+        touch: bool | None = None,
+        user_agent: str | None = None,
+        locale: str | None = None,
+        timezone: str | None = None,
+        latitude: float | None = None,
+        longitude: float | None = None,
+        accuracy: float | None = None,
+        color_scheme: Literal["light", "dark"] | None = None,
+        reduced_motion: bool | None = None,
+        network: Literal["online", "offline", "slow 3g", "fast 3g"] | None = None,
+        latency_ms: int | None = None,
+        download_kbps: int | None = None,
+        upload_kbps: int | None = None,
+        cpu_rate: float | None = None,
+        reset: bool | None = None,
+        tab_id: int | None = None,
+    ) -> R:
+        """Emulate in a tab; ``{route, in_force, notes}``: what is in force now."""
+
+    @_tool()
     def console_messages(
         self,
         *,

@@ -6,6 +6,7 @@ The hierarchy (``tests/test_errors.py`` checks that it names every code)::
      ├── RequestRefused                the caller must change something (4xx)
      │    ├── InvalidRequest           400 invalid_request
      │    ├── InvalidFunction          400 invalid_function  (functions)
+     │    ├── UnknownDevice            400 unknown_device  (page)
      │    ├── Unauthorized             401 unauthorized
      │    ├── ForbiddenHost            403 forbidden_host
      │    ├── ForbiddenOrigin          403 forbidden_origin
@@ -156,6 +157,7 @@ from tabpilot.errors.page import (
     RefNotFound,
     RequestNotFound,
     StaleRef,
+    UnknownDevice,
     WaitTimeout,
 )
 
@@ -263,6 +265,7 @@ __all__ = [
     "TooManyFunctions",
     "Unauthorized",
     "UnknownCommand",
+    "UnknownDevice",
     "UploadPathOutside",
     "WaitTimeout",
     "error_classes",

@@ -107,3 +107,12 @@ class WaitTimeout(BridgeFailure):
         "The condition did not hold within timeout_ms. Read what the page shows (browser_read or "
         "browser_snapshot), then wait for what is there, or raise timeout_ms."
     )
+
+
+class UnknownDevice(RequestRefused):
+    code, status = "unknown_device", 400
+    meaning = "browser_emulate's `device` is not in its table; the message lists the devices."
+    default_message = (
+        "That device is not in browser_emulate's table. Use one it lists, or set width, height, "
+        "device_scale_factor, mobile, touch and user_agent yourself."
+    )

@@ -63,6 +63,10 @@ Several browsers (contexts) may be open: yours is the active one (browser_contex
 `tab_id` names its context by itself."""
 VISION_INSTRUCTIONS = """
 browser_mouse's x, y are CSS px of the viewport: a viewport screenshot's pixels at scale 1."""
+#: With the emulation capability: whose emulation it is.
+EMULATION_INSTRUCTIONS = """
+browser_emulate's settings hold in that tab, across its navigations, until reset or the tab
+closes."""
 #: With the files capability: where uploads come from.
 FILES_INSTRUCTIONS = """
 browser_upload reads only the uploads folder the person chose (TABPILOT_UPLOAD_DIR); paths are
@@ -74,6 +78,7 @@ without its source again."""
 #: What the instructions add for each capability a client asks for (tabpilot.tools.CAPS).
 CAP_INSTRUCTIONS = {
     "contexts": CONTEXTS_INSTRUCTIONS,
+    "emulation": EMULATION_INSTRUCTIONS,
     "files": FILES_INSTRUCTIONS,
     "functions": FUNCTIONS_INSTRUCTIONS,
     "vision": VISION_INSTRUCTIONS,
