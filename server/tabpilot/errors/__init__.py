@@ -5,6 +5,7 @@ The hierarchy (``tests/test_errors.py`` checks that it names every code)::
     TabpilotError                      code, message, status, stack
      ├── RequestRefused                the caller must change something (4xx)
      │    ├── InvalidRequest           400 invalid_request
+     │    ├── InvalidRule              400 invalid_rule  (page)
      │    ├── InvalidFunction          400 invalid_function  (functions)
      │    ├── Unauthorized             401 unauthorized
      │    ├── ForbiddenHost            403 forbidden_host
@@ -19,6 +20,7 @@ The hierarchy (``tests/test_errors.py`` checks that it names every code)::
      │    ├── ContextNotFound          404 context_not_found  (contexts)
      │    ├── RefNotFound              404 ref_not_found  (page)
      │    ├── RequestNotFound          404 request_not_found  (page)
+     │    ├── RuleNotFound             404 rule_not_found  (page)
      │    ├── FileNotFound             404 file_not_found  (files)
      │    ├── ConfirmTokenUnknown      404 confirm_token_unknown  (guard)
      │    ├── FunctionNotFound         404 function_not_found  (functions)
@@ -33,6 +35,7 @@ The hierarchy (``tests/test_errors.py`` checks that it names every code)::
      │    ├── ContextNotClosable       409 context_not_closable  (contexts)
      │    ├── NoValidPage              409 no_valid_page  (contexts)
      │    ├── ElementNotInteractable   409 element_not_interactable  (page)
+     │    ├── RuleLimit                409 rule_limit  (page)
      │    ├── NotAFileInput            409 not_a_file_input  (files)
      │    ├── ConfirmTokenMismatch     409 confirm_token_mismatch  (guard)
      │    ├── TooManyFunctions         409 too_many_functions  (functions)
@@ -147,10 +150,13 @@ from tabpilot.errors.guard import (
 from tabpilot.errors.page import (
     DebuggerDisabled,
     ElementNotInteractable,
+    InvalidRule,
     NavigationFailed,
     PointOutsideViewport,
     RefNotFound,
     RequestNotFound,
+    RuleLimit,
+    RuleNotFound,
     StaleRef,
     WaitTimeout,
 )
@@ -228,6 +234,7 @@ __all__ = [
     "InternalError",
     "InvalidFunction",
     "InvalidRequest",
+    "InvalidRule",
     "JavaScriptSyntaxError",
     "MethodNotAllowed",
     "NavigationFailed",
@@ -243,6 +250,8 @@ __all__ = [
     "RequestNotFound",
     "RequestRefused",
     "ResultTooLarge",
+    "RuleLimit",
+    "RuleNotFound",
     "ScriptFailed",
     "ScriptTooLarge",
     "StaleRef",
