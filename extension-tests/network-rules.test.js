@@ -90,6 +90,14 @@ function person({ quota = 50 } = {}) {
       session = structuredClone(next);
     },
   };
+  const event = () => {
+    const listeners = [];
+    return { addListener: (fn) => listeners.push(fn), emit: (...args) => listeners.forEach((fn) => fn(...args)) };
+  };
+  chrome.webNavigation = { onCommitted: event() };
+  chrome.webRequest = Object.fromEntries(
+    ["onBeforeRequest", "onBeforeRedirect", "onCompleted", "onErrorOccurred"].map((name) => [name, event()]),
+  );
   const commands = createCommands({
     chrome,
     pilot: { ready: Promise.resolve(), isEnabled: () => true },
@@ -98,7 +106,7 @@ function person({ quota = 50 } = {}) {
     landingUrl: async () => "http://127.0.0.1:7878/",
   });
   let n = 0;
-  const run = (params) => commands.run({ type: "command", id: `c${++n}`, command: "browser_network_rules", params });
+  const run = (params, command = "browser_network_rules") => commands.run({ type: "command", id: `c${++n}`, command, params });
   return { chrome, run, session: () => session, tabs };
 }
 
@@ -149,4 +157,22 @@ test("a failing add changes nothing: Chrome's quota, a bad rule, a mock without 
   assert.deepEqual(session().map((rule) => rule.id), [1]);
   const listed = await run({ action: "list" });
   assert.deepEqual(listed.result.rules.map((rule) => rule.id), [1]);
+});
+
+test("the network log marks what a rule did, in the AI's tabs only", async () => {
+  const { chrome, run } = person();
+  await run({ action: "add", kind: "block", pattern: "**/ads/*", types: ["image"] });
+  await run({ action: "add", kind: "headers", pattern: "http://a.test/**", set_headers: { "X-T": "1" } });
+  const request = (requestId, tabId, url, type) =>
+    chrome.webRequest.onBeforeRequest.emit({ requestId, url, method: "GET", type, tabId, frameId: 0, timeStamp: 1 });
+  request("1", 7, "http://a.test/ads/cat.png", "image");
+  request("2", 7, "http://b.test/ads/cat.png", "xmlhttprequest");
+  request("3", 8, "http://a.test/ads/cat.png", "image");
+  const log = async (tab_id) =>
+    (await run({ tab_id, include_static: true }, "browser_network_requests")).result.requests.map((r) => [r.url, r.rules ?? []]);
+  assert.deepEqual(await log(7), [
+    ["http://a.test/ads/cat.png", [{ id: 1, did: "blocked" }, { id: 2, did: "headers" }]],
+    ["http://b.test/ads/cat.png", []],
+  ]);
+  assert.deepEqual(await log(8), [["http://a.test/ads/cat.png", []]]);
 });
