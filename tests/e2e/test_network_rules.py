@@ -23,7 +23,7 @@ from selenium import webdriver
 
 import tabpilot
 from tests.e2e.acting import call, ok, refused
-from tests.e2e.harness import Daemon, wait_for
+from tests.e2e.harness import Daemon, set_popup_switch, wait_for
 from tests.mcp_support import open_mcp, text_of
 
 PNG = base64.b64decode(
@@ -293,6 +293,14 @@ def test_a_persons_chrome_blocks_in_the_ais_tab_only_and_refuses_a_mock(
         browser.close()
         browser.switch_to.window(mine)
 
+        # A tab the AI opens later gets the rule; closed, it leaves the rule's scope.
+        later: int = ok(daemon, "browser_tabs", action="new", url=f"{a}/page.html")["id"]
+        wait_for(lambda: in_page(daemon, later, "document.readyState") == "complete", 15, "it")
+        assert "TypeError" in fetch(daemon, later, f"{b}/blocked/data")["failed"]
+        assert rules(daemon)["scope"] == {"all_tabs": False, "tabs": 2}
+        ok(daemon, "browser_tabs", action="close", tab_id=later)
+        assert rules(daemon)["scope"] == {"all_tabs": False, "tabs": 1}
+
         # A mock needs the debugger, whose switch is off: refused, and nothing added.
         error = refused(
             daemon,
@@ -343,3 +351,35 @@ def test_the_rules_on_the_cli_mcp_and_the_python_client(managed: Daemon, managed
         listed = client.network_rules("list")
         assert [r["kind"] for r in listed["rules"]] == ["headers", "block"]
         assert client.network_rules("clear")["rules"] == []
+
+
+def test_with_the_debugger_switch_on_a_mock_answers_in_the_ais_tab_only(
+    browser: webdriver.Chrome, daemon: Daemon, sites: tuple[str, str]
+) -> None:
+    a, b = sites
+    tab: int = ok(daemon, "browser_tabs", action="new", url=f"{a}/page.html")["id"]
+    mine = browser.current_window_handle
+    set_popup_switch(browser, "debugger-toggle", True)
+    try:
+        wait_for(lambda: in_page(daemon, tab, "document.readyState") == "complete", 15, "the page")
+        mock = add(daemon, kind="mock", pattern="**/api/user", status=200, body="mocked")
+        assert rules(daemon)["scope"] == {"all_tabs": False, "tabs": 1, "intercepting": 1}
+        assert fetch(daemon, tab, f"{b}/api/user")["text"] == "mocked"
+        assert marks(daemon, tab, f"{b}/api/user")[f"{b}/api/user"] == [
+            {"id": mock["id"], "did": "mocked"}
+        ]
+        browser.switch_to.new_window("tab")
+        browser.get(f"{a}/page.html")
+        theirs = browser.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            f"fetch({json.dumps(b + '/api/user')}).then((r) => r.text())"
+            ".then(done, (e) => done(String(e)));"
+        )
+        assert theirs == "real /api/user"
+    finally:
+        if browser.current_window_handle != mine:
+            browser.close()
+            browser.switch_to.window(mine)
+        call(daemon, "browser_network_rules", action="clear")
+        call(daemon, "browser_tabs", action="close", tab_id=tab)
+        set_popup_switch(browser, "debugger-toggle", False)
