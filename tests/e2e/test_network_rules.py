@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -127,13 +128,39 @@ def marks(daemon: Daemon, tab: int, last: str) -> dict[str, list[dict[str, Any]]
     return found
 
 
+@contextmanager
+def ai_tab(daemon: Daemon, url: str) -> Iterator[int]:
+    """A tab the AI opens at `url` (loaded), closed after the block, with the rules cleared."""
+    tab: int = ok(daemon, "browser_tabs", action="new", url=url)["id"]
+    try:
+        wait_for(lambda: in_page(daemon, tab, "document.readyState") == "complete", 15, url)
+        yield tab
+    finally:
+        call(daemon, "browser_network_rules", action="clear")
+        call(daemon, "browser_tabs", action="close", tab_id=tab)
+
+
+def their_fetch(browser: webdriver.Chrome, page: str, url: str) -> str:
+    """The text of a fetch of `url` from `page` in a tab the person opened (not the AI), or why
+    it failed."""
+    mine = browser.current_window_handle
+    browser.switch_to.new_window("tab")
+    try:
+        browser.get(page)
+        text: str = browser.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            f"fetch({json.dumps(url)}).then((r) => r.text()).then(done, (e) => done(String(e)));"
+        )
+        return text
+    finally:
+        browser.close()
+        browser.switch_to.window(mine)
+
+
 @pytest.fixture(scope="module")
 def managed_tab(managed: Daemon, sites: tuple[str, str]) -> Iterator[int]:
-    tab: int = ok(managed, "browser_tabs", action="new", url=f"{sites[0]}/page.html")["id"]
-    wait_for(lambda: in_page(managed, tab, "document.readyState") == "complete", 15, "the page")
-    yield tab
-    call(managed, "browser_network_rules", action="clear")
-    call(managed, "browser_tabs", action="close", tab_id=tab)
+    with ai_tab(managed, f"{sites[0]}/page.html") as tab:
+        yield tab
 
 
 def test_block_redirect_and_headers_in_the_managed_browser(
@@ -270,28 +297,15 @@ def test_a_persons_chrome_blocks_in_the_ais_tab_only_and_refuses_a_mock(
     browser: webdriver.Chrome, daemon: Daemon, sites: tuple[str, str]
 ) -> None:
     a, b = sites
-    tab: int = ok(daemon, "browser_tabs", action="new", url=f"{a}/page.html")["id"]
-    mine = browser.current_window_handle
-    try:
-        wait_for(lambda: in_page(daemon, tab, "document.readyState") == "complete", 15, "the page")
+    with ai_tab(daemon, f"{a}/page.html") as tab:
         block = add(daemon, kind="block", pattern="**/blocked/**")
         assert block["route"] == "dnr"
         assert rules(daemon)["scope"] == {"all_tabs": False, "tabs": 1}
         assert "TypeError" in fetch(daemon, tab, f"{b}/blocked/data")["failed"]
         log = marks(daemon, tab, f"{b}/blocked/data")
         assert log[f"{b}/blocked/data"] == [{"id": block["id"], "did": "blocked"}]
-
         # A tab the person opened: its requests are untouched.
-        browser.switch_to.new_window("tab")
-        browser.get(f"{a}/page.html")
-        theirs = browser.execute_async_script(
-            "const done = arguments[arguments.length - 1];"
-            f"fetch({json.dumps(b + '/blocked/data')}).then((r) => r.text())"
-            ".then(done, (e) => done(String(e)));"
-        )
-        assert theirs == "real /blocked/data"
-        browser.close()
-        browser.switch_to.window(mine)
+        assert their_fetch(browser, f"{a}/page.html", f"{b}/blocked/data") == "real /blocked/data"
 
         # A tab the AI opens later gets the rule; closed, it leaves the rule's scope.
         later: int = ok(daemon, "browser_tabs", action="new", url=f"{a}/page.html")["id"]
@@ -314,12 +328,6 @@ def test_a_persons_chrome_blocks_in_the_ais_tab_only_and_refuses_a_mock(
         )
         assert "debugger" in error["message"]
         assert [r["id"] for r in rules(daemon)["rules"]] == [block["id"]]
-    finally:
-        if browser.current_window_handle != mine:
-            browser.close()
-            browser.switch_to.window(mine)
-        call(daemon, "browser_network_rules", action="clear")
-        call(daemon, "browser_tabs", action="close", tab_id=tab)
 
 
 def test_the_rules_on_the_cli_mcp_and_the_python_client(managed: Daemon, managed_tab: int) -> None:
@@ -357,29 +365,15 @@ def test_with_the_debugger_switch_on_a_mock_answers_in_the_ais_tab_only(
     browser: webdriver.Chrome, daemon: Daemon, sites: tuple[str, str]
 ) -> None:
     a, b = sites
-    tab: int = ok(daemon, "browser_tabs", action="new", url=f"{a}/page.html")["id"]
-    mine = browser.current_window_handle
     set_popup_switch(browser, "debugger-toggle", True)
     try:
-        wait_for(lambda: in_page(daemon, tab, "document.readyState") == "complete", 15, "the page")
-        mock = add(daemon, kind="mock", pattern="**/api/user", status=200, body="mocked")
-        assert rules(daemon)["scope"] == {"all_tabs": False, "tabs": 1, "intercepting": 1}
-        assert fetch(daemon, tab, f"{b}/api/user")["text"] == "mocked"
-        assert marks(daemon, tab, f"{b}/api/user")[f"{b}/api/user"] == [
-            {"id": mock["id"], "did": "mocked"}
-        ]
-        browser.switch_to.new_window("tab")
-        browser.get(f"{a}/page.html")
-        theirs = browser.execute_async_script(
-            "const done = arguments[arguments.length - 1];"
-            f"fetch({json.dumps(b + '/api/user')}).then((r) => r.text())"
-            ".then(done, (e) => done(String(e)));"
-        )
-        assert theirs == "real /api/user"
+        with ai_tab(daemon, f"{a}/page.html") as tab:
+            mock = add(daemon, kind="mock", pattern="**/api/user", status=200, body="mocked")
+            assert rules(daemon)["scope"] == {"all_tabs": False, "tabs": 1, "intercepting": 1}
+            assert fetch(daemon, tab, f"{b}/api/user")["text"] == "mocked"
+            assert marks(daemon, tab, f"{b}/api/user")[f"{b}/api/user"] == [
+                {"id": mock["id"], "did": "mocked"}
+            ]
+            assert their_fetch(browser, f"{a}/page.html", f"{b}/api/user") == "real /api/user"
     finally:
-        if browser.current_window_handle != mine:
-            browser.close()
-            browser.switch_to.window(mine)
-        call(daemon, "browser_network_rules", action="clear")
-        call(daemon, "browser_tabs", action="close", tab_id=tab)
         set_popup_switch(browser, "debugger-toggle", False)
