@@ -68,7 +68,9 @@ test("a rule becomes one declarativeNetRequest rule, scoped to the tabs given", 
   });
   // No AI tab: a tab id no tab has, since Chrome refuses an empty list; every tab: no tabIds.
   assert.deepEqual(dnrRule(rule, []).condition.tabIds, [2 ** 31 - 1]);
+  // Every tab, but not the requests of no tab (the worker's own link to the daemon).
   assert.equal("tabIds" in dnrRule(rule, null).condition, false);
+  assert.deepEqual(dnrRule(rule, null).condition.excludedTabIds, [-1]);
   assert.ok(dnrRule(ruleOf({ kind: "block", pattern: "**" }, 1), null).condition.resourceTypes.includes("main_frame"));
 });
 

@@ -375,5 +375,12 @@ def test_with_the_debugger_switch_on_a_mock_answers_in_the_ais_tab_only(
                 {"id": mock["id"], "did": "mocked"}
             ]
             assert their_fetch(browser, f"{a}/page.html", f"{b}/api/user") == "real /api/user"
+            # The switch turned off: the mock stays listed, answers nothing, and says so.
+            set_popup_switch(browser, "debugger-toggle", False)
+            wait_for(
+                lambda: rules(daemon)["scope"].get("intercepting") == 0, 10, "the mocks to stop"
+            )
+            assert fetch(daemon, tab, f"{b}/api/user")["text"] == "real /api/user"
+            assert [r["id"] for r in rules(daemon)["rules"]] == [mock["id"]]
     finally:
         set_popup_switch(browser, "debugger-toggle", False)

@@ -10,7 +10,7 @@
 // the AI's tabs (tab/ai-tabs.js: condition.tabIds, and the debugger attached to those tabs only),
 // and follows that set as tabs join and leave it; in the managed browser every tab is the AI's.
 import { CommandError } from "../link/errors.js";
-import { DEBUGGER_SWITCH } from "../tab/debugger.js";
+import { DEBUGGER_KEY, DEBUGGER_SWITCH } from "../tab/debugger.js";
 import { compilePattern } from "../tab/rule-book.js";
 import { REQUEST_TYPES } from "./logs-network.js";
 
@@ -44,6 +44,8 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // A tab id no tab has. declarativeNetRequest refuses an empty tabIds, and a rule is still handed
 // to Chrome (which checks it, and keeps it for the next AI tab) while the AI has no tab.
 const NO_TAB = 2 ** 31 - 1;
+// chrome.tabs.TAB_ID_NONE: a request of no tab.
+const TAB_ID_NONE = -1;
 // The fields each kind of rule takes besides pattern and types.
 const FIELDS = {
   block: [],
@@ -130,7 +132,10 @@ export function dnrRule(rule, tabIds) {
     isUrlFilterCaseSensitive: true,
     resourceTypes: dnrTypes(rule.types),
   };
-  if (tabIds !== null) condition.tabIds = tabIds.length > 0 ? tabIds : [NO_TAB];
+  // Every tab (the managed browser) is still only tabs: not the requests of no tab, such as the
+  // worker's own link to the daemon.
+  if (tabIds === null) condition.excludedTabIds = [TAB_ID_NONE];
+  else condition.tabIds = tabIds.length > 0 ? tabIds : [NO_TAB];
   let action = { type: "block" };
   if (rule.kind === "redirect") action = { type: "redirect", redirect: { url: rule.redirect_to } };
   if (rule.kind === "headers") {
@@ -173,6 +178,7 @@ function rulesSummary(params, result) {
 
 export function createNetworkRulesTools({ chrome, debug, aiTabs, ruleBook: book }) {
   const dnr = () => chrome.declarativeNetRequest;
+  const hasMocks = () => book.rules().some((rule) => rule.kind === "mock");
   // One change of Chrome's rules at a time: each computes the whole set from the book.
   let queue = Promise.resolve();
   const serial = (job) => {
@@ -251,7 +257,15 @@ export function createNetworkRulesTools({ chrome, debug, aiTabs, ruleBook: book 
   aiTabs.onChange?.(() => (book.rules().length > 0 || fetching.size > 0 ? serial(sync) : undefined));
   chrome.tabs.onCreated?.addListener(() => {
     // In the managed browser every new tab is in scope; the debugger holds it from its start.
-    if (debug.isManaged() && book.rules().some((rule) => rule.kind === "mock")) serial(sync).catch(() => {});
+    if (debug.isManaged() && hasMocks()) serial(sync).catch(() => {});
+  });
+  // The debugger switch turned off detaches every tab, and on again lets mocks answer again; a
+  // tab whose debugger was detached (the person cancelled the banner) answers no mock.
+  chrome.storage.onChanged.addListener((changes, area) => {
+    if (area === "local" && DEBUGGER_KEY in changes && (fetching.size > 0 || hasMocks())) serial(sync).catch(() => {});
+  });
+  chrome.debugger?.onDetach?.addListener((source) => {
+    if (fetching.delete(source.tabId)) book.setFetchTabs(fetching);
   });
   chrome.debugger?.onEvent?.addListener((source, method, params) => {
     if (method !== "Fetch.requestPaused") return;
@@ -283,8 +297,7 @@ export function createNetworkRulesTools({ chrome, debug, aiTabs, ruleBook: book 
   function answer(extra, unreached = 0) {
     const scope = (() => {
       const now = scopeOf();
-      const mocks = book.rules().some((rule) => rule.kind === "mock");
-      return mocks ? { ...now, intercepting: fetching.size, ...(unreached ? { unreached } : {}) } : now;
+      return hasMocks() ? { ...now, intercepting: fetching.size, ...(unreached ? { unreached } : {}) } : now;
     })();
     const result = { ...extra, rules: book.rules().map(shown), scope };
     return { result, result_type: "object", tab: null };
