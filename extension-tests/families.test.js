@@ -77,6 +77,7 @@ test("the popup records every command but ping, and words all but two", () => {
     "browser_mouse",
     "browser_navigate",
     "browser_network_requests",
+    "browser_network_rules",
     "browser_read",
     "browser_snapshot",
     "browser_tabs",

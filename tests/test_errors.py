@@ -23,6 +23,7 @@ from tabpilot.errors import (
 TABLE = {
     "invalid_request": 400,
     "unknown_device": 400,
+    "invalid_rule": 400,
     "unauthorized": 401,
     "forbidden_host": 403,
     "forbidden_origin": 403,
@@ -30,6 +31,7 @@ TABLE = {
     "debugger_disabled": 403,
     "ref_not_found": 404,
     "request_not_found": 404,
+    "rule_not_found": 404,
     "tab_not_found": 404,
     "no_target_tab": 404,
     "not_found": 404,
@@ -40,6 +42,7 @@ TABLE = {
     "tab_discarded": 409,
     "tab_navigated": 409,
     "element_not_interactable": 409,
+    "rule_limit": 409,
     "tab_closed": 410,
     "stale_ref": 410,
     "confirm_token_unknown": 404,

@@ -163,6 +163,14 @@ def request(seq: int, **fields: Any) -> dict[str, Any]:
             {"status": 302, "redirect_to": "http://a/b"},
             "#1 GET 302 xhr http://a/api/x (5 ms, to http://a/b)",
         ),
+        (
+            {
+                "status": None,
+                "failed": "net::ERR_BLOCKED_BY_CLIENT",
+                "rules": [{"id": 2, "did": "blocked"}],
+            },
+            "#1 GET failed xhr http://a/api/x (5 ms, net::ERR_BLOCKED_BY_CLIENT, rule 2 blocked)",
+        ),
     ],
 )
 def test_a_request_line(fields: dict[str, Any], expected: str) -> None:

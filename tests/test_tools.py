@@ -134,6 +134,13 @@ RESULTS: dict[str, Any] = {
         **{"evicted": 0, "last_seq": 12, "page": {"id": 2, "url": "http://localhost/test"}},
         "pages": [{"id": 2, "url": "http://localhost/test"}],
     },
+    "browser_network_rules": {
+        "rule": {"id": 1, "kind": "block", "pattern": "**/ads/**", "types": ["image"]},
+        "rules": [
+            {"id": 1, "kind": "block", "pattern": "**/ads/**", "types": ["image"], "route": "dnr"}
+        ],
+        "scope": {"all_tabs": False, "tabs": 1},
+    },
 }
 
 
@@ -242,6 +249,11 @@ CASES: dict[str, Case] = {
         "1 request on page 2 (12 in all; 3 static hidden: include_static=true); newer: since=12; "
         "a body: include_body=<#>\n#9 GET 404 xhr http://localhost/api/cart (35 ms, 1.2 kB)",
         ("network", "--status", "4xx", "--url", "/api/"),
+    ),
+    "browser_network_rules": Case(
+        {"action": "add", "kind": "block", "pattern": "**/ads/**", "types": ["image"]},
+        "Added rule 1 in the AI's 1 tab\n#1 block **/ads/** (image; declarativeNetRequest)",
+        ("rules", "add", "--kind", "block", "--pattern", "**/ads/**", "--types", "image"),
     ),
 }
 

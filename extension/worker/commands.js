@@ -15,6 +15,7 @@ import { createFunctionsTools } from "./tools/functions.js";
 import { createLogsTools } from "./tools/logs.js";
 import { createMouseTools } from "./tools/mouse.js";
 import { createNavigateTools } from "./tools/navigate.js";
+import { createNetworkRulesTools } from "./tools/network-rules.js";
 import { createPageTools } from "./tools/page.js";
 import { createScriptTools } from "./tools/script.js";
 import { createStorageTools } from "./tools/storage.js";
@@ -35,6 +36,7 @@ const FAMILIES = {
   mouse: createMouseTools,
   files: createFilesTools,
   form: createFormTools,
+  network_rules: createNetworkRulesTools,
 };
 
 const PILOT_OFF =

@@ -15,7 +15,14 @@ export function createAiTabs({ chrome, debug }) {
     .then(() => chrome.storage.session.get(AI_TABS_KEY))
     .then((stored) => (stored?.[AI_TABS_KEY] ?? []).forEach((id) => Number.isInteger(id) && ids.add(id)))
     .catch((err) => console.warn("tabpilot: could not load the tabs the AI opened", err));
-  const save = () => Promise.resolve(chrome.storage.session.set({ [AI_TABS_KEY]: [...ids] })).catch(() => {});
+  // Told after the set changed: the network rules follow the AI's tabs (tools/network-rules.js).
+  const listeners = [];
+  // Awaited, so that a tab the AI opens has the rules before the call that opened it answers.
+  const changed = () => Promise.all(listeners.map((listener) => Promise.resolve(listener()).catch(() => {})));
+  const save = () =>
+    Promise.resolve(chrome.storage.session.set({ [AI_TABS_KEY]: [...ids] }))
+      .catch(() => {})
+      .then(changed);
   chrome.tabs.onRemoved.addListener((tabId) => ids.delete(tabId) && ready.then(save));
   chrome.tabs.onReplaced?.addListener((added, removed) => {
     if (!ids.delete(removed)) return;
@@ -57,5 +64,6 @@ export function createAiTabs({ chrome, debug }) {
     add,
     has: (tabId) => ready.then(() => ids.has(tabId)),
     list: () => ready.then(() => [...ids]),
+    onChange: (listener) => listeners.push(listener),
   };
 }

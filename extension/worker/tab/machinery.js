@@ -10,6 +10,7 @@
 //   tabWatch  tab-watch.js: what happened to a tab while a command was in it.
 //   frames    frame-events.js: each tab's main-frame navigation events.
 //   downloads downloads.js: the downloads the AI's acts and scripts start.
+//   ruleBook  rule-book.js: the network rules, which the network log marks requests with.
 //   withTimeout(promise, ms, onExpire): below.
 import { createAiTabs } from "./ai-tabs.js";
 import { createDebugger } from "./debugger.js";
@@ -17,6 +18,7 @@ import { createDialogs } from "./dialogs.js";
 import { createDownloads } from "./downloads.js";
 import { createFrameEvents } from "./frame-events.js";
 import { createOpenedTabs } from "./opened-tabs.js";
+import { createRuleBook } from "./rule-book.js";
 import { createTabCache } from "./tab-cache.js";
 import { createTabPorts } from "./tab-ports.js";
 import { createTabWatch } from "./tab-watch.js";
@@ -35,6 +37,7 @@ export function createTabMachinery({ chrome, timers, managed }) {
   });
   const frames = createFrameEvents({ chrome, timers });
   const downloads = createDownloads({ chrome, timers });
+  const ruleBook = createRuleBook({ chrome });
 
   // The worker's own timer is the only clock that still runs when the page is stuck in
   // `while (true) {}`: the content script shares the page's main thread. After expiry a late answer
@@ -55,5 +58,5 @@ export function createTabMachinery({ chrome, timers, managed }) {
     });
   }
 
-  return { ports, tabs, debug, dialogs, aiTabs, openedTabs, tabWatch, frames, downloads, withTimeout };
+  return { ports, tabs, debug, dialogs, aiTabs, openedTabs, tabWatch, frames, downloads, ruleBook, withTimeout };
 }

@@ -57,7 +57,7 @@ function statusMatcher(status) {
   );
 }
 
-export function createNetworkLog({ chrome, tabs, pilot, flushPage }) {
+export function createNetworkLog({ chrome, tabs, pilot, ruleBook, flushPage }) {
   const log = createTabLog();
   const active = new Map(); // webRequest requestId -> {tabId, entry} of a request under way
   const mainFrame = new Map(); // tab id -> its main_frame request that has not committed yet
@@ -79,6 +79,8 @@ export function createNetworkLog({ chrome, tabs, pilot, flushPage }) {
   web?.onBeforeRequest.addListener((details) => {
     if (!ours(details)) return;
     const type = TYPE_NAMES[details.type] ?? details.type;
+    // What browser_network_rules did to it (tab/rule-book.js matches the rules' own patterns).
+    const rules = ruleBook?.touched(details.tabId, String(details.url), type) ?? [];
     const entry = log.add(details.tabId, {
       request_id: details.requestId,
       method: details.method,
@@ -91,6 +93,7 @@ export function createNetworkLog({ chrome, tabs, pilot, flushPage }) {
       from_cache: false,
       failed: null,
       ...(details.frameId > 0 ? { frame_id: details.frameId } : {}),
+      ...(rules.length > 0 ? { rules } : {}),
     });
     active.set(details.requestId, { tabId: details.tabId, entry });
     // A request that never ends (a long poll, a stream) stays pending; the oldest such are let go.

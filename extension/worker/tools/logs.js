@@ -12,10 +12,10 @@ const SUMMARIES = {
   browser_network_requests: () => "listed the network requests",
 };
 
-export function createLogsTools({ chrome, tabs, ports, pilot, timers }) {
+export function createLogsTools({ chrome, tabs, ports, pilot, timers, ruleBook }) {
   const onBody = (tabId, raw) => networkLog.onBody(tabId, raw);
   const consoleLog = createConsoleLog({ chrome, tabs, ports, pilot, timers, onBody });
-  const networkLog = createNetworkLog({ chrome, tabs, pilot, flushPage: (tab) => consoleLog.flush(tab) });
+  const networkLog = createNetworkLog({ chrome, tabs, pilot, ruleBook, flushPage: (tab) => consoleLog.flush(tab) });
   return {
     handlers: {
       browser_console_messages: (params) => consoleLog.browser_console_messages(params),

@@ -121,6 +121,10 @@ def _option(tool: Tool, name: str) -> tuple[list[str], dict[str, Any]]:
         # An object with a short form of its own (browser_take_screenshot's clip: X,Y,W,H).
         options.update(type=_from_cli(kind.from_cli), metavar=getattr(kind, "cli_metavar", None))
         options["help"] = getattr(kind, "cli_help", help_text)
+    elif get_origin(kind) is dict:
+        # A map given on the command line (a network rule's headers): JSON.
+        options.update(type=_json_object, metavar=name.upper())
+        options["help"] += ' A JSON object: \'{"X-A": "1"}\'.'
     elif isinstance(kind, type) and issubclass(kind, BaseModel):
         options.update(type=_object_or_server, metavar=name.upper())
         options["help"] += " A JSON object, or just its server: scheme://host:port."
@@ -154,6 +158,17 @@ def _from_cli(read: Callable[[str], Any]) -> Callable[[str], Any]:
             raise argparse.ArgumentTypeError(str(exc)) from None
 
     return convert
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    """A JSON object given on the command line."""
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not a JSON object: {exc}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError("not a JSON object")
+    return value
 
 
 def _object_or_server(text: str) -> dict[str, Any] | str:

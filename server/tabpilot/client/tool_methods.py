@@ -260,8 +260,29 @@ class _Methods(_Calls[R]):
     ) -> R:
         """The tab's network requests: ``{requests, matched, total, shown, hidden, evicted,
         last_seq, page, pages, all_pages, cleared?}``, each request ``{seq, page, request_id,
-        method, url, type, status, start, duration, size, from_cache, failed, redirect_to?}``; with
+        method, url, type, status, start, duration, size, from_cache, failed, redirect_to?,
+        rules?}`` (``rules``: ``[{id, did}]``, what browser_network_rules did); with
         ``include_body``, ``{request, body: {text, size, truncated, cap, source, note?}}``."""
+
+    @_tool()
+    def network_rules(
+        self,
+        action: Literal["add", "list", "remove", "clear"] = "list",
+        *,
+        kind: Literal["block", "redirect", "headers", "mock"] | None = None,
+        pattern: str | None = None,
+        types: list[RequestType] | None = None,
+        redirect_to: str | None = None,
+        set_headers: dict[str, str] | None = None,
+        remove_headers: list[str] | None = None,
+        status: int | None = None,
+        headers: dict[str, str] | None = None,
+        body: str | None = None,
+        id: int | None = None,
+    ) -> R:
+        """The network rules after the action: ``{rules, scope: {all_tabs, tabs?, intercepting?},
+        rule?, removed?}``, each rule ``{id, kind, pattern, types, route, redirect_to?,
+        set_headers?, remove_headers?, status?, headers?, body_size?}``."""
 
     @_tool()
     def define_function(self, name: str, source: str) -> R:

@@ -5,6 +5,7 @@ The hierarchy (``tests/test_errors.py`` checks that it names every code)::
     TabpilotError                      code, message, status, stack
      ├── RequestRefused                the caller must change something (4xx)
      │    ├── InvalidRequest           400 invalid_request
+     │    ├── InvalidRule              400 invalid_rule  (page)
      │    ├── InvalidFunction          400 invalid_function  (functions)
      │    ├── UnknownDevice            400 unknown_device  (page)
      │    ├── Unauthorized             401 unauthorized
@@ -21,6 +22,7 @@ The hierarchy (``tests/test_errors.py`` checks that it names every code)::
      │    ├── StorageStateNotFound     404 storage_state_not_found  (contexts)
      │    ├── RefNotFound              404 ref_not_found  (page)
      │    ├── RequestNotFound          404 request_not_found  (page)
+     │    ├── RuleNotFound             404 rule_not_found  (page)
      │    ├── FileNotFound             404 file_not_found  (files)
      │    ├── ConfirmTokenUnknown      404 confirm_token_unknown  (guard)
      │    ├── FunctionNotFound         404 function_not_found  (functions)
@@ -35,6 +37,7 @@ The hierarchy (``tests/test_errors.py`` checks that it names every code)::
      │    ├── ContextNotClosable       409 context_not_closable  (contexts)
      │    ├── NoValidPage              409 no_valid_page  (contexts)
      │    ├── ElementNotInteractable   409 element_not_interactable  (page)
+     │    ├── RuleLimit                409 rule_limit  (page)
      │    ├── NotAFileInput            409 not_a_file_input  (files)
      │    ├── ConfirmTokenMismatch     409 confirm_token_mismatch  (guard)
      │    ├── TooManyFunctions         409 too_many_functions  (functions)
@@ -152,10 +155,13 @@ from tabpilot.errors.page import (
     ClipOutsideViewport,
     DebuggerDisabled,
     ElementNotInteractable,
+    InvalidRule,
     NavigationFailed,
     PointOutsideViewport,
     RefNotFound,
     RequestNotFound,
+    RuleLimit,
+    RuleNotFound,
     StaleRef,
     UnknownDevice,
     WaitTimeout,
@@ -235,6 +241,7 @@ __all__ = [
     "InternalError",
     "InvalidFunction",
     "InvalidRequest",
+    "InvalidRule",
     "JavaScriptSyntaxError",
     "MethodNotAllowed",
     "NavigationFailed",
@@ -250,6 +257,8 @@ __all__ = [
     "RequestNotFound",
     "RequestRefused",
     "ResultTooLarge",
+    "RuleLimit",
+    "RuleNotFound",
     "ScriptFailed",
     "ScriptTooLarge",
     "StaleRef",

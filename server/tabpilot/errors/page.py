@@ -116,3 +116,36 @@ class UnknownDevice(RequestRefused):
         "That device is not in browser_emulate's table. Use one it lists, or set width, height, "
         "device_scale_factor, mobile, touch and user_agent yourself."
     )
+
+
+class InvalidRule(RequestRefused):
+    code, status = "invalid_rule", 400
+    meaning = (
+        "browser_network_rules cannot take the rule: a malformed pattern, an unknown resource "
+        "type, a redirect to a url that is not http(s), a bad header; the message says which."
+    )
+    default_message = (
+        "That network rule is malformed. A pattern is a glob over the whole url (`**` any "
+        'characters, `*` any but "/"), e.g. "**/api/*"; fix what the message names and retry.'
+    )
+
+
+class RuleNotFound(RequestRefused):
+    code, status = "rule_not_found", 404
+    meaning = "browser_network_rules' `id` names no rule of this browser; the message lists them."
+    default_message = (
+        "No network rule with that id in this browser. Call browser_network_rules with action "
+        '"list" and pass the id of one of its rules.'
+    )
+
+
+class RuleLimit(RequestRefused):
+    code, status = "rule_limit", 409
+    meaning = (
+        "The browser holds as many network rules as it takes (tabpilot's 100, or Chrome's "
+        "declarativeNetRequest quota); nothing was added."
+    )
+    default_message = (
+        'This browser holds as many network rules as it takes. Remove some (action "remove" or '
+        '"clear"), then add again.'
+    )

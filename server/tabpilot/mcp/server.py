@@ -75,12 +75,17 @@ relative to it."""
 FUNCTIONS_INSTRUCTIONS = """
 eval_define_function keeps a function in the daemon; eval_call_function runs it by name in any tab,
 without its source again."""
+#: With the network capability: what a rule's pattern is and where rules apply.
+NETWORK_INSTRUCTIONS = """
+browser_network_rules patterns are globs over the whole url (`**/api/*`); rules touch only the AI's
+tabs and last until removed."""
 #: What the instructions add for each capability a client asks for (tabpilot.tools.CAPS).
 CAP_INSTRUCTIONS = {
     "contexts": CONTEXTS_INSTRUCTIONS,
     "emulation": EMULATION_INSTRUCTIONS,
     "files": FILES_INSTRUCTIONS,
     "functions": FUNCTIONS_INSTRUCTIONS,
+    "network": NETWORK_INSTRUCTIONS,
     "vision": VISION_INSTRUCTIONS,
 }
 

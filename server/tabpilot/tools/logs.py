@@ -205,7 +205,8 @@ def _size(size: Any) -> str:
 
 
 def request_line(entry: dict[str, Any]) -> str:
-    """`#12 GET 404 xhr http://host/api/cart (35 ms, 1.2 kB)`, and what became of it."""
+    """`#12 GET 404 xhr http://host/api/cart (35 ms, 1.2 kB)`, and what became of it (and which
+    network rule touched it)."""
     if entry.get("failed"):
         outcome = "failed"
     elif entry.get("status") is None:
@@ -223,6 +224,8 @@ def request_line(entry: dict[str, Any]) -> str:
         notes.append("to " + one_line(str(entry["redirect_to"]), URL_CHARS))
     if entry.get("failed"):
         notes.append(str(entry["failed"]))
+    # What browser_network_rules did to it: `rule 2 blocked`.
+    notes.extend(f"rule {r.get('id')} {r.get('did')}" for r in entry.get("rules") or [])
     return line + (f" ({', '.join(notes)})" if notes else "")
 
 
@@ -303,8 +306,9 @@ NETWORK = Tool(
             "The tab's network requests: ``{requests, matched, total, shown, hidden, evicted, "
             "last_seq, page, pages, all_pages, cleared?}``, each request ``{seq, page, "
             "request_id, method, url, type, status, start, duration, size, from_cache, failed, "
-            "redirect_to?}``; with ``include_body``, ``{request, body: {text, size, truncated, "
-            "cap, source, note?}}``."
+            "redirect_to?, rules?}`` (``rules``: ``[{id, did}]``, what browser_network_rules "
+            "did); with ``include_body``, ``{request, body: {text, size, truncated, cap, source, "
+            "note?}}``."
         ),
     ),
     cli=CliFace("network"),
