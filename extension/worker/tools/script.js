@@ -5,6 +5,7 @@
 import { CommandError } from "../link/errors.js";
 import { pageError } from "../tab/ref-docs.js";
 import { createRoutes } from "../tab/script-routes.js";
+import { deliverToRefs } from "../tab/ref-frames.js";
 import { assertScriptable, deliver, reinject, tabInfo } from "../tab/tabs.js";
 
 const DEFAULT_TIMEOUT_MS = 5000;
@@ -83,7 +84,11 @@ export function createScriptTools({ chrome, fetch, now, ports, tabs, debug, dial
   // script. Nothing is sent again once the command has expired.
   async function deliverScript(job) {
     const { tab, params, message, deadline } = job;
-    let answer = await deliver(chrome, ports, tab, message, () => job.expired);
+    const sent = await deliverToRefs(chrome, ports, tab, message, () => job.expired);
+    let answer = sent.answer;
+    // The other routes run in the top frame: a child frame's element (a ref from a frame) is not
+    // theirs to reach.
+    if (sent.frameId !== 0) return answer;
     if (answer?.ok === false && answer.error?.code === UNREACHABLE && !answer.error.sandboxed && !job.expired) {
       // Nothing reached the page world (its channel was lost: document.open(), say): inject it
       // again, and send once more.

@@ -1,0 +1,135 @@
+"""Frames in the real browser: the snapshot includes each cross-origin frame's content with refs and
+its origin, and every ref-taking tool acts in the frame that gave the ref out, and only there;
+nested, sandboxed and failing frames; a person's Chrome and the managed browser."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import pytest
+
+from tests.e2e.acting import call, js, ok, open_page, refused
+from tests.e2e.harness import Daemon
+
+
+@pytest.fixture
+def tab(page: dict[str, Any]) -> int:
+    tab_id: int = page["id"]
+    return tab_id
+
+
+def cross(pages: str) -> str:
+    """The same server under another site's name: its frames live in another process."""
+    return pages.replace("127.0.0.1", "localhost")
+
+
+def snap(daemon: Daemon, tab: int, **params: Any) -> str:
+    text: str = ok(daemon, "browser_snapshot", tab_id=tab, **params)["snapshot"]
+    return text
+
+
+def under(text: str, heading: str) -> dict[str, str]:
+    """The refs of the frame whose heading is `heading`: `role "name"` -> ref."""
+    lines = text.split("\n")
+    start = next(i for i, line in enumerate(lines) if f'heading "{heading}"' in line)
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    found: dict[str, str] = {}
+    for line in lines[start:]:
+        if line.strip() and len(line) - len(line.lstrip()) < indent:
+            break
+        m = re.search(r'- (\w+)(?: "([^"]*)")?.*?\[ref=(e\d+)\]', line)
+        if m:
+            found.setdefault(f'{m[1]} "{m[2]}"' if m[2] else m[1], m[3])
+    return found
+
+
+def test_snapshot_shows_frames_with_refs_and_origin(daemon: Daemon, pages: str, tab: int) -> None:
+    other = cross(pages)
+    open_page(daemon, tab, f"{pages}/frames/two.html?o={other}")
+    text = snap(daemon, tab)
+    print(text)
+    assert f'- iframe "Frame A" [ref=' in text
+    assert f"[origin={other}]:" in text
+    a, b = under(text, "Frame a"), under(text, "Frame b")
+    assert a['textbox "Name"'] != b['textbox "Name"']
+    assert a['button "Hit"'] and b['button "Hit"']
+
+
+def frame_text(browser: Any, path: list[int], element_id: str) -> str:
+    """What an element of the frame at `path` (frame indexes from the top) shows, read by Selenium."""
+    browser.switch_to.default_content()
+    try:
+        for index in path:
+            browser.switch_to.frame(index)
+        text: str = browser.find_element("id", element_id).text
+        return text
+    finally:
+        browser.switch_to.default_content()
+
+
+def test_act_clicks_and_types_in_the_frame_its_ref_came_from(
+    daemon: Daemon, browser: Any, pages: str, tab: int
+) -> None:
+    open_page(daemon, tab, f"{pages}/frames/two.html?o={cross(pages)}")
+    text = snap(daemon, tab)
+    a, b = under(text, "Frame a"), under(text, "Frame b")
+    clicked = ok(daemon, "browser_act", tab_id=tab, kind="click", ref=b['button "Hit"'])
+    assert clicked["description"].startswith('Clicked button "Hit"'), clicked
+    assert clicked["url"] == f"{pages}/frames/two.html?o={cross(pages)}"
+    assert frame_text(browser, [1], "out") == "hit untrusted"
+    assert frame_text(browser, [0], "out") == "idle"
+    ok(daemon, "browser_act", tab_id=tab, kind="type", ref=a['textbox "Name"'], text="Ada", submit=True)
+    assert frame_text(browser, [0], "out") == "sent Ada"
+    assert frame_text(browser, [1], "out") == "hit untrusted"
+    assert js(daemon, tab, "document.getElementById('name').value") == ""
+
+
+def test_fill_form_read_execute_and_wait_for_in_a_frame(
+    daemon: Daemon, browser: Any, pages: str, tab: int
+) -> None:
+    other = cross(pages)
+    open_page(daemon, tab, f"{pages}/frames/two.html?o={other}")
+    b = under(snap(daemon, tab), "Frame b")
+    filled = ok(
+        daemon, "browser_fill_form", tab_id=tab,
+        fields=[{"ref": b['textbox "Name"'], "value": "Grace"}], submit=b['button "Send"'],
+    )
+    assert filled["fields"][0]["ok"] is True, filled
+    assert frame_text(browser, [1], "out") == "sent Grace"
+    assert frame_text(browser, [0], "out") == "idle"
+    read = ok(daemon, "browser_read", tab_id=tab, ref=b['button "Hit"'])
+    assert read["text"] == "Hit"
+    ran = ok(
+        daemon, "execute_javascript", tab_id=tab, ref=b['button "Hit"'],
+        script="(el) => [location.origin, location.search, el.id]",
+    )
+    assert ran == [other, "?b", "hit"]
+    ok(daemon, "browser_act", tab_id=tab, kind="click", ref=b['button "Later"'])
+    text = snap(daemon, tab)
+    assert "Arrived late" not in text
+    waited = ok(daemon, "browser_wait_for", tab_id=tab, text="Arrived late", timeout_ms=5000)
+    assert (waited["condition"], waited["already"]) == ("text", False), waited
+    assert "Arrived late" in snap(daemon, tab)
+
+
+def test_a_ref_never_acts_in_another_frame(daemon: Daemon, browser: Any, pages: str, tab: int) -> None:
+    other = cross(pages)
+    open_page(daemon, tab, f"{pages}/frames/two.html?o={other}")
+    a = under(snap(daemon, tab), "Frame a")
+    # Frame A goes elsewhere; frame B, with the same ids, stays. A's refs are stale, and B untouched.
+    js(daemon, tab, f"document.querySelector('iframe').src = '{other}/frames/form.html?a2'")
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if "Frame a2" in snap(daemon, tab):
+            break
+        time.sleep(0.1)
+    error = refused(daemon, "browser_act", 410, "stale_ref", tab_id=tab, kind="click", ref=a['button "Hit"'])
+    assert "frame" in error["message"], error
+    assert frame_text(browser, [1], "out") == "idle"
+    assert frame_text(browser, [0], "out") == "idle"
+    # A frame that is removed: its refs are stale too.
+    b = under(snap(daemon, tab), "Frame b")
+    js(daemon, tab, "document.querySelectorAll('iframe')[1].remove()")
+    refused(daemon, "browser_read", 410, "stale_ref", tab_id=tab, ref=b['button "Hit"'])
