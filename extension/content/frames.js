@@ -12,8 +12,9 @@
 // pathOfFrame(iframeElement) -> its path, or null when it holds no window.
 // Message types (content.js dispatches them):
 //   frame_path {}            -> {path}
-//   frame_box {path}         -> {x, y, width, height}: the content box of the <iframe> holding the
-//                               frame at `path`, in this frame's viewport (CSS pixels)
+//   frame_box {path, point?} -> {x, y, width, height}: the content box of the <iframe> holding the
+//                               frame at `path`, in this frame's viewport (CSS pixels); first
+//                               scrolled so that `point` of the child's viewport is in view
 //   ref_owner {ref}          -> {owner}: whether this document's ref map gave out `ref`
 (() => {
   "use strict";
@@ -89,9 +90,21 @@
 
   const refused = (code, message) => Object.assign(new Error(message), { code });
 
+  // With `point` (CSS pixels of the child's viewport), the frame is first scrolled so that the point
+  // is in this window's view: a scroll inside a cross-origin frame does not move its parents.
   const frameBox = (message) => {
     const el = typeof message.path === "string" ? findFrame(message.path) : null;
-    if (!el) throw refused("frame_not_found", "The frame is no longer in its parent page; take a new snapshot.");
+    if (!el) throw refused("stale_ref", "The frame is no longer in its parent page; take a new snapshot.");
+    const point = message.point;
+    if (point && Number.isFinite(point.x) && Number.isFinite(point.y)) {
+      el.scrollIntoView({ block: "nearest", inline: "nearest", behavior: "instant" });
+      const box = contentBox(el);
+      const x = box.x + point.x;
+      const y = box.y + point.y;
+      const dx = x < 0 || x > innerWidth ? x - innerWidth / 2 : 0;
+      const dy = y < 0 || y > innerHeight ? y - innerHeight / 2 : 0;
+      if (dx || dy) scrollBy({ left: dx, top: dy, behavior: "instant" });
+    }
     return contentBox(el);
   };
 

@@ -22,13 +22,14 @@ _HOST = """<!doctype html><title>{title}</title>
 </script>"""
 
 # The page inside the frames: the same element ids in every frame; its heading says which it is.
+# "Hit" is a plain blue block, for element screenshots.
 FORM = """<!doctype html><title>Frame form</title>
 <h2 id="where">Frame</h2>
 <form id="f">
   <label>Name <input id="name"></label>
   <button id="go">Send</button>
 </form>
-<button id="hit" type="button">Hit</button>
+<button id="hit" type="button" style="background:#1e90ff;color:#1e90ff;border:0;width:120px;height:50px">Hit</button>
 <button id="later" type="button">Later</button>
 <p id="out">idle</p>
 <script>

@@ -4,11 +4,15 @@ nested, sandboxed and failing frames; a person's Chrome and the managed browser.
 
 from __future__ import annotations
 
+import base64
+import io
 import re
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from PIL import Image
 
 from tests.e2e.acting import call, js, ok, open_page, refused
 from tests.e2e.harness import Daemon
@@ -133,3 +137,87 @@ def test_a_ref_never_acts_in_another_frame(daemon: Daemon, browser: Any, pages: 
     b = under(snap(daemon, tab), "Frame b")
     js(daemon, tab, "document.querySelectorAll('iframe')[1].remove()")
     refused(daemon, "browser_read", 410, "stale_ref", tab_id=tab, ref=b['button "Hit"'])
+
+
+def test_nested_sandboxed_and_failing_frames(daemon: Daemon, browser: Any, pages: str, other_pages: int, tab: int) -> None:
+    other = cross(pages)
+    open_page(daemon, tab, f"{pages}/frames/nested.html?o={other}")
+    text = snap(daemon, tab)
+    print(text)
+    assert f'- iframe "Middle" [ref=' in text and f"[origin={other}]:" in text
+    assert f'  - iframe "Inner" [ref=' in text and f"[origin={pages}]:" in text
+    inner = under(text, "Frame inner")
+    ok(daemon, "browser_act", tab_id=tab, kind="click", ref=inner['button "Hit"'])
+    assert frame_text(browser, [0, 0], "out") == "hit untrusted"
+
+    open_page(daemon, tab, f"{pages}/frames/sandboxed.html?o={other}")
+    text = snap(daemon, tab)
+    print(text)
+    scripts = under(text, "Frame s")
+    ok(daemon, "browser_act", tab_id=tab, kind="click", ref=scripts['button "Hit"'])
+    assert frame_text(browser, [0], "out") == "hit untrusted"
+
+    open_page(daemon, tab, f"{pages}/frames/broken.html")
+    text = snap(daemon, tab)
+    print(text)
+    assert "[unreachable: its page failed to load" in text
+
+    # The same site on another port: another origin, in the same process.
+    same_site = f"http://127.0.0.1:{other_pages}"
+    open_page(daemon, tab, f"{pages}/frames/two.html?o={same_site}")
+    text = snap(daemon, tab)
+    assert f"[origin={same_site}]:" in text
+    ok(daemon, "browser_act", tab_id=tab, kind="type", ref=under(text, "Frame b")['textbox "Name"'], text="x", submit=True)
+    assert frame_text(browser, [1], "out") == "sent x"
+
+
+BLUE = (30, 144, 255)
+
+
+def shot_of(daemon: Daemon, tab: int, ref: str) -> tuple[dict[str, Any], Any]:
+    shot = ok(daemon, "browser_take_screenshot", tab_id=tab, ref=ref, format="png")
+    image = Image.open(io.BytesIO(base64.b64decode(shot["data"]))).convert("RGB")
+    return shot, image
+
+
+def all_blue(image: Any) -> bool:
+    w, h = image.size
+    points = [(w // 2, h // 2), (2, 2), (w - 3, h - 3), (w - 3, 2), (2, h - 3)]
+    return all(max(abs(a - b) for a, b in zip(image.getpixel(p), BLUE)) < 24 for p in points)
+
+
+def test_element_screenshot_of_an_element_in_a_frame_below_the_fold(daemon: Daemon, pages: str, tab: int) -> None:
+    open_page(daemon, tab, f"{pages}/frames/tall.html?o={cross(pages)}")
+    hit = under(snap(daemon, tab), "Frame low")['button "Hit"']
+    shot, image = shot_of(daemon, tab, hit)
+    assert shot["route"] == "capture_visible_tab"
+    assert abs(image.size[0] / shot["scale"] - 120) <= 2 and abs(image.size[1] / shot["scale"] - 50) <= 2, image.size
+    assert all_blue(image)
+
+
+@pytest.fixture(scope="module")
+def managed_tab(managed: Daemon, pages: str) -> Iterator[int]:
+    opened = ok(managed, "browser_tabs", action="new", url=f"{pages}/frames/form.html")
+    try:
+        yield opened["id"]
+    finally:
+        call(managed, "browser_tabs", action="close", tab_id=opened["id"])
+
+
+def test_the_managed_browser_acts_in_frames_with_trusted_input(managed: Daemon, pages: str, managed_tab: int) -> None:
+    tab = managed_tab
+    other = cross(pages)
+    open_page(managed, tab, f"{pages}/frames/tall.html?o={other}")
+    text = snap(managed, tab)
+    assert f"[origin={other}]:" in text
+    low = under(text, "Frame low")
+    frame_js = "(el) => document.getElementById('out').textContent"
+    clicked = ok(managed, "browser_act", tab_id=tab, kind="click", ref=low['button "Hit"'], trusted=True)
+    assert clicked["route"] == "debugger", clicked
+    assert ok(managed, "execute_javascript", tab_id=tab, ref=low['button "Hit"'], script=frame_js) == "hit trusted"
+    ok(managed, "browser_act", tab_id=tab, kind="type", ref=low['textbox "Name"'], text="Lin", submit=True, trusted=True)
+    assert ok(managed, "execute_javascript", tab_id=tab, ref=low['button "Hit"'], script=frame_js) == "sent Lin"
+    assert js(managed, tab, "document.getElementById('name').value") == ""
+    shot, image = shot_of(managed, tab, low['button "Hit"'])
+    assert shot["route"] == "debugger"
+    assert all_blue(image)

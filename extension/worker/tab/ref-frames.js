@@ -12,9 +12,10 @@
 //                                               different frames
 //   deliverToRefs(chrome, ports, tab, message, cancelled) -> {answer, frameId}: deliver() to it; a
 //                                               child frame's answer without its url and title
-//   frameOffset(chrome, ports, tab, frameId) -> {x, y}: where the frame's viewport starts in the
-//                                               tab's top-level viewport (CSS pixels), through each
-//                                               <iframe> on the way (its content box)
+//   frameOffset(chrome, ports, tab, frameId, point?) -> {x, y}: where the frame's viewport starts in
+//                                               the tab's top-level viewport (CSS pixels), through
+//                                               each <iframe> on the way (its content box); each
+//                                               parent first scrolls `point` (the frame's) into view
 //   toTop(chrome, ports, tab, frameId, at)   -> `at` with x and y moved into the top viewport, the
 //                                               frame's own kept as at.frameX, at.frameY
 import { CommandError } from "../link/errors.js";
@@ -106,26 +107,30 @@ export async function deliverToRefs(chrome, ports, tab, message, cancelled = () 
   return { answer, frameId };
 }
 
-export async function frameOffset(chrome, ports, tab, frameId) {
+export async function frameOffset(chrome, ports, tab, frameId, point = null) {
   let x = 0;
   let y = 0;
+  let at = point;
   for (let id = frameId; id !== 0; ) {
     const frame = await frameOf(chrome, tab.id, id);
     if (!frame) throw new CommandError("stale_ref", "The frame is no longer in the page. Take a new snapshot.", { tab: tabInfo(tab) });
     const where = await deliver(chrome, ports, tab, { type: "frame_path" }, undefined, id);
-    const box = await deliver(chrome, ports, tab, { type: "frame_box", path: where?.result?.path }, undefined, frame.parentFrameId);
+    const box = await deliver(chrome, ports, tab, { type: "frame_box", path: where?.result?.path, point: at }, undefined, frame.parentFrameId);
     if (where?.ok !== true || box?.ok !== true) {
       throw new CommandError("stale_ref", "The frame is no longer in its parent page. Take a new snapshot.", { tab: tabInfo(tab) });
     }
     x += box.result.x;
     y += box.result.y;
+    if (at) at = { x: at.x + box.result.x, y: at.y + box.result.y };
     id = frame.parentFrameId;
   }
   return { x, y };
 }
 
+// The point is scrolled into view on the way up (a scroll inside a cross-origin frame does not
+// move its parents).
 export async function toTop(chrome, ports, tab, frameId, at) {
   if (!frameId || typeof at?.x !== "number" || typeof at?.y !== "number") return at;
-  const off = await frameOffset(chrome, ports, tab, frameId);
+  const off = await frameOffset(chrome, ports, tab, frameId, { x: at.x, y: at.y });
   return { ...at, x: at.x + off.x, y: at.y + off.y, frameX: at.x, frameY: at.y };
 }

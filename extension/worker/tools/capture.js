@@ -136,8 +136,9 @@ export function createCaptureTools({ chrome, tabs, ports, debug, timers, withTim
     const frameId = job.ref ? await frameOfRefs(chrome, ports, tab, [job.ref]) : 0;
     const answer = await inFrame(tab, frameId === 0 ? job : { ...job, frame: true }, frameId);
     if (frameId === 0) return answer;
-    const off = await frameOffset(chrome, ports, tab, frameId);
-    const view = await inFrame(tab, { op: "measure" }, 0);
+    const centre = { x: answer.rect.x + answer.rect.width / 2, y: answer.rect.y + answer.rect.height / 2 };
+    const off = await frameOffset(chrome, ports, tab, frameId, centre);
+    const view = await inFrame(tab, { op: "paint" }, 0);
     return { ...view, what: answer.what, rect: { ...answer.rect, x: answer.rect.x + off.x, y: answer.rect.y + off.y } };
   }
 

@@ -90,8 +90,10 @@ export function createPageAct(deps) {
     const { tab } = job;
     const ref = p.ref ?? null;
     // A point in a child frame is moved into the top viewport, where the debugger's input goes.
-    const locate = async (kind, extra = {}) =>
-      toTop(chrome, ports, tab, job.frameId, await toPage(job, { type: "locate", ref, kind, direction: p.direction ?? null, ...extra }));
+    const locate = async (kind, extra = {}) => {
+      const at = await toPage(job, { type: "locate", ref, kind, direction: p.direction ?? null, ...extra });
+      return toTop(chrome, ports, tab, job.frameId, at);
+    };
     // Between the pointer's move and its press, the page may put another element at the point.
     const stillThere = (at) => () => locate("hit", { x: at.frameX ?? at.x, y: at.frameY ?? at.y });
     // Text and keys go wherever the focus is, which the page may have moved.
