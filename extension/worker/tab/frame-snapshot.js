@@ -12,17 +12,13 @@
 //   withFrames({chrome, ports, tab, first, nonce, ask, maxChars}) -> {snapshot, refs, chars,
 //     truncated, top, ranges}: `first` is the answer of the frame asked first (frameId
 //     first.frameId); ask(frameId, floor, maxChars) asks one frame for its snapshot.
+import { within } from "./ref-frames.js";
+
 const FRAME_MS = 3000;
 const PATH_MS = 1000;
 const MAX_FRAMES = 50;
 const MIN_CHARS = 200;
 const INDENT = "  ";
-
-const within = (promise, ms) => {
-  let timer;
-  const late = new Promise((_resolve, reject) => (timer = setTimeout(() => reject(new Error("timeout")), ms)));
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-};
 
 const originOf = (url) => {
   try {

@@ -36,29 +36,34 @@ export function refsOf(message) {
   return found;
 }
 
-const within = (promise, ms) =>
-  Promise.race([promise, new Promise((_resolve, reject) => setTimeout(() => reject(new Error("timeout")), ms))]);
+// The promise, or a rejection with "timeout" once `ms` pass.
+export const within = (promise, ms) => {
+  let timer;
+  const late = new Promise((_resolve, reject) => (timer = setTimeout(() => reject(new Error("timeout")), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+};
 
 async function frameOf(chrome, tabId, frameId) {
   return Promise.resolve(chrome.webNavigation?.getFrame?.({ tabId, frameId })).catch(() => null);
 }
 
-// The frame that gave out `ref`, found by asking: the top frame first (where most refs are), then
-// every other frame at once. null when none did.
+// The frame that gave out `ref`, found by asking every frame at once; null when none did, or when
+// the tab has no child frame (then the top frame answers for itself, as it always did).
 async function askOwner(chrome, ports, tab, ref) {
+  const frames = await Promise.resolve(chrome.webNavigation?.getAllFrames?.({ tabId: tab.id })).catch(() => null);
+  const all = (frames ?? []).filter((f) => !f.url.startsWith("chrome-error:"));
+  if (!all.some((f) => f.frameId !== 0)) return null;
   const ask = (frameId) =>
     within(ports.send(tab.id, { type: "ref_owner", ref }, frameId), OWNER_MS).then(
-      (answer) => (answer?.ok === true && answer.result?.owner ? frameId : null),
-      () => null,
+      (answer) => answer?.ok === true && answer.result?.owner === true,
+      () => false,
     );
-  if ((await ask(0)) === 0) return 0;
-  const frames = await Promise.resolve(chrome.webNavigation?.getAllFrames?.({ tabId: tab.id })).catch(() => null);
-  const others = (frames ?? []).filter((f) => f.frameId !== 0 && !f.url.startsWith("chrome-error:"));
-  const owners = await Promise.all(others.map((f) => ask(f.frameId)));
-  const i = owners.findIndex((owner) => owner !== null);
-  if (i < 0) return null;
-  remember({ tabId: tab.id, first: Number(ref.slice(1)), last: Number(ref.slice(1)), frameId: others[i].frameId, documentId: others[i].documentId ?? null });
-  return others[i].frameId;
+  const owners = await Promise.all(all.map((f) => ask(f.frameId)));
+  const owner = all[owners.indexOf(true)];
+  if (!owner) return null;
+  const n = Number(ref.slice(1));
+  remember({ tabId: tab.id, first: n, last: n, frameId: owner.frameId, documentId: owner.documentId ?? null });
+  return owner.frameId;
 }
 
 function staleFrame(tab, ref, why) {
