@@ -15,7 +15,7 @@ import pytest
 from PIL import Image
 
 from tests.e2e.acting import call, js, ok, open_page, refused
-from tests.e2e.harness import Daemon
+from tests.e2e.harness import Daemon, set_popup_switch
 
 
 @pytest.fixture
@@ -53,7 +53,6 @@ def test_snapshot_shows_frames_with_refs_and_origin(daemon: Daemon, pages: str, 
     other = cross(pages)
     open_page(daemon, tab, f"{pages}/frames/two.html?o={other}")
     text = snap(daemon, tab)
-    print(text)
     assert f'- iframe "Frame A" [ref=' in text
     assert f"[origin={other}]:" in text
     a, b = under(text, "Frame a"), under(text, "Frame b")
@@ -143,7 +142,6 @@ def test_nested_sandboxed_and_failing_frames(daemon: Daemon, browser: Any, pages
     other = cross(pages)
     open_page(daemon, tab, f"{pages}/frames/nested.html?o={other}")
     text = snap(daemon, tab)
-    print(text)
     assert f'- iframe "Middle" [ref=' in text and f"[origin={other}]:" in text
     assert f'  - iframe "Inner" [ref=' in text and f"[origin={pages}]:" in text
     inner = under(text, "Frame inner")
@@ -152,14 +150,17 @@ def test_nested_sandboxed_and_failing_frames(daemon: Daemon, browser: Any, pages
 
     open_page(daemon, tab, f"{pages}/frames/sandboxed.html?o={other}")
     text = snap(daemon, tab)
-    print(text)
     scripts = under(text, "Frame s")
     ok(daemon, "browser_act", tab_id=tab, kind="click", ref=scripts['button "Hit"'])
     assert frame_text(browser, [0], "out") == "hit untrusted"
+    # Content scripts run in a frame sandboxed without scripts too: it is read; no script runs there.
+    quiet = under(text, "Frame")
+    assert ok(daemon, "browser_read", tab_id=tab, ref=quiet['button "Send"'])["text"] == "Send"
+    error = refused(daemon, "execute_javascript", 409, "csp_blocked", tab_id=tab, ref=quiet['button "Send"'], script="(el) => el.id")
+    assert "sandboxed without allow-scripts" in error["message"], error
 
     open_page(daemon, tab, f"{pages}/frames/broken.html")
     text = snap(daemon, tab)
-    print(text)
     assert "[unreachable: its page failed to load" in text
 
     # The same site on another port: another origin, in the same process.
@@ -221,3 +222,45 @@ def test_the_managed_browser_acts_in_frames_with_trusted_input(managed: Daemon, 
     shot, image = shot_of(managed, tab, low['button "Hit"'])
     assert shot["route"] == "debugger"
     assert all_blue(image)
+
+
+def _stop_worker(browser: Any, daemon: Daemon) -> None:
+    """Stops the extension's service worker, as Chrome does when it idles: it forgets what it held."""
+    targets = browser.execute_cdp_cmd("Target.getTargets", {})["targetInfos"]
+    worker = next(t for t in targets if t["type"] == "service_worker" and t["url"].startswith("chrome-extension://"))
+    browser.execute_cdp_cmd("Target.closeTarget", {"targetId": worker["targetId"]})
+    time.sleep(0.5)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        body = call(daemon, "browser_tabs", action="list")
+        if body.get("success"):
+            return
+        time.sleep(0.2)
+    raise AssertionError("the worker did not come back")
+
+
+def test_after_a_worker_restart_a_frame_ref_finds_its_frame(
+    daemon: Daemon, browser: Any, pages: str, tab: int
+) -> None:
+    open_page(daemon, tab, f"{pages}/frames/two.html?o={cross(pages)}")
+    text = snap(daemon, tab)
+    b = under(text, "Frame b")
+    _stop_worker(browser, daemon)
+    ok(daemon, "browser_act", tab_id=tab, kind="click", ref=b['button "Hit"'])
+    assert frame_text(browser, [1], "out") == "hit untrusted"
+    assert frame_text(browser, [0], "out") == "idle"
+
+
+def test_with_the_debugger_switch_a_persons_chrome_clicks_into_a_cross_site_frame(
+    daemon: Daemon, browser: Any, pages: str, tab: int
+) -> None:
+    open_page(daemon, tab, f"{pages}/frames/two.html?o={cross(pages)}")
+    b = under(snap(daemon, tab), "Frame b")
+    set_popup_switch(browser, "debugger-toggle", True)
+    try:
+        clicked = ok(daemon, "browser_act", tab_id=tab, kind="click", ref=b['button "Hit"'], trusted=True)
+    finally:
+        set_popup_switch(browser, "debugger-toggle", False)
+    assert clicked["route"] == "debugger", clicked
+    assert frame_text(browser, [1], "out") == "hit trusted"
+    assert frame_text(browser, [0], "out") == "idle"

@@ -47,6 +47,17 @@ function refBlocked(tab) {
   );
 }
 
+// A frame of another origin whose page world runs no script: sandboxed without allow-scripts, or
+// its CSP refuses code from strings.
+function frameRefuses(tab, error) {
+  const why = error.sandboxed ? "is sandboxed without allow-scripts" : "refuses code from strings (its Content-Security-Policy)";
+  return new CommandError(
+    "csp_blocked",
+    `The frame that element is in ${why}, so execute_javascript cannot run there. browser_read and browser_act work on it.`,
+    { tab: tabInfo(tab) },
+  );
+}
+
 function noAnswer(tab) {
   return new CommandError(
     "extension_error",
@@ -88,7 +99,10 @@ export function createScriptTools({ chrome, fetch, now, ports, tabs, debug, dial
     let answer = sent.answer;
     // The other routes run in the top frame: a child frame's element (a ref from a frame) is not
     // theirs to reach.
-    if (sent.frameId !== 0) return answer;
+    if (sent.frameId !== 0) {
+      if (answer?.ok === false && FALLBACK_CODES.has(answer.error?.code)) throw frameRefuses(tab, answer.error);
+      return answer;
+    }
     if (answer?.ok === false && answer.error?.code === UNREACHABLE && !answer.error.sandboxed && !job.expired) {
       // Nothing reached the page world (its channel was lost: document.open(), say): inject it
       // again, and send once more.
