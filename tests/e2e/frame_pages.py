@@ -14,10 +14,11 @@ _HOST = """<!doctype html><title>{title}</title>
 <p id="top-out">top idle</p>
 <label>Name <input id="name"></label>
 <div style="height:{gap}px"></div>
+<style>iframe {{ width: 420px; height: 260px; border: 4px solid #888; padding: 6px; }}</style>
 <script>
   const o = new URLSearchParams(location.search).get("o");
   for (const [title, path, attrs] of {frames}) {{
-    document.write(`<iframe title="${{title}}" src="${{o}}${{path}}" ${{attrs}} style="width:420px;height:260px;border:4px solid #888;padding:6px"></iframe>`);
+    document.write(`<iframe title="${{title}}" src="${{o}}${{path}}" ${{attrs}}></iframe>`);
   }}
 </script>"""
 
@@ -29,7 +30,8 @@ FORM = """<!doctype html><title>Frame form</title>
   <label>Name <input id="name"></label>
   <button id="go">Send</button>
 </form>
-<button id="hit" type="button" style="background:#1e90ff;color:#1e90ff;border:0;width:120px;height:50px">Hit</button>
+<style>#hit { background: #1e90ff; color: #1e90ff; border: 0; width: 120px; height: 50px; }</style>
+<button id="hit" type="button">Hit</button>
 <button id="later" type="button">Later</button>
 <p id="out">idle</p>
 <script>
@@ -79,7 +81,10 @@ FRAME_PAGES: dict[str, tuple[dict[str, str], str]] = {
         '[["Scripts", "/frames/form.html?s", "sandbox=\\"allow-scripts allow-forms\\""],'
         ' ["No scripts", "/frames/form.html?n", "sandbox"]]',
     ),
-    "/frames/broken.html": ({}, """<!doctype html><title>Broken</title><h1>Broken frame</h1>
-<iframe title="Gone" src="http://127.0.0.1:9/"></iframe>"""),
+    "/frames/broken.html": (
+        {},
+        """<!doctype html><title>Broken</title><h1>Broken frame</h1>
+<iframe title="Gone" src="http://127.0.0.1:9/"></iframe>""",
+    ),
     "/frames/tall.html": _host("Tall", '[["Low", "/frames/form.html?low", ""]]', gap=1600),
 }

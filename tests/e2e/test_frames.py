@@ -53,7 +53,7 @@ def test_snapshot_shows_frames_with_refs_and_origin(daemon: Daemon, pages: str, 
     other = cross(pages)
     open_page(daemon, tab, f"{pages}/frames/two.html?o={other}")
     text = snap(daemon, tab)
-    assert f'- iframe "Frame A" [ref=' in text
+    assert '- iframe "Frame A" [ref=' in text
     assert f"[origin={other}]:" in text
     a, b = under(text, "Frame a"), under(text, "Frame b")
     assert a['textbox "Name"'] != b['textbox "Name"']
@@ -61,7 +61,7 @@ def test_snapshot_shows_frames_with_refs_and_origin(daemon: Daemon, pages: str, 
 
 
 def frame_text(browser: Any, path: list[int], element_id: str) -> str:
-    """What an element of the frame at `path` (frame indexes from the top) shows, read by Selenium."""
+    """What an element of the frame at `path` (frame indexes from the top) shows (Selenium)."""
     browser.switch_to.default_content()
     try:
         for index in path:
@@ -83,7 +83,15 @@ def test_act_clicks_and_types_in_the_frame_its_ref_came_from(
     assert clicked["url"] == f"{pages}/frames/two.html?o={cross(pages)}"
     assert frame_text(browser, [1], "out") == "hit untrusted"
     assert frame_text(browser, [0], "out") == "idle"
-    ok(daemon, "browser_act", tab_id=tab, kind="type", ref=a['textbox "Name"'], text="Ada", submit=True)
+    ok(
+        daemon,
+        "browser_act",
+        tab_id=tab,
+        kind="type",
+        ref=a['textbox "Name"'],
+        text="Ada",
+        submit=True,
+    )
     assert frame_text(browser, [0], "out") == "sent Ada"
     assert frame_text(browser, [1], "out") == "hit untrusted"
     assert js(daemon, tab, "document.getElementById('name').value") == ""
@@ -96,8 +104,11 @@ def test_fill_form_read_execute_and_wait_for_in_a_frame(
     open_page(daemon, tab, f"{pages}/frames/two.html?o={other}")
     b = under(snap(daemon, tab), "Frame b")
     filled = ok(
-        daemon, "browser_fill_form", tab_id=tab,
-        fields=[{"ref": b['textbox "Name"'], "value": "Grace"}], submit=b['button "Send"'],
+        daemon,
+        "browser_fill_form",
+        tab_id=tab,
+        fields=[{"ref": b['textbox "Name"'], "value": "Grace"}],
+        submit=b['button "Send"'],
     )
     assert filled["fields"][0]["ok"] is True, filled
     assert frame_text(browser, [1], "out") == "sent Grace"
@@ -105,7 +116,10 @@ def test_fill_form_read_execute_and_wait_for_in_a_frame(
     read = ok(daemon, "browser_read", tab_id=tab, ref=b['button "Hit"'])
     assert read["text"] == "Hit"
     ran = ok(
-        daemon, "execute_javascript", tab_id=tab, ref=b['button "Hit"'],
+        daemon,
+        "execute_javascript",
+        tab_id=tab,
+        ref=b['button "Hit"'],
         script="(el) => [location.origin, location.search, el.id]",
     )
     assert ran == [other, "?b", "hit"]
@@ -117,18 +131,22 @@ def test_fill_form_read_execute_and_wait_for_in_a_frame(
     assert "Arrived late" in snap(daemon, tab)
 
 
-def test_a_ref_never_acts_in_another_frame(daemon: Daemon, browser: Any, pages: str, tab: int) -> None:
+def test_a_ref_never_acts_in_another_frame(
+    daemon: Daemon, browser: Any, pages: str, tab: int
+) -> None:
     other = cross(pages)
     open_page(daemon, tab, f"{pages}/frames/two.html?o={other}")
     a = under(snap(daemon, tab), "Frame a")
-    # Frame A goes elsewhere; frame B, with the same ids, stays. A's refs are stale, and B untouched.
+    # Frame A goes elsewhere; frame B, with the same ids, stays: A's refs are stale, B untouched.
     js(daemon, tab, f"document.querySelector('iframe').src = '{other}/frames/form.html?a2'")
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         if "Frame a2" in snap(daemon, tab):
             break
         time.sleep(0.1)
-    error = refused(daemon, "browser_act", 410, "stale_ref", tab_id=tab, kind="click", ref=a['button "Hit"'])
+    error = refused(
+        daemon, "browser_act", 410, "stale_ref", tab_id=tab, kind="click", ref=a['button "Hit"']
+    )
     assert "frame" in error["message"], error
     assert frame_text(browser, [1], "out") == "idle"
     assert frame_text(browser, [0], "out") == "idle"
@@ -138,12 +156,14 @@ def test_a_ref_never_acts_in_another_frame(daemon: Daemon, browser: Any, pages: 
     refused(daemon, "browser_read", 410, "stale_ref", tab_id=tab, ref=b['button "Hit"'])
 
 
-def test_nested_sandboxed_and_failing_frames(daemon: Daemon, browser: Any, pages: str, other_pages: int, tab: int) -> None:
+def test_nested_sandboxed_and_failing_frames(
+    daemon: Daemon, browser: Any, pages: str, other_pages: int, tab: int
+) -> None:
     other = cross(pages)
     open_page(daemon, tab, f"{pages}/frames/nested.html?o={other}")
     text = snap(daemon, tab)
-    assert f'- iframe "Middle" [ref=' in text and f"[origin={other}]:" in text
-    assert f'  - iframe "Inner" [ref=' in text and f"[origin={pages}]:" in text
+    assert '- iframe "Middle" [ref=' in text and f"[origin={other}]:" in text
+    assert '  - iframe "Inner" [ref=' in text and f"[origin={pages}]:" in text
     inner = under(text, "Frame inner")
     ok(daemon, "browser_act", tab_id=tab, kind="click", ref=inner['button "Hit"'])
     assert frame_text(browser, [0, 0], "out") == "hit untrusted"
@@ -153,10 +173,18 @@ def test_nested_sandboxed_and_failing_frames(daemon: Daemon, browser: Any, pages
     scripts = under(text, "Frame s")
     ok(daemon, "browser_act", tab_id=tab, kind="click", ref=scripts['button "Hit"'])
     assert frame_text(browser, [0], "out") == "hit untrusted"
-    # Content scripts run in a frame sandboxed without scripts too: it is read; no script runs there.
+    # Content scripts run in a frame sandboxed without scripts too: it is read, no script runs.
     quiet = under(text, "Frame")
     assert ok(daemon, "browser_read", tab_id=tab, ref=quiet['button "Send"'])["text"] == "Send"
-    error = refused(daemon, "execute_javascript", 409, "csp_blocked", tab_id=tab, ref=quiet['button "Send"'], script="(el) => el.id")
+    error = refused(
+        daemon,
+        "execute_javascript",
+        409,
+        "csp_blocked",
+        tab_id=tab,
+        ref=quiet['button "Send"'],
+        script="(el) => el.id",
+    )
     assert "sandboxed without allow-scripts" in error["message"], error
 
     open_page(daemon, tab, f"{pages}/frames/broken.html")
@@ -168,7 +196,15 @@ def test_nested_sandboxed_and_failing_frames(daemon: Daemon, browser: Any, pages
     open_page(daemon, tab, f"{pages}/frames/two.html?o={same_site}")
     text = snap(daemon, tab)
     assert f"[origin={same_site}]:" in text
-    ok(daemon, "browser_act", tab_id=tab, kind="type", ref=under(text, "Frame b")['textbox "Name"'], text="x", submit=True)
+    ok(
+        daemon,
+        "browser_act",
+        tab_id=tab,
+        kind="type",
+        ref=under(text, "Frame b")['textbox "Name"'],
+        text="x",
+        submit=True,
+    )
     assert frame_text(browser, [1], "out") == "sent x"
 
 
@@ -184,15 +220,21 @@ def shot_of(daemon: Daemon, tab: int, ref: str) -> tuple[dict[str, Any], Any]:
 def all_blue(image: Any) -> bool:
     w, h = image.size
     points = [(w // 2, h // 2), (2, 2), (w - 3, h - 3), (w - 3, 2), (2, h - 3)]
-    return all(max(abs(a - b) for a, b in zip(image.getpixel(p), BLUE)) < 24 for p in points)
+    near = [max(abs(a - b) for a, b in zip(image.getpixel(p), BLUE, strict=True)) for p in points]
+    return max(near) < 24
 
 
-def test_element_screenshot_of_an_element_in_a_frame_below_the_fold(daemon: Daemon, pages: str, tab: int) -> None:
+def test_element_screenshot_of_an_element_in_a_frame_below_the_fold(
+    daemon: Daemon, pages: str, tab: int
+) -> None:
     open_page(daemon, tab, f"{pages}/frames/tall.html?o={cross(pages)}")
     hit = under(snap(daemon, tab), "Frame low")['button "Hit"']
     shot, image = shot_of(daemon, tab, hit)
     assert shot["route"] == "capture_visible_tab"
-    assert abs(image.size[0] / shot["scale"] - 120) <= 2 and abs(image.size[1] / shot["scale"] - 50) <= 2, image.size
+    assert (
+        abs(image.size[0] / shot["scale"] - 120) <= 2
+        and abs(image.size[1] / shot["scale"] - 50) <= 2
+    ), image.size
     assert all_blue(image)
 
 
@@ -205,7 +247,9 @@ def managed_tab(managed: Daemon, pages: str) -> Iterator[int]:
         call(managed, "browser_tabs", action="close", tab_id=opened["id"])
 
 
-def test_the_managed_browser_acts_in_frames_with_trusted_input(managed: Daemon, pages: str, managed_tab: int) -> None:
+def test_the_managed_browser_acts_in_frames_with_trusted_input(
+    managed: Daemon, pages: str, managed_tab: int
+) -> None:
     tab = managed_tab
     other = cross(pages)
     open_page(managed, tab, f"{pages}/frames/tall.html?o={other}")
@@ -213,11 +257,28 @@ def test_the_managed_browser_acts_in_frames_with_trusted_input(managed: Daemon, 
     assert f"[origin={other}]:" in text
     low = under(text, "Frame low")
     frame_js = "(el) => document.getElementById('out').textContent"
-    clicked = ok(managed, "browser_act", tab_id=tab, kind="click", ref=low['button "Hit"'], trusted=True)
+    clicked = ok(
+        managed, "browser_act", tab_id=tab, kind="click", ref=low['button "Hit"'], trusted=True
+    )
     assert clicked["route"] == "debugger", clicked
-    assert ok(managed, "execute_javascript", tab_id=tab, ref=low['button "Hit"'], script=frame_js) == "hit trusted"
-    ok(managed, "browser_act", tab_id=tab, kind="type", ref=low['textbox "Name"'], text="Lin", submit=True, trusted=True)
-    assert ok(managed, "execute_javascript", tab_id=tab, ref=low['button "Hit"'], script=frame_js) == "sent Lin"
+    assert (
+        ok(managed, "execute_javascript", tab_id=tab, ref=low['button "Hit"'], script=frame_js)
+        == "hit trusted"
+    )
+    ok(
+        managed,
+        "browser_act",
+        tab_id=tab,
+        kind="type",
+        ref=low['textbox "Name"'],
+        text="Lin",
+        submit=True,
+        trusted=True,
+    )
+    assert (
+        ok(managed, "execute_javascript", tab_id=tab, ref=low['button "Hit"'], script=frame_js)
+        == "sent Lin"
+    )
     assert js(managed, tab, "document.getElementById('name').value") == ""
     shot, image = shot_of(managed, tab, low['button "Hit"'])
     assert shot["route"] == "debugger"
@@ -225,9 +286,13 @@ def test_the_managed_browser_acts_in_frames_with_trusted_input(managed: Daemon, 
 
 
 def _stop_worker(browser: Any, daemon: Daemon) -> None:
-    """Stops the extension's service worker, as Chrome does when it idles: it forgets what it held."""
+    """Stops the extension's service worker, as Chrome does when it idles: its memory is lost."""
     targets = browser.execute_cdp_cmd("Target.getTargets", {})["targetInfos"]
-    worker = next(t for t in targets if t["type"] == "service_worker" and t["url"].startswith("chrome-extension://"))
+    worker = next(
+        t
+        for t in targets
+        if t["type"] == "service_worker" and t["url"].startswith("chrome-extension://")
+    )
     browser.execute_cdp_cmd("Target.closeTarget", {"targetId": worker["targetId"]})
     time.sleep(0.5)
     deadline = time.monotonic() + 20
@@ -258,7 +323,9 @@ def test_with_the_debugger_switch_a_persons_chrome_clicks_into_a_cross_site_fram
     b = under(snap(daemon, tab), "Frame b")
     set_popup_switch(browser, "debugger-toggle", True)
     try:
-        clicked = ok(daemon, "browser_act", tab_id=tab, kind="click", ref=b['button "Hit"'], trusted=True)
+        clicked = ok(
+            daemon, "browser_act", tab_id=tab, kind="click", ref=b['button "Hit"'], trusted=True
+        )
     finally:
         set_popup_switch(browser, "debugger-toggle", False)
     assert clicked["route"] == "debugger", clicked
