@@ -90,13 +90,22 @@
 
   const refused = (code, message) => Object.assign(new Error(message), { code });
 
+  // A frame painted: the browser hit-tests an out-of-process frame by what was last painted, so
+  // trusted input right after a scroll would land where the frame was.
+  const painted = () =>
+    new Promise((resolve) => {
+      requestAnimationFrame(() => requestAnimationFrame(resolve));
+      setTimeout(resolve, 200); // a hidden tab paints no frame
+    });
+
   // With `point` (CSS pixels of the child's viewport), the frame is first scrolled so that the point
   // is in this window's view: a scroll inside a cross-origin frame does not move its parents.
-  const frameBox = (message) => {
+  const frameBox = async (message) => {
     const el = typeof message.path === "string" ? findFrame(message.path) : null;
     if (!el) throw refused("stale_ref", "The frame is no longer in its parent page; take a new snapshot.");
     const point = message.point;
     if (point && Number.isFinite(point.x) && Number.isFinite(point.y)) {
+      const before = contentBox(el);
       el.scrollIntoView({ block: "nearest", inline: "nearest", behavior: "instant" });
       const box = contentBox(el);
       const x = box.x + point.x;
@@ -104,6 +113,8 @@
       const dx = x < 0 || x > innerWidth ? x - innerWidth / 2 : 0;
       const dy = y < 0 || y > innerHeight ? y - innerHeight / 2 : 0;
       if (dx || dy) scrollBy({ left: dx, top: dy, behavior: "instant" });
+      const after = contentBox(el);
+      if (after.x !== before.x || after.y !== before.y) await painted();
     }
     return contentBox(el);
   };
