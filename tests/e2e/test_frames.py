@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from tabpilot.tools.page import read_text
 from tests.e2e.acting import call, js, ok, open_page, refused
 from tests.e2e.harness import Daemon, set_popup_switch
 
@@ -115,6 +116,19 @@ def test_fill_form_read_execute_and_wait_for_in_a_frame(
     assert frame_text(browser, [0], "out") == "idle"
     read = ok(daemon, "browser_read", tab_id=tab, ref=b['button "Hit"'])
     assert read["text"] == "Hit"
+    # A read of the page reads the top document and says what it left out; of an iframe's ref, the
+    # frame's own document.
+    whole = call(daemon, "browser_read", tab_id=tab)
+    assert whole["result"]["unread_frames"] == 2
+    note = "[2 frames of other origins not read: browser_read its iframe's ref]"
+    assert read_text(whole).endswith(note)
+    frame_b = ok(
+        daemon,
+        "browser_read",
+        tab_id=tab,
+        ref=under(snap(daemon, tab), "Host page")['iframe "Frame B"'],
+    )
+    assert frame_b["text"].startswith("Frame b\n") and "sent Grace" in frame_b["text"], frame_b
     ran = ok(
         daemon,
         "execute_javascript",

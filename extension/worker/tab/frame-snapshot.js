@@ -12,10 +12,9 @@
 //   withFrames({chrome, ports, tab, first, nonce, ask, maxChars}) -> {snapshot, refs, chars,
 //     truncated, top, ranges}: `first` is the answer of the frame asked first (frameId
 //     first.frameId); ask(frameId, floor, maxChars) asks one frame for its snapshot.
-import { within } from "./ref-frames.js";
+import { PATH_MS, framePaths, within } from "./ref-frames.js";
 
 const FRAME_MS = 3000;
-const PATH_MS = 1000;
 const MAX_FRAMES = 50;
 const MIN_CHARS = 200;
 const INDENT = "  ";
@@ -43,22 +42,9 @@ export async function withFrames({ chrome, ports, tab, first, nonce, ask, maxCha
   if (typeof first.snapshot !== "string" || !first.snapshot.includes(mark)) {
     return { snapshot: first.snapshot, refs: first.refs, chars: first.chars, truncated: first.truncated, top, ranges };
   }
-  const frames = (await Promise.resolve(chrome.webNavigation.getAllFrames({ tabId: tab.id })).catch(() => null)) ?? [];
-  // Each frame's path (content/frames.js), asked of all at once; a frame that does not say is one
-  // whose page failed to load, is still loading, or is busy.
-  const paths = new Map();
-  const silent = [];
-  await Promise.all(
-    frames
-      .filter((f) => f.frameId !== 0)
-      .map(async (frame) => {
-        const answer = frame.url.startsWith("chrome-error:")
-          ? null
-          : await within(ports.send(tab.id, { type: "frame_path" }, frame.frameId), PATH_MS).catch(() => null);
-        if (answer?.ok === true && typeof answer.result?.path === "string") paths.set(answer.result.path, frame);
-        else silent.push(frame);
-      }),
-  );
+  // Each frame's path, asked of all at once; a frame that does not say is one whose page failed to
+  // load, is still loading, or is busy.
+  const { paths, silent } = await framePaths(chrome, ports, tab);
   const pathOfFrame = new Map([...paths].map(([path, frame]) => [frame.frameId, path]));
   const parentOf = (path) => {
     const cut = path.lastIndexOf(".");

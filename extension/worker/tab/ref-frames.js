@@ -18,12 +18,17 @@
 //                                               parent first scrolls `point` (the frame's) into view
 //   toTop(chrome, ports, tab, frameId, at)   -> `at` with x and y moved into the top viewport, the
 //                                               frame's own kept as at.frameX, at.frameY
+//   framePaths(chrome, ports, tab)           -> {frames, paths: Map(path -> frame), silent: [frame]}:
+//                                               the tab's frames (webNavigation) and the path each
+//                                               child frame says it has (content/frames.js); those
+//                                               that did not say within PATH_MS are `silent`
 import { CommandError } from "../link/errors.js";
 import { mintedBy, remember } from "./ref-docs.js";
 import { deliver, tabInfo } from "./tabs.js";
 
-// How long a frame gets to say whether it gave out a ref, when the worker forgot.
+// How long a frame gets to say whether it gave out a ref, when the worker forgot, or its path.
 const OWNER_MS = 1500;
+export const PATH_MS = 1000;
 const REF = /^e[1-9]\d*$/;
 
 export function refsOf(message) {
@@ -138,4 +143,22 @@ export async function toTop(chrome, ports, tab, frameId, at) {
   if (!frameId || typeof at?.x !== "number" || typeof at?.y !== "number") return at;
   const off = await frameOffset(chrome, ports, tab, frameId, { x: at.x, y: at.y });
   return { ...at, x: at.x + off.x, y: at.y + off.y, frameX: at.x, frameY: at.y };
+}
+
+export async function framePaths(chrome, ports, tab) {
+  const frames = (await Promise.resolve(chrome.webNavigation?.getAllFrames?.({ tabId: tab.id })).catch(() => null)) ?? [];
+  const paths = new Map();
+  const silent = [];
+  await Promise.all(
+    frames
+      .filter((f) => f.frameId !== 0)
+      .map(async (frame) => {
+        const answer = frame.url.startsWith("chrome-error:")
+          ? null
+          : await within(ports.send(tab.id, { type: "frame_path" }, frame.frameId), PATH_MS).catch(() => null);
+        if (answer?.ok === true && typeof answer.result?.path === "string") paths.set(answer.result.path, frame);
+        else silent.push(frame);
+      }),
+  );
+  return { frames, paths, silent };
 }

@@ -5,7 +5,7 @@ import { CommandError } from "../link/errors.js";
 import { createInput } from "../tab/input.js";
 import { withFrames } from "../tab/frame-snapshot.js";
 import { forgetDoc, mintRefs, pageError, rememberDoc } from "../tab/ref-docs.js";
-import { deliverToRefs } from "../tab/ref-frames.js";
+import { deliverToRefs, framePaths } from "../tab/ref-frames.js";
 import { assertScriptable, deliver, tabInfo } from "../tab/tabs.js";
 import { actSummary, createPageAct } from "./page-act.js";
 
@@ -162,7 +162,15 @@ export function createPageTools({
       offset: intParam(params, "offset", { default: 0, min: 0, max: Number.MAX_SAFE_INTEGER }),
       limit: intParam(params, "limit", LIMIT),
     };
-    const { result, where } = await ask(params, message);
+    const { result, tab, where } = await ask(params, message);
+    // The ref named an iframe of another origin: its own frame reads its document.
+    if (typeof result?.frame === "string") {
+      const { paths } = await framePaths(chrome, ports, tab);
+      const frame = paths.get(result.frame);
+      if (!frame) throw new CommandError("stale_ref", "That frame shows no page tabpilot can read now. Take a new snapshot.", { tab: where });
+      const inner = await askFrame(tab, frame.frameId, { ...message, ref: null });
+      return { result: inner, result_type: "object", tab: where };
+    }
     return { result, result_type: "object", tab: where };
   }
 

@@ -10,7 +10,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from tabpilot.tools.fields import TAB_ID_DESCRIPTION, Params, Ref, TimeoutMs, result_of
+from tabpilot.tools.fields import TAB_ID_DESCRIPTION, Params, Ref, TimeoutMs, plural, result_of
 from tabpilot.tools.files import downloads_note
 from tabpilot.tools.script import dialogs_note
 from tabpilot.tools.tool import ClientFace, CliFace, GuardRule, Tool, describe, timeout_ms
@@ -148,6 +148,11 @@ def read_text(envelope: dict[str, Any], params: Any = None) -> str:
     offset = int(read.get("offset") or 0)
     total = read.get("total")
     end = offset + len(text)
+    # Frames of other origins hold text of their own, read by a read of the iframe's ref.
+    unread = read.get("unread_frames")
+    if isinstance(unread, int) and unread > 0:
+        frames = plural(unread, "frame")
+        text += f"\n[{frames} of other origins not read: browser_read its iframe's ref]"
     if read.get("more"):
         return f"{text}\n[chars {offset}-{end} of {total}; more: browser_read offset={end}]"
     if offset:
