@@ -15,7 +15,7 @@ async function summaryOf(command, params, result) {
   return entry?.summary;
 }
 
-const acted = (description) => ({ ok: true, result: { description, route: "dom", navigated: false, url: "", new_tabs: [] } });
+const acted = (description) => ({ ok: true, result: { description, route: "dom", navigated: false, url: "", opened: [] } });
 
 test("each page tool is recorded in words", async () => {
   const cases = [

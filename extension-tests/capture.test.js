@@ -14,6 +14,7 @@ import {
   stitchOffsets,
 } from "../extension/worker/tools/capture-image.js";
 import { createCaptureTools, screenshotParams } from "../extension/worker/tools/capture.js";
+import { MAX_IMAGE_PX, outputScale, viewClip } from "../extension/worker/tools/capture-params.js";
 
 // A clock that only moves when someone sleeps.
 function fakeClock() {
@@ -112,10 +113,28 @@ test("base64 goes both ways, and counts its bytes", () => {
 });
 
 test("the params default to JPEG at 50 and 1568 px, and refuse what does not go together", () => {
-  assert.deepEqual(screenshotParams({}), { format: "jpeg", mime: "image/jpeg", quality: 50, maxSize: 1568, ref: null, fullPage: false, timeoutMs: 30_000 });
+  assert.deepEqual(screenshotParams({}), { format: "jpeg", mime: "image/jpeg", quality: 50, maxSize: 1568, ref: null, fullPage: false, clip: null, zoom: 1, timeoutMs: 30_000 });
   assert.equal(screenshotParams({ format: "png" }).quality, null);
   assert.equal(screenshotParams({ max_size: 0 }).maxSize, 0);
-  for (const bad of [{ ref: "e1", full_page: true }, { format: "png", quality: 50 }, { format: "gif" }, { quality: 0 }, { max_size: -1 }]) {
+  const clip = { x: 0, y: 0, width: 10, height: 10 };
+  assert.deepEqual(screenshotParams({ clip, scale: 4 }).clip, clip);
+  assert.equal(screenshotParams({ clip, scale: 4 }).zoom, 4);
+  for (const bad of [
+    { ref: "e1", full_page: true },
+    { format: "png", quality: 50 },
+    { format: "gif" },
+    { quality: 0 },
+    { max_size: -1 },
+    { clip, ref: "e1" },
+    { clip, full_page: true },
+    { clip: { ...clip, width: 0 } },
+    { clip: { ...clip, height: -5 } },
+    { clip: { x: 0, y: 0, width: 10 } },
+    { clip: [0, 0, 10, 10] },
+    { scale: 0.5 },
+    { scale: 9 },
+    { scale: "2" },
+  ]) {
     assert.throws(() => screenshotParams(bad), (err) => err.code === "invalid_request", JSON.stringify(bad));
   }
 });
@@ -195,4 +214,128 @@ test("a whole page in a person's Chrome goes through the debugger only while its
   assert.equal(answer.result.route, "debugger");
   assert.equal(answer.result.captured, "the full page");
   assert.deepEqual(log, [["Page.captureScreenshot", 1, "png"]]);
+});
+
+// ---- The zoom: a clip of the viewport and a scale, and the caps at MAX_IMAGE_PX.
+
+test("a clip inside the viewport is its own region; one past an edge is cut to it; one outside is refused", () => {
+  assert.deepEqual(viewClip({ x: 10, y: 20, width: 30, height: 40 }, 800, 600), {
+    region: { x: 10, y: 20, width: 30, height: 40 },
+    cut: false,
+  });
+  assert.deepEqual(viewClip({ x: 780, y: -10, width: 50, height: 40 }, 800, 600), {
+    region: { x: 780, y: 0, width: 20, height: 30 },
+    cut: true,
+  });
+  for (const clip of [
+    { x: 800, y: 0, width: 10, height: 10 },
+    { x: 0, y: -20, width: 10, height: 20 },
+    { x: -50, y: 10, width: 40, height: 10 },
+  ]) {
+    assert.throws(
+      () => viewClip(clip, 800, 600),
+      (err) => err.code === "clip_outside_viewport" && err.data.width === 800 && err.data.height === 600,
+    );
+  }
+});
+
+test("the output scale is the zoom, brought down to max_size and always to the texture limit", () => {
+  assert.equal(outputScale(100, 50, 4, 0), 4);
+  assert.equal(outputScale(400, 100, 4, 800), 2);
+  assert.equal(outputScale(400, 100, 1, 1568), 1);
+  assert.equal(outputScale(120, 20_000, 1, 0), MAX_IMAGE_PX / 20_000);
+  assert.equal(outputScale(5000, 100, 8, 0), MAX_IMAGE_PX / 5000);
+});
+
+// The browser() above, with the page's measures and a canvas a node process can stand in for.
+function zoomBrowser({ managed = true, page = {}, rect = null } = {}) {
+  const measures = { vw: 800, vh: 600, dpr: 1, sx: 0, sy: 300, width: 800, height: 600, ...page };
+  const log = [];
+  const tab = { id: 1, windowId: 9, url: "http://127.0.0.1/a", title: "A", active: true };
+  const chrome = {
+    tabs: {
+      get: async () => tab,
+      captureVisibleTab: async () => `data:image/png;base64,${PNG_2x1}`,
+    },
+    scripting: {
+      executeScript: async ({ args: [job] }) => [
+        { result: job.op === "element" ? { ...measures, rect, what: 'button "long"' } : measures },
+      ],
+    },
+  };
+  const debug = {
+    reload: async () => {},
+    isManaged: () => managed,
+    allowed: () => managed,
+    send: async (tabId, method, params) => {
+      log.push(params);
+      return { data: PNG_2x1 };
+    },
+  };
+  const images = {
+    Blob: class {},
+    createImageBitmap: async (source, x, y, width, height) => {
+      log.push(["bitmap", x, y, width, height]);
+      return { width: width ?? 1600, height: height ?? 1200, close() {} };
+    },
+    OffscreenCanvas: class {
+      constructor(width, height) {
+        Object.assign(this, { width, height });
+        log.push(["canvas", width, height]);
+      }
+      getContext() {
+        return { drawImage: () => {} };
+      }
+      async convertToBlob() {
+        return { arrayBuffer: async () => new ArrayBuffer(8) };
+      }
+    },
+  };
+  const { handlers } = createCaptureTools({
+    chrome,
+    tabs: { resolve: async () => tab },
+    debug,
+    timers: { setTimeout: (fn) => setTimeout(fn, 0) },
+    withTimeout: (promise) => promise,
+    images,
+  });
+  return { shoot: handlers.browser_take_screenshot, log };
+}
+
+test("the debugger's route draws a clip at the zoom, where the page is scrolled to", async () => {
+  const { shoot, log } = zoomBrowser();
+  const answer = await shoot({ clip: { x: 10, y: 20, width: 30, height: 40 }, scale: 2 });
+  assert.deepEqual(log, [{ format: "jpeg", quality: 50, clip: { x: 10, y: 320, width: 30, height: 40, scale: 2 } }]);
+  assert.equal(answer.result.captured, "the viewport region x=10 y=20 30x40");
+  assert.deepEqual(answer.result.clip, { x: 10, y: 20, width: 30, height: 40 });
+  assert.equal(answer.result.scale, 2);
+});
+
+test("captureVisibleTab's route cuts the clip out of the image at the device-pixel ratio, then enlarges it", async () => {
+  const { shoot, log } = zoomBrowser({ managed: false, page: { dpr: 2 } });
+  const answer = await shoot({ clip: { x: 10, y: 20, width: 30, height: 40 }, scale: 3, format: "png" });
+  assert.deepEqual(log.slice(1), [["canvas", 180, 240], ["bitmap", 20, 40, 60, 80]]);
+  assert.equal(answer.result.route, "capture_visible_tab");
+  assert.deepEqual([answer.result.width, answer.result.height, answer.result.scale], [180, 240, 3]);
+  assert.equal(answer.result.note, undefined);
+});
+
+test("an element taller than the cap at full size is captured to the cap, with a note, not as a canvas past it", async () => {
+  const rect = { x: 0, y: 0, width: 120, height: 20_000 };
+  const { shoot, log } = zoomBrowser({ page: { sy: 0 }, rect });
+  const answer = await shoot({ ref: "e1", max_size: 0, format: "png" });
+  const parts = log.filter((entry) => entry.clip).map((entry) => entry.clip);
+  assert.equal(parts.at(-1).y + parts.at(-1).height, MAX_IMAGE_PX);
+  assert.deepEqual(log.find((entry) => entry[0] === "canvas"), ["canvas", 120, MAX_IMAGE_PX]);
+  assert.equal(answer.result.captured, 'element e1 (button "long"), the top 16384 px');
+  assert.match(answer.result.note, /^The element is 20000 px tall; only its top 16384 px were captured\./);
+});
+
+test("a page wider than the cap says it was cut in width; one past both sides names both", async () => {
+  const wide = await zoomBrowser({ page: { width: 20_000, height: 300 } }).shoot({ full_page: true });
+  assert.equal(wide.result.captured, "the left 16384 px of the page");
+  assert.match(wide.result.note, /^The page is 20000 px wide; only its left 16384 px were captured\./);
+  const both = await zoomBrowser({ page: { width: 20_000, height: 30_000 } }).shoot({ full_page: true });
+  assert.equal(both.result.captured, "the top-left 16384x16384 px of the page");
+  assert.match(both.result.note, /^The page is 20000x30000 px; only its top-left 16384x16384 px were captured\./);
 });

@@ -109,6 +109,9 @@ for (const url of ["chrome://settings/", "chrome-extension://abc/popup.html", "a
     assert.equal(result.error.code, "tab_not_scriptable");
     if (url) assert.ok(result.error.message.includes(url));
     assert.match(result.error.message, /tab_id/);
+    // What it advises, the tools can do: browser_navigate opens http and https, not file:.
+    assert.match(result.error.message, /Open an http or https page in it with browser_navigate/);
+    assert.doesNotMatch(result.error.message, /file/);
     assert.equal(chrome.calls.delivered.length, 0);
   });
 }

@@ -72,6 +72,7 @@ test("the popup records every command but ping, and words all but two", () => {
     "browser_close",
     "browser_console_messages",
     "browser_downloads",
+    "browser_emulate",
     "browser_fill_form",
     "browser_mouse",
     "browser_navigate",

@@ -88,7 +88,7 @@ test("the DOM route answers what was done, and that nothing else happened", asyn
   const { run, sent } = setup({ onSend: () => ({ ok: true, result: { description: 'Clicked button "Buy" (e2)' }, url: PAGE.url, title: "Cart" }) });
   const answer = await run("browser_act", { kind: "click", ref: "e2", text: null, submit: false, trusted: null });
   assert.equal(answer.ok, true, JSON.stringify(answer));
-  assert.deepEqual(answer.result, { description: 'Clicked button "Buy" (e2)', route: "dom", navigated: false, url: PAGE.url, new_tabs: [] });
+  assert.deepEqual(answer.result, { description: 'Clicked button "Buy" (e2)', route: "dom", navigated: false, url: PAGE.url, opened: [] });
   assert.deepEqual(sent(), [{ type: "act", kind: "click", ref: "e2", text: null, key: null, direction: null, amount: null, submit: false, values: null }]);
 });
 
@@ -115,7 +115,7 @@ test("a link to a new tab opens it from the worker, beside its opener, as the AI
   const { run, calls, chrome } = setup({ onSend: () => ({ ok: true, result: { description: "Clicked it", open: "https://shop.example/report" } }) });
   const answer = await run("browser_act", { kind: "click", ref: "e2" });
   assert.deepEqual(calls.created, [{ url: "https://shop.example/report", openerTabId: 7, windowId: 1, index: 1, active: true }]);
-  assert.deepEqual(answer.result.new_tabs, [{ id: 100, url: "https://shop.example/report", title: "" }]);
+  assert.deepEqual(answer.result.opened, [{ id: 100, url: "https://shop.example/report", title: "" }]);
   await until(() => chrome.sessionStore.aiTabs?.includes(100), "the tab remembered");
   await until(() => calls.groups.some((g) => g.title === "tabpilot"), "the tab grouped");
   assert.deepEqual(calls.groups[0], { tabIds: [100], createProperties: { windowId: 1 } });

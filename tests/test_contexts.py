@@ -221,7 +221,12 @@ async def _close_rules(daemon: Daemon) -> None:
     [
         ({"name": "chrome"}, 409, "context_exists", "exists already"),
         ({"name": "no spaces"}, 400, "invalid_request", "Invalid context name"),
-        ({"name": "x", "storage_state": "never-saved"}, 404, "not_found", "never-saved"),
+        (
+            {"name": "x", "storage_state": "never-saved"},
+            404,
+            "storage_state_not_found",
+            "never-saved",
+        ),
         ({"name": "x", "storage_state": {"cookies": [{}]}}, 400, "invalid_request", "cookies"),
         (
             {"name": "x", "proxy": {"server": "socks5://p.test:1080", "username": "u"}},

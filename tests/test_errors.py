@@ -22,6 +22,7 @@ from tabpilot.errors import (
 
 TABLE = {
     "invalid_request": 400,
+    "unknown_device": 400,
     "unauthorized": 401,
     "forbidden_host": 403,
     "forbidden_origin": 403,
@@ -47,6 +48,7 @@ TABLE = {
     "confirm_token_used": 410,
     "script_too_large": 413,
     "point_outside_viewport": 422,
+    "clip_outside_viewport": 422,
     "queue_full": 429,
     "internal_error": 500,
     "extension_error": 502,
@@ -66,6 +68,7 @@ TABLE = {
     "function_not_found": 404,
     "too_many_functions": 409,
     "context_not_found": 404,
+    "storage_state_not_found": 404,
     "context_exists": 409,
     "context_limit": 409,
     "context_not_closable": 409,

@@ -18,7 +18,7 @@ from tabpilot.config import DEFAULT_PORT
 from tabpilot.protocol import MAX_RESULT_CHARS, PROTOCOL_VERSION
 from tabpilot.tools.fields import MAX_TIMEOUT_MS
 from tabpilot.tools.logs import RequestType
-from tabpilot.tools.screenshot import MAX_SIZE
+from tabpilot.tools.screenshot import MAX_SIZE, MAX_ZOOM
 from tabpilot.tools.wait import MAX_TIME_MS, NETWORK_IDLE_MS
 
 EXTENSION = Path(__file__).resolve().parents[1] / "extension"
@@ -29,7 +29,8 @@ PAIRS = [
     ("worker/main.js", "DEFAULT_PORT", DEFAULT_PORT),
     ("page/inject.js", "MAX_RESULT_CHARS", MAX_RESULT_CHARS),
     ("worker/tab/script-routes.js", "MAX_RESULT_CHARS", MAX_RESULT_CHARS),
-    ("worker/tools/capture.js", "MAX_SIZE", MAX_SIZE),
+    ("worker/tools/capture-params.js", "MAX_SIZE", MAX_SIZE),
+    ("worker/tools/capture-params.js", "MAX_ZOOM", MAX_ZOOM),
     ("worker/tools/wait.js", "MAX_TIME_MS", MAX_TIME_MS),
     ("worker/tools/wait.js", "MAX_WAIT_MS", MAX_TIMEOUT_MS),
     ("worker/tools/wait-network.js", "IDLE_MS", NETWORK_IDLE_MS),

@@ -111,7 +111,7 @@ def test_the_text_has_a_line_per_field_then_the_submit_and_what_followed() -> No
         "route": "dom",
         "navigated": True,
         "url": "https://a.test/done",
-        "new_tabs": [],
+        "opened": [],
     }
     assert fill_text(envelope(result)).split("\n") == [
         "Filled 6 of 6 fields",
@@ -140,7 +140,7 @@ def test_the_text_names_each_failure_and_why_the_submit_was_not_clicked() -> Non
         "submit": {"ref": "e9", "clicked": False, "reason": "2 of 3 fields failed"},
         "navigated": False,
         "url": "https://a.test/",
-        "new_tabs": [],
+        "opened": [],
     }
     assert fill_text(envelope(result)).split("\n") == [
         "Filled 1 of 3 fields; 2 failed: e7, e8",
@@ -161,7 +161,7 @@ def test_the_text_says_when_the_submit_itself_failed_and_the_dialogs() -> None:
         },
         "navigated": False,
         "url": "https://a.test/",
-        "new_tabs": [{"id": 4, "url": "https://a.test/new"}],
+        "opened": [{"id": 4, "url": "https://a.test/new"}],
     }
     text = fill_text(envelope(result)).split("\n")
     assert text[0] == "Filled 1 of 1 field"

@@ -112,6 +112,22 @@ def test_the_text_says_when_a_tall_page_was_capped() -> None:
     )
 
 
+def test_the_text_says_what_region_a_zoom_shows_and_at_what_scale() -> None:
+    shot = {
+        **SHOT,
+        "mime_type": "image/png",
+        "width": 120,
+        "height": 80,
+        "scale": 2,
+        "captured": "the viewport region x=320 y=80 60x40",
+        "clip": {"x": 320, "y": 80, "width": 60, "height": 40},
+    }
+    assert screenshot_text({"success": True, "result": shot}) == (
+        "Screenshot of the viewport region x=320 y=80 60x40: 120x80 PNG, 72 bytes, scale 2 "
+        "(debugger)"
+    )
+
+
 def test_the_cli_writes_the_image_to_a_file_or_stdout(
     tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:

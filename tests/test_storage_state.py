@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tabpilot.errors import InvalidRequest, NotFound
+from tabpilot.errors import InvalidRequest, StorageStateNotFound
 from tabpilot.tools.storage_state import (
     MAX_EXPIRES,
     Cookie,
@@ -260,8 +260,11 @@ def test_overwrite_replaces_and_tightens_a_loose_directory(tmp_path: Path) -> No
 
 
 def test_read_missing(tmp_path: Path) -> None:
-    with pytest.raises(NotFound, match=r"No storage state named 'nope'.*Save one first"):
+    with pytest.raises(StorageStateNotFound) as missing:
         read_storage_state(tmp_path, "nope")
+    assert missing.value.code == "storage_state_not_found" and missing.value.status == 404
+    assert str(tmp_path / "storage" / "nope.json") in str(missing.value)
+    assert "Save one first with browser_context_save_storage" in str(missing.value)
 
 
 def test_read_refuses_a_symlink(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from tabpilot.http.calls import METHODS
 from tabpilot.mcp.schema import input_schema
 from tabpilot.mcp.server import VALUE_TOOLS, mcp_description
 from tabpilot.tools import CAPS, TOOLS
+from tabpilot.tools.emulate import settings_sent
 from tabpilot.tools.page import ACT_KINDS
 from tabpilot.tools.screenshot import image_bytes
 from tests.mcp_support import TRANSPORTS, open_mcp
@@ -57,7 +58,7 @@ RESULTS: dict[str, Any] = {
         "route": "dom",
         "navigated": True,
         "url": "http://localhost/next",
-        "new_tabs": [NEW_TAB],
+        "opened": [NEW_TAB],
     },
     "browser_read": {"text": "World", "offset": 5, "total": 20, "more": True},
     "browser_wait_for": {
@@ -87,9 +88,17 @@ RESULTS: dict[str, Any] = {
         "route": "dom",
         "navigated": True,
         "url": "http://localhost/next",
-        "new_tabs": [],
+        "opened": [],
     },
     "browser_close": {"closed_tabs": [12, 13]},
+    "browser_emulate": {
+        "route": "debugger",
+        "in_force": {
+            **{"device": "Pixel 7", "width": 412, "height": 839, "device_scale_factor": 2.625},
+            **{"mobile": True, "touch": True, "timezone": "Asia/Tokyo"},
+        },
+        "notes": ["Touch events appear or go from the tab's next load: reload it to see them."],
+    },
     "browser_tabs": [{**TAB, "active": True, "window_id": 1}],
     "browser_take_screenshot": {
         "mime_type": "image/png",
@@ -138,6 +147,17 @@ async def extension(command: Command) -> Reply:
     return reply
 
 
+#: The tools whose handler sends the extension more than the model's params: browser_emulate
+#: spells a device out into its metrics.
+SENT_AS = {"browser_emulate": settings_sent}
+
+
+def sent_params(name: str, params: dict[str, Any]) -> dict[str, Any]:
+    """What the extension is sent for a call of `name` with `params`."""
+    parsed = TOOLS[name].params.parse(params)
+    return SENT_AS[name](parsed) if name in SENT_AS else parsed.model_dump()
+
+
 @dataclass(frozen=True)
 class Case:
     """One call of a tool on every face: its params, the text a model reads, the CLI's argv."""
@@ -160,10 +180,10 @@ CASES: dict[str, Case] = {
         ("snapshot", "--interactive-only", "--max-chars", "5000"),
     ),
     "browser_act": Case(
-        {"kind": "select", "ref": "e7", "values": ["Blue", "Red"], "trusted": True},
+        {"kind": "select", "ref": "e7", "values": ["Blue", "Red"], "trusted": True, "follow": True},
         'Clicked button "Go" (e1); the page navigated to http://localhost/next; '
-        "opened tab 12 (http://localhost/popup)",
-        ("act", "select", "e7", "--value", "Blue", "--value", "Red", "--trusted"),
+        'opened tab 12: "Popup"',
+        ("act", "select", "e7", "--value", "Blue", "--value", "Red", "--trusted", "--follow"),
     ),
     "browser_read": Case(
         {"offset": 5, "limit": 5},
@@ -187,6 +207,13 @@ CASES: dict[str, Case] = {
         ("fill", "--field", "e3=Ada", "--field", "e5=true", "--submit", "e9"),
     ),
     "browser_close": Case({}, "Closed 2 tabs.", ("close",)),
+    "browser_emulate": Case(
+        {"device": "Pixel 7", "timezone": "Asia/Tokyo"},
+        "Tab 7 emulates Pixel 7; viewport 412x839; scale 2.625; mobile; touch; timezone "
+        "Asia/Tokyo (through the debugger).\nTouch events appear or go from the tab's next load: "
+        "reload it to see them.",
+        ("emulate", "--device", "Pixel 7", "--timezone", "Asia/Tokyo"),
+    ),
     "browser_downloads": Case(
         {"limit": 5},
         '1 download, newest first:\n- "r.csv" (22 bytes) complete at /d/r.csv from http://localhost',
@@ -201,9 +228,9 @@ CASES: dict[str, Case] = {
         {"action": "list"}, "7 (active): Test page http://localhost/test", ("tabs",)
     ),
     "browser_take_screenshot": Case(
-        {"ref": "e2", "format": "png", "max_size": 800},
+        {"clip": {"x": 1, "y": 2, "width": 30, "height": 40.5}, "scale": 2.5, "format": "png"},
         "Screenshot of element e2 (img): 2x1 PNG, 72 bytes, scale 0.5 (debugger)",
-        ("screenshot", "--ref", "e2", "--format", "png", "--max-size", "800"),
+        ("screenshot", "--clip", "1,2,30,40.5", "--scale", "2.5", "--format", "png"),
     ),
     "browser_console_messages": Case(
         {"level": "error", "since": 2},
@@ -271,7 +298,7 @@ async def test_http_socket_and_client_answer_one_envelope(daemon: Daemon, name: 
     # A route where the extension sends one (act: dom or debugger), and none elsewhere.
     assert envelope.get("route") == ("dom" if name == "browser_act" else None)
     # One command each time, named as the tool, with the model's params.
-    sent = tool.params.parse(case.params).model_dump()
+    sent = sent_params(name, case.params)
     assert [(c.command, c.params) for c in fake.commands] == [(name, sent)] * 4
 
 
@@ -328,7 +355,7 @@ async def test_the_cli_prints_the_text_and_with_json_the_envelope(
         assert await asyncio.to_thread(cli.main, [*argv, "--json"]) == 0
         printed = capsys.readouterr().out
     tool = TOOLS[name]
-    sent = tool.params.parse(CASES[name].params).model_dump()
+    sent = sent_params(name, CASES[name].params)
     assert [(c.command, c.params) for c in fake.commands] == [(name, sent)] * 2
     if tool.cli.hand_written:  # written by hand, with output of their own
         return
@@ -364,6 +391,17 @@ async def test_the_cli_prints_the_text_and_with_json_the_envelope(
         ("browser_take_screenshot", {"format": "png", "quality": 50}, "`quality` is for jpeg"),
         ("browser_take_screenshot", {"format": "gif"}, "'jpeg' or 'png'"),
         ("browser_take_screenshot", {"quality": 0}, "`quality`"),
+        (
+            "browser_take_screenshot",
+            {"clip": {"x": 0, "y": 0, "width": 9, "height": 9}, "full_page": True},
+            "does not go with `full_page`",
+        ),
+        (
+            "browser_take_screenshot",
+            {"clip": {"x": 0, "y": 0, "width": 0, "height": 9}},
+            "greater than 0",
+        ),
+        ("browser_take_screenshot", {"scale": 9}, "`scale`"),
         ("eval_define_function", {"name": "1st", "source": "x => x"}, "identifier-like"),
         ("eval_define_function", {"name": "f", "source": ""}, "`source`: String should have"),
         ("eval_define_function", {"name": "f" * 65, "source": "x => x"}, "at most 64"),

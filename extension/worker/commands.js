@@ -8,6 +8,7 @@
 import { CommandError, errorPayload } from "./link/errors.js";
 import { createTabMachinery } from "./tab/machinery.js";
 import { createCaptureTools } from "./tools/capture.js";
+import { createEmulateTools } from "./tools/emulate.js";
 import { createFilesTools } from "./tools/files.js";
 import { createFormTools } from "./tools/form.js";
 import { createFunctionsTools } from "./tools/functions.js";
@@ -30,6 +31,7 @@ const FAMILIES = {
   functions: createFunctionsTools,
   storage: createStorageTools,
   wait: createWaitTools,
+  emulate: createEmulateTools,
   mouse: createMouseTools,
   files: createFilesTools,
   form: createFormTools,

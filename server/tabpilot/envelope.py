@@ -56,6 +56,10 @@ class SuccessEnvelope(BaseModel):
         description="Scripts only, when the script started downloads: each one's name, origin, "
         "state, size and path (docs/files.md).",
     )
+    opened: list[dict[str, Any]] | None = Field(
+        default=None,
+        description="Scripts only, when the script opened tabs: each one's id, url and title.",
+    )
 
 
 class ErrorBody(BaseModel):
@@ -97,6 +101,7 @@ def success_body(
     route: str | None = None,
     dialogs: list[dict[str, Any]] | None = None,
     downloads: list[dict[str, Any]] | None = None,
+    opened: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The success envelope as a plain dict; ``route`` and ``dialogs`` only for a script, and
     ``downloads`` only for a script that started some."""
@@ -113,6 +118,8 @@ def success_body(
         body["dialogs"] = dialogs or []
     if downloads:
         body["downloads"] = downloads
+    if opened:
+        body["opened"] = opened
     return body
 
 
@@ -132,6 +139,7 @@ def answer_body(request_id: str, answer: ResultFrame, started: float) -> dict[st
         route=answer.route,
         dialogs=dialog_dicts(answer.dialogs),
         downloads=answer.downloads,
+        opened=answer.opened,
     )
     # A preview of the large-output guard (tabpilot.guard) adds its fields.
     body.update(getattr(answer, "guard", None) or {})

@@ -156,6 +156,8 @@ class ResultFrame(_Frame):
     dialogs: list[DialogRecord] | None = None
     #: Scripts only: the downloads the script started (worker/tab/downloads.js), where it did.
     downloads: list[dict[str, Any]] | None = None
+    #: Scripts only: the tabs the script opened (worker/tab/opened-tabs.js), where it did.
+    opened: list[dict[str, Any]] | None = None
 
     @model_validator(mode="after")
     def _error_when_not_ok(self) -> ResultFrame:

@@ -22,6 +22,7 @@ from tests.e2e.harness import Daemon, connected_browser, serving, spawn_daemon, 
 from tests.e2e.hostile_pages import HOSTILE_PAGES
 from tests.e2e.log_pages import LOG_PAGES
 from tests.e2e.shot_pages import SHOT_PAGES
+from tests.e2e.tabs_pages import TABS_PAGES
 from tests.e2e.tool_pages import TOOL_PAGES
 
 PAGES: dict[str, tuple[dict[str, str], str]] = {
@@ -35,6 +36,12 @@ PAGES: dict[str, tuple[dict[str, str], str]] = {
         "<!doctype html><title>strict csp</title><p>strict</p>",
     ),
     "/other.html": ({}, "<!doctype html><title>other tab</title><p>other</p>"),
+    # A page made for phones as well (test_emulate.py): its layout viewport is the device's width.
+    "/mobile.html": (
+        {},
+        '<!doctype html><meta name="viewport" content="width=device-width, initial-scale=1">'
+        "<title>mobile page</title><p>mobile</p>",
+    ),
     # Strict pages of the kinds real sites send (tests/e2e/test_strict_pages.py).
     "/nonce.html": (
         {
@@ -135,6 +142,7 @@ PAGES.update(EDITOR_PAGES)
 PAGES.update(DRAG_PAGES)
 PAGES.update(FORM_PAGES)
 PAGES.update(FRAME_PAGES)
+PAGES.update(TABS_PAGES)
 
 #: A page's headers may hold this pseudo-header: the HTTP status to answer with (200 otherwise).
 STATUS = ":status"
@@ -179,6 +187,13 @@ def other_pages() -> Iterator[int]:
     under the name localhost)."""
     with serving(_PageHandler) as port:
         yield port
+
+
+@pytest.fixture(scope="session")
+def second_origin(pages: str) -> str:
+    """The test pages from another site: localhost, where `pages` is 127.0.0.1. Chromium gives
+    the two sites separate processes, as a payment frame or a sign-in popup has."""
+    return pages.replace("127.0.0.1", "localhost")
 
 
 @pytest.fixture(scope="session")

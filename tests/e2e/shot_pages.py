@@ -68,6 +68,20 @@ SHOT_PAGES: dict[str, tuple[dict[str, str], str]] = {
         f"width:{FRAMED[2]}px;height:{FRAMED[3]}px;background:rgb{FRAMED[4]};border:0;padding:0"
         '"></button>',
     ),
+    # An element taller than the cap, at the top of a page that holds nothing else.
+    "/shot/long.html": (
+        {},
+        f"<!doctype html><title>long</title>{_STYLE}"
+        '<button aria-label="long block" style="display:block;width:120px;height:20000px;'
+        'background:linear-gradient(#fff,#000);border:0;padding:0;margin:0"></button>',
+    ),
+    # Wider than the cap: 20,000 px, and one viewport tall.
+    "/shot/wide.html": (
+        {},
+        f"<!doctype html><title>wide</title>{_STYLE}"
+        '<div style="width:20000px;height:300px;'
+        'background:linear-gradient(90deg,#fff,#000)"></div>',
+    ),
     # Ten viewports tall and more, for the cap: 20,000 px.
     "/shot/huge.html": (
         {},

@@ -46,7 +46,7 @@ def test_a_form_is_filled_and_submitted(daemon: Daemon, pages: str, tab: int) ->
         "route": "dom",
         "navigated": False,
         "url": url,
-        "new_tabs": [],
+        "opened": [],
     }
     act(daemon, tab, kind="type", ref=email, text="ada@example.com")
     colour = found['combobox "Colour"']
@@ -325,7 +325,7 @@ def test_a_link_click_navigates_and_says_so(daemon: Daemon, pages: str, tab: int
         "route": "dom",
         "navigated": True,
         "url": f"{pages}/act/landed.html",
-        "new_tabs": [],
+        "opened": [],
     }
     # The new page is there when the answer comes: its DOM can be read at once.
     assert js(daemon, tab, "document.body.textContent") == "You arrived."
@@ -348,7 +348,7 @@ def test_a_link_to_a_new_tab_opens_one_and_says_so(daemon: Daemon, pages: str, t
     open_page(daemon, tab, f"{pages}/act/links.html")
     clicked = act(daemon, tab, kind="click", ref=ref(daemon, tab, 'button "Open report"'))
     assert clicked["navigated"] is False
-    [opened] = clicked["new_tabs"]
+    [opened] = clicked["opened"]
     assert opened["url"] == f"{pages}/act/opened.html"
     try:
         tabs = {t["id"]: t for t in ok(daemon, "browser_tabs", action="list")}
@@ -454,7 +454,7 @@ def test_a_link_to_a_new_tab_opens_one_where_the_popup_blocker_is_on(
     tab = ok(managed, "browser_tabs", action="new", url=f"{pages}/act/links.html")["id"]
     assert js(managed, tab, "window.open('/act/opened.html') === null") is True
     clicked = act(managed, tab, kind="click", ref=ref(managed, tab, 'button "Open report"'))
-    [opened] = clicked["new_tabs"]
+    [opened] = clicked["opened"]
     assert opened["url"] == f"{pages}/act/opened.html"
     urls = [t["url"] for t in ok(managed, "browser_tabs", action="list")]
     assert urls.count(opened["url"]) == 1

@@ -112,7 +112,7 @@ def test_a_link_that_opens_nothing_says_so_and_why(
                 "navigated": False,
                 "url": url,
             }
-            assert clicked["new_tabs"] == []
+            assert clicked["opened"] == []
             if name == "Run":
                 ran = js(daemon, tab, "document.getElementById('out').textContent")
                 assert ran == ("ran " if trusted else "")
@@ -140,7 +140,7 @@ def test_a_new_tab_link_to_a_data_url_says_that_no_tab_opened(
         f'Clicked link "Data tab" ({link}); no navigation: '
         "Chrome does not let a web page open a data: url as a page"
     )
-    assert clicked["new_tabs"] == []
+    assert clicked["opened"] == []
 
 
 def test_a_name_that_is_not_what_the_element_shows_is_answered_with_both(

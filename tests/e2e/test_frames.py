@@ -25,11 +25,6 @@ def tab(page: dict[str, Any]) -> int:
     return tab_id
 
 
-def cross(pages: str) -> str:
-    """The same server under another site's name: its frames live in another process."""
-    return pages.replace("127.0.0.1", "localhost")
-
-
 def snap(daemon: Daemon, tab: int, **params: Any) -> str:
     text: str = ok(daemon, "browser_snapshot", tab_id=tab, **params)["snapshot"]
     return text
@@ -50,8 +45,10 @@ def under(text: str, heading: str) -> dict[str, str]:
     return found
 
 
-def test_snapshot_shows_frames_with_refs_and_origin(daemon: Daemon, pages: str, tab: int) -> None:
-    other = cross(pages)
+def test_snapshot_shows_frames_with_refs_and_origin(
+    daemon: Daemon, pages: str, second_origin: str, tab: int
+) -> None:
+    other = second_origin
     open_page(daemon, tab, f"{pages}/frames/two.html?o={other}")
     text = snap(daemon, tab)
     assert '- iframe "Frame A" [ref=' in text
@@ -74,14 +71,14 @@ def frame_text(browser: Any, path: list[int], element_id: str) -> str:
 
 
 def test_act_clicks_and_types_in_the_frame_its_ref_came_from(
-    daemon: Daemon, browser: Any, pages: str, tab: int
+    daemon: Daemon, browser: Any, pages: str, second_origin: str, tab: int
 ) -> None:
-    open_page(daemon, tab, f"{pages}/frames/two.html?o={cross(pages)}")
+    open_page(daemon, tab, f"{pages}/frames/two.html?o={second_origin}")
     text = snap(daemon, tab)
     a, b = under(text, "Frame a"), under(text, "Frame b")
     clicked = ok(daemon, "browser_act", tab_id=tab, kind="click", ref=b['button "Hit"'])
     assert clicked["description"].startswith('Clicked button "Hit"'), clicked
-    assert clicked["url"] == f"{pages}/frames/two.html?o={cross(pages)}"
+    assert clicked["url"] == f"{pages}/frames/two.html?o={second_origin}"
     assert frame_text(browser, [1], "out") == "hit untrusted"
     assert frame_text(browser, [0], "out") == "idle"
     ok(
@@ -99,9 +96,9 @@ def test_act_clicks_and_types_in_the_frame_its_ref_came_from(
 
 
 def test_fill_form_read_execute_and_wait_for_in_a_frame(
-    daemon: Daemon, browser: Any, pages: str, tab: int
+    daemon: Daemon, browser: Any, pages: str, second_origin: str, tab: int
 ) -> None:
-    other = cross(pages)
+    other = second_origin
     open_page(daemon, tab, f"{pages}/frames/two.html?o={other}")
     b = under(snap(daemon, tab), "Frame b")
     filled = ok(
@@ -146,9 +143,9 @@ def test_fill_form_read_execute_and_wait_for_in_a_frame(
 
 
 def test_a_ref_never_acts_in_another_frame(
-    daemon: Daemon, browser: Any, pages: str, tab: int
+    daemon: Daemon, browser: Any, pages: str, second_origin: str, tab: int
 ) -> None:
-    other = cross(pages)
+    other = second_origin
     open_page(daemon, tab, f"{pages}/frames/two.html?o={other}")
     a = under(snap(daemon, tab), "Frame a")
     # Frame A goes elsewhere; frame B, with the same ids, stays: A's refs are stale, B untouched.
@@ -171,9 +168,9 @@ def test_a_ref_never_acts_in_another_frame(
 
 
 def test_nested_sandboxed_and_failing_frames(
-    daemon: Daemon, browser: Any, pages: str, other_pages: int, tab: int
+    daemon: Daemon, browser: Any, pages: str, second_origin: str, other_pages: int, tab: int
 ) -> None:
-    other = cross(pages)
+    other = second_origin
     open_page(daemon, tab, f"{pages}/frames/nested.html?o={other}")
     text = snap(daemon, tab)
     assert '- iframe "Middle" [ref=' in text and f"[origin={other}]:" in text
@@ -239,9 +236,9 @@ def all_blue(image: Any) -> bool:
 
 
 def test_element_screenshot_of_an_element_in_a_frame_below_the_fold(
-    daemon: Daemon, pages: str, tab: int
+    daemon: Daemon, pages: str, second_origin: str, tab: int
 ) -> None:
-    open_page(daemon, tab, f"{pages}/frames/tall.html?o={cross(pages)}")
+    open_page(daemon, tab, f"{pages}/frames/tall.html?o={second_origin}")
     hit = under(snap(daemon, tab), "Frame low")['button "Hit"']
     shot, image = shot_of(daemon, tab, hit)
     assert shot["route"] == "capture_visible_tab"
@@ -262,10 +259,10 @@ def managed_tab(managed: Daemon, pages: str) -> Iterator[int]:
 
 
 def test_the_managed_browser_acts_in_frames_with_trusted_input(
-    managed: Daemon, pages: str, managed_tab: int
+    managed: Daemon, pages: str, second_origin: str, managed_tab: int
 ) -> None:
     tab = managed_tab
-    other = cross(pages)
+    other = second_origin
     open_page(managed, tab, f"{pages}/frames/tall.html?o={other}")
     text = snap(managed, tab)
     assert f"[origin={other}]:" in text
@@ -319,9 +316,9 @@ def _stop_worker(browser: Any, daemon: Daemon) -> None:
 
 
 def test_after_a_worker_restart_a_frame_ref_finds_its_frame(
-    daemon: Daemon, browser: Any, pages: str, tab: int
+    daemon: Daemon, browser: Any, pages: str, second_origin: str, tab: int
 ) -> None:
-    open_page(daemon, tab, f"{pages}/frames/two.html?o={cross(pages)}")
+    open_page(daemon, tab, f"{pages}/frames/two.html?o={second_origin}")
     text = snap(daemon, tab)
     b = under(text, "Frame b")
     _stop_worker(browser, daemon)
@@ -331,9 +328,9 @@ def test_after_a_worker_restart_a_frame_ref_finds_its_frame(
 
 
 def test_with_the_debugger_switch_a_persons_chrome_clicks_into_a_cross_site_frame(
-    daemon: Daemon, browser: Any, pages: str, tab: int
+    daemon: Daemon, browser: Any, pages: str, second_origin: str, tab: int
 ) -> None:
-    open_page(daemon, tab, f"{pages}/frames/two.html?o={cross(pages)}")
+    open_page(daemon, tab, f"{pages}/frames/two.html?o={second_origin}")
     b = under(snap(daemon, tab), "Frame b")
     set_popup_switch(browser, "debugger-toggle", True)
     try:

@@ -48,7 +48,7 @@ def test_browser_close_closes_the_tabs_the_ai_opened_and_no_other(
         kind="click",
         ref=ref(daemon, tab, 'button "Open report"'),
     )
-    [by_click] = [t["id"] for t in clicked["new_tabs"]]
+    [by_click] = [t["id"] for t in clicked["opened"]]
     wait_for(lambda: by_click in tabpilot_group(browser), 10, "the clicked tab in the group")
     closed = ok(daemon, "browser_close")
     assert sorted(closed["closed_tabs"]) == sorted([opened, by_click])

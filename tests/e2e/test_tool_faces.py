@@ -161,7 +161,7 @@ def test_a_form_filled_through_each_face(
             assert typed == f'Typed 10 characters into textbox "Name" ({name})'
         else:
             assert typed["description"] == f'Typed 10 characters into textbox "Name" ({name})'
-            assert (typed["route"], typed["navigated"], typed["new_tabs"]) == ("dom", False, [])
+            assert (typed["route"], typed["navigated"], typed["opened"]) == ("dom", False, [])
 
         # Two more fields in one call, read back from the page.
         email = re.search(r'textbox "Email" \[ref=(e\d+)\]', snapshot)
@@ -183,7 +183,7 @@ def test_a_form_filled_through_each_face(
                 (email[1], True, f"{face}@example.com"),
                 (agree[1], True, True),
             ]
-            assert (filled["navigated"], filled["new_tabs"]) == (False, [])
+            assert (filled["navigated"], filled["opened"]) == (False, [])
 
         read = call("browser_read", {"tab_id": tab, "limit": 30})
         if mcp:

@@ -88,34 +88,9 @@ export async function readyToAct({ debug, dialogs, tabWatch }, tab) {
   return answered;
 }
 
-export function createActRunner({ chrome, tabs, ports, debug, dialogs, tabWatch, frames, aiTabs, downloads, withTimeout }) {
-  const openers = new Map(); // tab id -> Set of functions told of each tab it opens
+export function createActRunner(deps) {
+  const { chrome, tabs, ports, debug, dialogs, tabWatch, frames, openedTabs, downloads, withTimeout } = deps;
   const quiet = new Set(); // tabs whose last DOM action started nothing (see followUp)
-  // Registered in the worker's first turn, like every listener Chrome must wake the worker for.
-  chrome.tabs.onCreated?.addListener((created) => {
-    for (const told of openers.get(created.openerTabId) ?? []) told(created);
-  });
-
-  // The tabs `tabId` opens from now on; each is the AI's.
-  function watchOpened(tabId) {
-    const opened = [];
-    const told = (tab) => {
-      if (opened.some((t) => t.id === tab.id)) return;
-      opened.push(tab);
-      aiTabs.add(tab).catch((err) => console.warn("tabpilot: could not remember a tab the AI opened", err));
-    };
-    const set = openers.get(tabId) ?? new Set();
-    openers.set(tabId, set);
-    set.add(told);
-    return {
-      opened,
-      add: told,
-      stop() {
-        set.delete(told);
-        if (set.size === 0) openers.delete(tabId);
-      },
-    };
-  }
 
   // One action's way to the page: `job` is {tab, cancelled(), opened, where, frameId}; `where` keeps
   // the url and title the page last answered with; `frameId`, the frame the refs sent it to
@@ -165,6 +140,17 @@ export function createActRunner({ chrome, tabs, ports, debug, dialogs, tabWatch,
       await tracker.wait((st) => st.error !== null || st.closed || st.domReady, remaining());
   }
 
+  // follow: true: the last tab the action opened that is still open becomes the active tab of the
+  // focused window, which a call without tab_id goes to (tab-cache.js).
+  async function follow(answer) {
+    const target = answer.result.opened.findLast((t) => !t.closed);
+    if (!target) return;
+    const tab = await Promise.resolve(chrome.tabs.update(target.id, { active: true })).catch(() => null);
+    if (!tab) return;
+    await Promise.resolve(chrome.windows?.update?.(tab.windowId, { focused: true })).catch(() => {});
+    target.followed = true;
+  }
+
   const readyTab = (tab) => readyToAct({ debug, dialogs, tabWatch }, tab);
 
   // The action (`action.work(job)`, which answers the result's own fields) within timeoutMs. A page
@@ -207,15 +193,18 @@ export function createActRunner({ chrome, tabs, ports, debug, dialogs, tabWatch,
     const still = job.where && !(s.started || s.committed || s.sameDocument || s.closed) && opened.opened.length === 0;
     const now = still ? job.where : tabInfo(await chrome.tabs.get(tab.id).catch(() => tab));
     const navigated = s.committed || s.sameDocument || now.url !== tabInfo(tab).url;
-    const newTabs = await Promise.all(opened.opened.map((t) => chrome.tabs.get(t.id).then(tabInfo, () => tabInfo(t))));
+    // The tabs it opened, each once it has a title (or has closed: an OAuth popup closes itself).
+    const newTabs = await opened.settled(Math.max(0, left));
     // A link that went nowhere says why, rather than reading as a click that opened its page.
     let { description } = own;
     if (typeof description === "string") {
       if (job.link && !navigated && newTabs.length === 0) description += deadLink(job.link, job.route);
       if (job.unfocused) description += UNFOCUSED;
     }
-    const result = { ...own, description, route: job.route, navigated, url: now.url, new_tabs: newTabs };
+    const result = { ...own, description, route: job.route, navigated, url: now.url, opened: newTabs };
     if (description === undefined) delete result.description;
+    // The tab closed itself (a popup's window.close() once its form was sent): where it ended.
+    if (s.closed) Object.assign(result, { closed: true, url: s.url ?? now.url });
     if (answered.length > 0) result.dialogs = answered;
     if (started.length > 0) result.downloads = started;
     return { result, result_type: "object", tab: now };
@@ -240,7 +229,7 @@ export function createActRunner({ chrome, tabs, ports, debug, dialogs, tabWatch,
       tab,
       route,
       tracker: frames.follow(tab.id),
-      opened: watchOpened(tab.id),
+      opened: openedTabs.watch(tab.id),
       downloads: downloads.during(tab),
       where: null,
       link: null, // the url of the link a click followed, if any
@@ -261,7 +250,15 @@ export function createActRunner({ chrome, tabs, ports, debug, dialogs, tabWatch,
       if (job.link && deadLink(job.link, route)) {
         await settle(job.tracker, job.opened, timeoutMs - (Date.now() - started), false, DEAD_LINK_MS);
       }
-      return await answerOf(job, own, answered, timeoutMs - (Date.now() - started));
+      // A tab a page opened (a sign-in popup) may close itself once its new page has run: a
+      // moment more to see it do so, said in the answer.
+      const s = job.tracker.state;
+      if (s.committed && !s.closed && openedTabs.openerOf(tab) !== null) {
+        await job.tracker.wait((st) => st.closed, Math.min(QUIET_MS, timeoutMs - (Date.now() - started)));
+      }
+      const answer = await answerOf(job, own, answered, timeoutMs - (Date.now() - started));
+      if (params.follow === true) await follow(answer);
+      return answer;
     } finally {
       job.downloads.stop();
       dialogWatch.stop();

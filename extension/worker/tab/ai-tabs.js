@@ -1,6 +1,8 @@
 // The tabs the AI opened (browser_tabs "new", and tabs an action of browser_act opens): a close
 // without tab_id closes only such a tab, browser_close closes them all, and in a person's Chrome
-// they sit in a tab group titled "tabpilot", so that the person sees which tabs are the AI's.
+// they sit in a tab group titled "tabpilot", so that the person sees which tabs are the AI's. Chrome
+// keeps tab groups to normal windows: a tab in a popup window (window.open with "popup") stays
+// there, outside the group, and is the AI's all the same.
 
 export const AI_TABS_KEY = "aiTabs";
 export const GROUP_TITLE = "tabpilot";
@@ -27,12 +29,14 @@ export function createAiTabs({ chrome, debug }) {
     if (typeof chrome.tabs.group !== "function" || !chrome.tabGroups) return Promise.resolve();
     grouping = grouping.then(async () => {
       try {
+        const window = await Promise.resolve(chrome.windows?.get?.(tab.windowId)).catch(() => null);
+        if (window && window.type !== "normal") return;
         const [existing] = await chrome.tabGroups.query({ title: GROUP_TITLE, windowId: tab.windowId });
         const into = existing ? { groupId: existing.id } : { createProperties: { windowId: tab.windowId } };
         const groupId = await chrome.tabs.group({ tabIds: [tab.id], ...into });
         if (!existing) await chrome.tabGroups.update(groupId, { title: GROUP_TITLE, color: "blue" });
       } catch (err) {
-        // Best effort: a window that takes no groups (a popup window, say), or a tab closed meanwhile.
+        // Best effort: a tab closed meanwhile, say.
         console.warn("tabpilot: could not put a tab into the tabpilot group", err);
       }
     });

@@ -6,6 +6,7 @@
 //   debug     debugger.js: chrome.debugger, where it may be used.
 //   dialogs   dialogs.js: the JavaScript dialogs that block a tab.
 //   aiTabs    ai-tabs.js: the tabs the AI opened.
+//   openedTabs opened-tabs.js: which tab opened which; what an action opened.
 //   tabWatch  tab-watch.js: what happened to a tab while a command was in it.
 //   frames    frame-events.js: each tab's main-frame navigation events.
 //   downloads downloads.js: the downloads the AI's acts and scripts start.
@@ -15,6 +16,7 @@ import { createDebugger } from "./debugger.js";
 import { createDialogs } from "./dialogs.js";
 import { createDownloads } from "./downloads.js";
 import { createFrameEvents } from "./frame-events.js";
+import { createOpenedTabs } from "./opened-tabs.js";
 import { createTabCache } from "./tab-cache.js";
 import { createTabPorts } from "./tab-ports.js";
 import { createTabWatch } from "./tab-watch.js";
@@ -25,6 +27,7 @@ export function createTabMachinery({ chrome, timers, managed }) {
   const debug = createDebugger({ chrome, managed });
   const dialogs = createDialogs({ chrome, debug });
   const aiTabs = createAiTabs({ chrome, debug });
+  const openedTabs = createOpenedTabs({ chrome, timers, aiTabs });
   const tabWatch = createTabWatch({
     chrome,
     timers,
@@ -52,5 +55,5 @@ export function createTabMachinery({ chrome, timers, managed }) {
     });
   }
 
-  return { ports, tabs, debug, dialogs, aiTabs, tabWatch, frames, downloads, withTimeout };
+  return { ports, tabs, debug, dialogs, aiTabs, openedTabs, tabWatch, frames, downloads, withTimeout };
 }

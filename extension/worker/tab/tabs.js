@@ -37,7 +37,8 @@ function notScriptable(tab, why) {
   return new CommandError(
     "tab_not_scriptable",
     `Cannot run scripts in tab ${tab.id} (${url || "no url"})${why ? `: ${why}` : ""}. ` +
-      "Open a web page (http, https or file) in it, or pass tab_id of a tab that shows one.",
+      // browser_navigate and browser_tabs open http and https only: a file: page is the person's.
+      "Open an http or https page in it with browser_navigate, or pass tab_id of a tab that shows one.",
     { tab: tabInfo(tab) },
   );
 }

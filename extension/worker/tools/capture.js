@@ -1,5 +1,6 @@
-// browser_take_screenshot: the tab's viewport, one element (`ref`), or the whole page (`full_page`),
-// as JPEG or PNG scaled to at most `max_size` px on its long side.
+// browser_take_screenshot: the tab's viewport, a region of it (`clip`), one element (`ref`), or the
+// whole page (`full_page`), zoomed by `scale`, as JPEG or PNG scaled to at most `max_size` px on its
+// long side.
 //
 // Routes, by what each browser allows (docs in README "browser_take_screenshot"):
 // - "debugger": Page.captureScreenshot, with a clip for an element and captureBeyondViewport for the
@@ -14,10 +15,23 @@
 // - "stitch": the whole page in the person's Chrome without the debugger: scrolled a viewport at a
 //   time, fixed and sticky elements hidden after the first part, each part captured and drawn on
 //   one canvas. Bound by the two captures a second: about half a second a viewport.
-// A page taller than MAX_FULL_PAGE_PX CSS px is captured to that height, with a note. On the debugger
+// A page or an element wider or taller than MAX_FULL_PAGE_PX CSS px is captured to that size, with a
+// note naming each side cut; no image is larger than MAX_IMAGE_PX a side (outputScale). A `clip` of
+// the viewport and a `scale` (the zoom) take the debugger's route where it runs, drawn anew at the
+// zoom, and else are cut out of captureVisibleTab's image and enlarged on a canvas. On the debugger
 // route a region taller than PART_PX is captured a part at a time: Chromium answers a taller one
 // in parts, and under load a part past the first has come back showing the page's top.
 import { CommandError } from "../link/errors.js";
+import {
+  MAX_IMAGE_PX,
+  capped,
+  cappedPart,
+  clipCut,
+  outputScale,
+  regionName,
+  screenshotParams,
+  viewClip,
+} from "./capture-params.js";
 import { pageError } from "../tab/ref-docs.js";
 import { frameOfRefs, frameOffset } from "../tab/ref-frames.js";
 import { assertScriptable, tabInfo } from "../tab/tabs.js";
@@ -29,58 +43,17 @@ import {
   bytesToBase64,
   createCaptureQueue,
   cropRect,
-  fitScale,
   stitchOffsets,
 } from "./capture-image.js";
 
-// The long side of the image by default, as the daemon's model says (tools/screenshot.py MAX_SIZE;
-// tests/test_extension_constants.py compares them).
-export const MAX_SIZE = 1568;
-// JPEG quality when none is asked for. At 50 text stays legible to a model, and the image stays
-// smaller than PNG even on a flat, text-only page, where JPEG at 80 is not: the bench's product
-// page at 1280x720 is 61 KB at 50, 67 KB as PNG, 88 KB at 80. Photos and charts shrink further.
-export const JPEG_QUALITY = 50;
-// How much of a tall page a full-page capture covers, in CSS pixels. Chrome's own limit on a
-// texture is 16,384 device pixels a side; past it a capture comes back blank or fails.
-export const MAX_FULL_PAGE_PX = 16_384;
+export { screenshotParams };
+
+// How much of a tall page, or a tall element, a capture covers, in CSS pixels: the texture limit.
+export const MAX_FULL_PAGE_PX = MAX_IMAGE_PX;
 export const PART_PX = 4096;
-const DEFAULT_TIMEOUT_MS = 30_000;
-const MIME = { jpeg: "image/jpeg", png: "image/png" };
-
-function invalid(message) {
-  return new CommandError("invalid_request", message);
-}
-
-// The params, checked as the daemon's model checks them (server/tabpilot/tools/screenshot.py).
-export function screenshotParams(params) {
-  const format = params.format ?? "jpeg";
-  if (!Object.hasOwn(MIME, format)) throw invalid(`format must be "jpeg" or "png"; got ${JSON.stringify(format)}.`);
-  const quality = params.quality ?? null;
-  if (quality !== null && (!Number.isInteger(quality) || quality < 1 || quality > 100))
-    throw invalid(`quality must be an integer from 1 to 100; got ${JSON.stringify(quality)}.`);
-  if (quality !== null && format === "png") throw invalid("quality is for jpeg; png is lossless.");
-  const maxSize = params.max_size ?? MAX_SIZE;
-  if (!Number.isInteger(maxSize) || maxSize < 0)
-    throw invalid(`max_size must be a whole number of pixels, 0 for no scaling; got ${JSON.stringify(maxSize)}.`);
-  const ref = params.ref ?? null;
-  if (ref !== null && (typeof ref !== "string" || ref === ""))
-    throw invalid(`ref must be a ref from browser_snapshot such as "e12"; got ${JSON.stringify(ref)}.`);
-  const fullPage = params.full_page === true;
-  if (fullPage && ref !== null) throw invalid("full_page and ref do not go together; send one of them.");
-  const timeoutMs =
-    Number.isInteger(params.timeout_ms) && params.timeout_ms > 0 ? params.timeout_ms : DEFAULT_TIMEOUT_MS;
-  return {
-    format,
-    mime: MIME[format],
-    quality: format === "jpeg" ? (quality ?? JPEG_QUALITY) : null,
-    maxSize,
-    ref,
-    fullPage,
-    timeoutMs,
-  };
-}
 
 const round = (n) => Math.round(n * 10_000) / 10_000;
+const roundRect = (r) => ({ x: round(r.x), y: round(r.y), width: round(r.width), height: round(r.height) });
 
 // What the popup's Recent activity says of a screenshot.
 function screenshotSummary(params) {
@@ -125,6 +98,7 @@ export function createCaptureTools({ chrome, tabs, ports, debug, timers, withTim
       route: shot.route,
       bytes: base64Bytes(shot.data),
     };
+    if (shot.clip) result.clip = roundRect(shot.clip);
     if (shot.note) result.note = shot.note;
     return { result, result_type: "object", tab: tabInfo(tab) };
   }
@@ -204,7 +178,19 @@ export function createCaptureTools({ chrome, tabs, ports, debug, timers, withTim
   async function render(bitmap, src, scale, p) {
     const { canvas, ctx } = newCanvas(src.width * scale, src.height * scale);
     const { width, height } = canvas;
-    ctx.drawImage(bitmap, src.x, src.y, src.width, src.height, 0, 0, width, height);
+    const whole = src.x === 0 && src.y === 0 && src.width === bitmap.width && src.height === bitmap.height;
+    if (scale <= 1 || whole) {
+      ctx.drawImage(bitmap, src.x, src.y, src.width, src.height, 0, 0, width, height);
+      return { data: await encode(canvas, p), width, height };
+    }
+    // Enlarged from a part of the image, the smoothing would blend in pixels from beyond the part's
+    // edges: the part is cut out first, so that its edges keep their own colour.
+    const part = await images.createImageBitmap(bitmap, src.x, src.y, src.width, src.height);
+    try {
+      ctx.drawImage(part, 0, 0, width, height);
+    } finally {
+      part.close?.();
+    }
     return { data: await encode(canvas, p), width, height };
   }
 
@@ -218,7 +204,7 @@ export function createCaptureTools({ chrome, tabs, ports, debug, timers, withTim
   // An image as captured, scaled down to p.maxSize when it is larger.
   async function fitted(data, mime, p) {
     const size = base64ImageSize(data) ?? { width: 0, height: 0 };
-    const scale = fitScale(size.width, size.height, p.maxSize);
+    const scale = outputScale(size.width, size.height, 1, p.maxSize);
     if (scale === 1 && mime === p.mime) return { data, ...size, scale };
     const bitmap = await bitmapOf(data, mime);
     try {
@@ -228,14 +214,22 @@ export function createCaptureTools({ chrome, tabs, ports, debug, timers, withTim
     }
   }
 
+  // The region of the viewport a clip or a zoom shows: {region, cut, captured, clip?}.
+  function zoomRegion(tab, p, m) {
+    if (!p.clip) return { region: { x: 0, y: 0, width: m.vw, height: m.vh }, cut: false, captured: "the viewport" };
+    const { region, cut } = viewClip(p.clip, m.vw, m.vh, tabInfo(tab));
+    return { region, cut, captured: regionName(region), clip: region };
+  }
+
   // The viewport or an element, with chrome.tabs.captureVisibleTab.
   async function visible(tab, p) {
     return withActive(tab, async (current) => {
-      if (!p.ref) {
+      if (!p.ref && !p.clip && p.zoom === 1) {
         const options = p.quality === null ? { format: p.format } : { format: p.format, quality: p.quality };
         const shot = await fitted(dataOf(await captureVisible(current.windowId, options)), p.mime, p);
         return { ...shot, captured: "the viewport", route: "capture_visible_tab" };
       }
+      if (!p.ref) return visibleRegion(tab, p, current);
       const m = await inPage(tab, { op: "element", ref: p.ref });
       const bitmap = await bitmapOf(dataOf(await captureVisible(current.windowId, { format: "png" })), "image/png");
       try {
@@ -250,7 +244,7 @@ export function createCaptureTools({ chrome, tabs, ports, debug, timers, withTim
             },
           );
         }
-        const scale = fitScale(crop.width, crop.height, p.maxSize);
+        const scale = outputScale(crop.width, crop.height, p.zoom, p.maxSize);
         const shot = await render(bitmap, crop, scale, p);
         const whole =
           crop.width >= Math.floor(m.rect.width * m.dpr) && crop.height >= Math.floor(m.rect.height * m.dpr);
@@ -262,12 +256,40 @@ export function createCaptureTools({ chrome, tabs, ports, debug, timers, withTim
     });
   }
 
+  // A clip of the viewport, or the viewport zoomed: its device pixels in captureVisibleTab's image,
+  // cropped and enlarged on a canvas.
+  async function visibleRegion(tab, p, current) {
+    const m = await inPage(tab, { op: "measure" });
+    const { region, cut, captured, clip } = zoomRegion(tab, p, m);
+    const bitmap = await bitmapOf(dataOf(await captureVisible(current.windowId, { format: "png" })), "image/png");
+    try {
+      const crop = cropRect(region, m.dpr, bitmap.width, bitmap.height) ?? { x: 0, y: 0, width: 1, height: 1 };
+      const scale = outputScale(crop.width, crop.height, p.zoom, p.maxSize);
+      const shot = await render(bitmap, crop, scale, p);
+      return { ...shot, scale, captured, clip, route: "capture_visible_tab", note: cut ? clipCut(m) : null };
+    } finally {
+      bitmap.close?.();
+    }
+  }
+
   // The viewport, an element or the whole page with Page.captureScreenshot.
   async function viaDebugger(tab, p) {
     const format = { format: p.format, ...(p.quality === null ? {} : { quality: p.quality }) };
-    if (!p.ref && !p.fullPage) {
+    if (!p.ref && !p.fullPage && !p.clip && p.zoom === 1) {
       const answer = await debug.send(tab.id, "Page.captureScreenshot", format);
       return { ...(await fitted(answer.data, p.mime, p)), captured: "the viewport", route: "debugger" };
+    }
+    if (!p.ref && !p.fullPage) {
+      // The page is drawn anew at the zoom: an enlargement with the detail of a closer look.
+      const m = await inPage(tab, { op: "measure" });
+      const { region, cut, captured, clip } = zoomRegion(tab, p, m);
+      const scale = outputScale(region.width * m.dpr, region.height * m.dpr, p.zoom, p.maxSize);
+      const answer = await debug.send(tab.id, "Page.captureScreenshot", {
+        ...format,
+        clip: { ...region, x: region.x + m.sx, y: region.y + m.sy, scale },
+      });
+      const size = base64ImageSize(answer.data) ?? { width: 0, height: 0 };
+      return { data: answer.data, ...size, scale, captured, clip, route: "debugger", note: cut ? clipCut(m) : null };
     }
     // The whole page from its top: a sticky header sits where the scroll puts it.
     const m = await inPage(tab, p.ref ? { op: "element", ref: p.ref } : { op: "scroll", y: 0, hide: false });
@@ -281,23 +303,29 @@ export function createCaptureTools({ chrome, tabs, ports, debug, timers, withTim
   async function clipped(tab, p, m, format) {
     let clip;
     let note = null;
+    let captured;
     if (p.ref) {
-      clip = { x: m.rect.x + m.sx, y: m.rect.y + m.sy, width: m.rect.width, height: m.rect.height };
+      // An element past the texture limit is cut to it, as a page is: its top-left part.
+      const width = Math.min(m.rect.width, MAX_FULL_PAGE_PX);
+      const height = Math.min(m.rect.height, MAX_FULL_PAGE_PX);
+      clip = { x: m.rect.x + m.sx, y: m.rect.y + m.sy, width, height };
+      captured = `element ${p.ref} (${m.what})`;
+      if (width < m.rect.width || height < m.rect.height) {
+        note = capped("element", m.rect.width, m.rect.height);
+        captured += `, the ${cappedPart(m.rect.width, m.rect.height)}`;
+      }
     } else {
-      const width = Math.min(Math.max(m.width, m.vw), MAX_FULL_PAGE_PX);
-      clip = { x: 0, y: 0, width, height: Math.min(m.height, MAX_FULL_PAGE_PX) };
-      if (m.height > MAX_FULL_PAGE_PX) note = pageCapped(m.height);
+      const pageWidth = Math.max(m.width, m.vw);
+      clip = { x: 0, y: 0, width: Math.min(pageWidth, MAX_FULL_PAGE_PX), height: Math.min(m.height, MAX_FULL_PAGE_PX) };
+      const cut = pageWidth > MAX_FULL_PAGE_PX || m.height > MAX_FULL_PAGE_PX;
+      if (cut) note = capped("page", pageWidth, m.height);
+      captured = cut ? `the ${cappedPart(pageWidth, m.height)} of the page` : "the full page";
     }
-    const scale = fitScale(clip.width * m.dpr, clip.height * m.dpr, p.maxSize);
+    const scale = outputScale(clip.width * m.dpr, clip.height * m.dpr, p.zoom, p.maxSize);
     // An element wholly in the viewport is captured as it is shown; past it, the page is laid out
     // at its full size for the capture.
     const inView =
       clip.y >= m.sy && clip.y + clip.height <= m.sy + m.vh && clip.x >= m.sx && clip.x + clip.width <= m.sx + m.vw;
-    const captured = p.ref
-      ? `element ${p.ref} (${m.what})`
-      : note
-        ? `the top ${MAX_FULL_PAGE_PX} px of the page`
-        : "the full page";
     if (clip.height > PART_PX)
       return { ...(await inParts(tab, p, clip, scale, m.dpr)), scale, captured, route: "debugger", note };
     const answer = await debug.send(tab.id, "Page.captureScreenshot", {
@@ -339,7 +367,7 @@ export function createCaptureTools({ chrome, tabs, ports, debug, timers, withTim
       const first = await inPage(tab, { op: "scroll", y: 0, hide: false });
       try {
         const total = Math.min(first.height, MAX_FULL_PAGE_PX);
-        const scale = fitScale(first.vw * first.dpr, total * first.dpr, p.maxSize);
+        const scale = outputScale(first.vw * first.dpr, total * first.dpr, p.zoom, p.maxSize);
         const k = first.dpr * scale; // output pixels per CSS pixel
         const { canvas, ctx } = newCanvas(first.vw * k, total * k);
         for (const [i, y] of stitchOffsets(total, first.vh).entries()) {
@@ -365,8 +393,8 @@ export function createCaptureTools({ chrome, tabs, ports, debug, timers, withTim
             bitmap.close?.();
           }
         }
-        const note = first.height > MAX_FULL_PAGE_PX ? pageCapped(first.height) : null;
-        const captured = note ? `the top ${MAX_FULL_PAGE_PX} px of the page` : "the full page";
+        const note = first.height > MAX_FULL_PAGE_PX ? capped("page", first.vw, first.height) : null;
+        const captured = note ? `the ${cappedPart(first.vw, first.height)} of the page` : "the full page";
         const data = await encode(canvas, p);
         return { data, width: canvas.width, height: canvas.height, scale, captured, route: "stitch", note };
       } finally {
@@ -379,11 +407,4 @@ export function createCaptureTools({ chrome, tabs, ports, debug, timers, withTim
     handlers: { browser_take_screenshot: screenshot },
     summaries: { browser_take_screenshot: screenshotSummary },
   };
-}
-
-function pageCapped(height) {
-  return (
-    `The page is ${Math.round(height)} px tall; only its top ${MAX_FULL_PAGE_PX} px were captured. ` +
-    "Scroll (browser_act) and take viewport screenshots for the rest."
-  );
 }

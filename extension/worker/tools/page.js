@@ -52,7 +52,7 @@ export function createPageTools({
   debug,
   dialogs,
   frames,
-  aiTabs,
+  openedTabs,
   downloads,
   withTimeout,
 }) {
@@ -66,7 +66,7 @@ export function createPageTools({
     dialogs,
     tabWatch,
     frames,
-    aiTabs,
+    openedTabs,
     downloads,
     input,
     withTimeout,

@@ -66,7 +66,8 @@ function noAnswer(tab) {
   );
 }
 
-export function createScriptTools({ chrome, fetch, now, ports, tabs, debug, dialogs, tabWatch, downloads, withTimeout }) {
+export function createScriptTools(deps) {
+  const { chrome, fetch, now, ports, tabs, debug, dialogs, tabWatch, downloads, openedTabs, withTimeout } = deps;
   const routes = createRoutes({ chrome, debug, fetch, now });
 
   async function executeJavascript(params, id) {
@@ -81,12 +82,16 @@ export function createScriptTools({ chrome, fetch, now, ports, tabs, debug, dial
     const job = { tab, params, message: scriptMessage(params, id, timeoutMs, deadline), deadline, expired: false };
     // A download the script starts is the AI's (browser_downloads lists it), and its answer says so.
     const started = downloads.during(tab);
+    // So is a tab it opens (window.open), which its answer names once it has a title.
+    const opened = openedTabs.watch(tab.id);
     try {
       const answer = await within(job, timeoutMs, answered);
       const begun = started.seen.length > 0 ? await started.settle(Math.min(DOWNLOAD_MS, Math.max(0, deadline - now()))) : [];
-      return answerOf(tab, answer, answered, begun);
+      const tabsOpened = opened.opened.length > 0 ? await opened.settled(Math.max(0, deadline - now())) : [];
+      return answerOf(tab, answer, answered, begun, tabsOpened);
     } finally {
       started.stop();
+      opened.stop();
     }
   }
 
@@ -153,7 +158,7 @@ export function createScriptTools({ chrome, fetch, now, ports, tabs, debug, dial
 
   // Answer shaping: the page world's answer as the command's result, or its failure as the
   // command's error, with the route that ran it and the dialogs answered on the way.
-  async function answerOf(tab, answer, answered, begun = []) {
+  async function answerOf(tab, answer, answered, begun = [], tabsOpened = []) {
     if (!answer || typeof answer !== "object") throw noAnswer(tab);
     const where = await answerTab(tab, answer);
     // The page world's answers name their route; one that does not (an older page world) ran there.
@@ -161,6 +166,7 @@ export function createScriptTools({ chrome, fetch, now, ports, tabs, debug, dial
     const dialogsSeen = [...answered, ...(Array.isArray(answer.dialogs) ? answer.dialogs : [])];
     if (dialogsSeen.length > 0) extra.dialogs = dialogsSeen;
     if (begun.length > 0) extra.downloads = begun;
+    if (tabsOpened.length > 0) extra.opened = tabsOpened;
     if (answer.ok !== true) {
       const error = answer.error ?? {};
       if (error.code === "ref_not_found") throw pageError(tab, answer, where);

@@ -6,7 +6,9 @@
 // browser whose last tab closes shuts down.
 //
 // The tabs the AI opens are remembered (tab/ai-tabs.js): a close without tab_id closes only such a
-// tab, browser_close closes them all.
+// tab, browser_close closes them all. The list says which tab opened which (`opener`, from
+// tab/opened-tabs.js), and browser_tabs' list adds the tabs the AI's actions opened that closed in
+// the last minutes (an OAuth popup that closed itself), marked `closed`, with the url each ended on.
 import { CommandError } from "../link/errors.js";
 import { plural } from "../link/activity.js";
 import { listTabs, tabInfo, tabWithId } from "../tab/tabs.js";
@@ -29,7 +31,7 @@ const SUMMARIES = {
   browser_close: (_params, result) => `closed ${plural(result?.result?.closed_tabs?.length ?? 0, "tab")}`,
 };
 
-export function createTabsTools({ chrome, tabs, debug, landingUrl, aiTabs }) {
+export function createTabsTools({ chrome, tabs, debug, landingUrl, aiTabs, openedTabs }) {
   const describe = (tab) => ({ ...tabInfo(tab), active: tab.active === true, window_id: tab.windowId });
   // The window in front too, so that the tab is the active tab of the last focused window, where a
   // command without tab_id runs. Best effort: a headless browser may refuse.
@@ -40,9 +42,18 @@ export function createTabsTools({ chrome, tabs, debug, landingUrl, aiTabs }) {
 
   const tabById = (tabId) => tabWithId(chrome, tabId, 'browser_tabs with action "list" lists the open tabs');
 
+  // Each open tab with the tab that opened it (null if none did or it is not known).
+  async function listed() {
+    await openedTabs.ready;
+    const open = await chrome.tabs.query({});
+    const openers = new Map(open.map((tab) => [tab.id, openedTabs.openerOf(tab)]));
+    return (await listTabs(chrome)).map((tab) => ({ ...tab, opener: openers.get(tab.id) ?? null }));
+  }
+
   const actions = {
     async list() {
-      return { result: await listTabs(chrome), result_type: "array", tab: null };
+      const closed = openedTabs.recentlyClosed().map((tab) => ({ ...tab, active: false }));
+      return { result: [...(await listed()), ...closed], result_type: "array", tab: null };
     },
 
     async new(params) {
@@ -98,6 +109,7 @@ export function createTabsTools({ chrome, tabs, debug, landingUrl, aiTabs }) {
     if (debug.isManaged() && (await chrome.tabs.query({})).every((t) => tabIds.includes(t.id))) {
       opened = await chrome.tabs.create({ url: await landingUrl(), active: true });
     }
+    openedTabs.closingTabs(tabIds);
     if (tabIds.length > 0) await chrome.tabs.remove(tabIds);
     return opened;
   }
@@ -123,6 +135,6 @@ export function createTabsTools({ chrome, tabs, debug, landingUrl, aiTabs }) {
     return { result: { closed_tabs: closing }, result_type: "object", tab: null };
   }
 
-  const handlers = { list_tabs: () => actions.list(), browser_tabs: browserTabs, browser_close: closeBrowser };
+  const handlers = { list_tabs: async () => ({ result: await listTabs(chrome), result_type: "array", tab: null }), browser_tabs: browserTabs, browser_close: closeBrowser };
   return { handlers, summaries: SUMMARIES };
 }

@@ -54,6 +54,8 @@ def outward(command: str, frame: ResultFrame, base: int) -> ResultFrame:
     rewrite = tool.tab_ids if tool is not None else _OWN.get(command)
     if rewrite is not None:
         update["result"] = rewrite(frame.result, base)
+    if frame.opened:  # the tabs a script opened
+        update["opened"] = [shifted(tab, "id", base) for tab in frame.opened]
     return frame.model_copy(update=update)
 
 

@@ -117,6 +117,10 @@ def _option(tool: Tool, name: str) -> tuple[list[str], dict[str, Any]]:
             options["help"] = item.cli_help
     elif get_origin(kind) is Literal:
         options["choices"] = get_args(kind)
+    elif isinstance(kind, type) and issubclass(kind, BaseModel) and hasattr(kind, "from_cli"):
+        # An object with a short form of its own (browser_take_screenshot's clip: X,Y,W,H).
+        options.update(type=_from_cli(kind.from_cli), metavar=getattr(kind, "cli_metavar", None))
+        options["help"] = getattr(kind, "cli_help", help_text)
     elif isinstance(kind, type) and issubclass(kind, BaseModel):
         options.update(type=_object_or_server, metavar=name.upper())
         options["help"] += " A JSON object, or just its server: scheme://host:port."

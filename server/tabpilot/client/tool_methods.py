@@ -63,10 +63,11 @@ class _Methods(_Calls[R]):
         modifiers: list[Literal["Alt", "Control", "Meta", "Shift"]] | None = None,
         hold_ms: int | None = None,
         trusted: bool | None = None,
+        follow: bool | None = None,
         tab_id: int | None = None,
         timeout_ms: int | None = None,
     ) -> R:
-        """One action on the element ``ref``: ``{description, route, navigated, url, new_tabs}``."""
+        """One action on the element ``ref``: ``{description, route, navigated, url, opened}``."""
 
     @_tool()
     def read(
@@ -85,11 +86,12 @@ class _Methods(_Calls[R]):
         fields: list[dict[str, Any]],
         *,
         submit: str | None = None,
+        follow: bool | None = None,
         tab_id: int | None = None,
         timeout_ms: int | None = None,
     ) -> R:
         """Fill the form fields ``[{ref, value}]``, then click ``submit``: ``{fields: [{ref, ok,
-        element, value | chars, error}], submit, navigated, url, new_tabs}``."""
+        element, value | chars, error}], submit, navigated, url, opened}``."""
 
     @_tool()
     def wait_for(
@@ -186,6 +188,8 @@ class _Methods(_Calls[R]):
         *,
         ref: str | None = None,
         full_page: bool | None = None,
+        clip: dict[str, Any] | None = None,
+        scale: float | None = None,
         format: Literal["jpeg", "png"] | None = None,
         quality: int | None = None,
         max_size: int | None = None,
@@ -195,6 +199,34 @@ class _Methods(_Calls[R]):
         """The tab's viewport, one element (``ref``) or the whole page (``full_page``) as image
         bytes: JPEG by default, or ``format="png"``; at most ``max_size`` px on its long side
         (default 1568; 0: no scaling)."""
+
+    @_tool()
+    def emulate(
+        self,
+        *,
+        device: str | None = None,
+        width: int | None = None,
+        height: int | None = None,
+        device_scale_factor: float | None = None,
+        mobile: bool | None = None,
+        touch: bool | None = None,
+        user_agent: str | None = None,
+        locale: str | None = None,
+        timezone: str | None = None,
+        latitude: float | None = None,
+        longitude: float | None = None,
+        accuracy: float | None = None,
+        color_scheme: Literal["light", "dark"] | None = None,
+        reduced_motion: bool | None = None,
+        network: Literal["online", "offline", "slow 3g", "fast 3g"] | None = None,
+        latency_ms: int | None = None,
+        download_kbps: int | None = None,
+        upload_kbps: int | None = None,
+        cpu_rate: float | None = None,
+        reset: bool | None = None,
+        tab_id: int | None = None,
+    ) -> R:
+        """Emulate in a tab; ``{route, in_force, notes}``: what is in force now."""
 
     @_tool()
     def console_messages(

@@ -6,6 +6,7 @@ The hierarchy (``tests/test_errors.py`` checks that it names every code)::
      ├── RequestRefused                the caller must change something (4xx)
      │    ├── InvalidRequest           400 invalid_request
      │    ├── InvalidFunction          400 invalid_function  (functions)
+     │    ├── UnknownDevice            400 unknown_device  (page)
      │    ├── Unauthorized             401 unauthorized
      │    ├── ForbiddenHost            403 forbidden_host
      │    ├── ForbiddenOrigin          403 forbidden_origin
@@ -17,6 +18,7 @@ The hierarchy (``tests/test_errors.py`` checks that it names every code)::
      │    ├── NoTargetTab              404 no_target_tab
      │    ├── NotFound                 404 not_found
      │    ├── ContextNotFound          404 context_not_found  (contexts)
+     │    ├── StorageStateNotFound     404 storage_state_not_found  (contexts)
      │    ├── RefNotFound              404 ref_not_found  (page)
      │    ├── RequestNotFound          404 request_not_found  (page)
      │    ├── FileNotFound             404 file_not_found  (files)
@@ -43,6 +45,7 @@ The hierarchy (``tests/test_errors.py`` checks that it names every code)::
      │    ├── ScriptTooLarge           413 script_too_large
      │    ├── FileTooLarge             413 file_too_large  (files)
      │    ├── PointOutsideViewport     422 point_outside_viewport  (page)
+     │    ├── ClipOutsideViewport      422 clip_outside_viewport  (page)
      │    └── QueueFull                429 queue_full
      ├── BridgeFailure                 the bridge could not get an answer (5xx)
      │    ├── InternalError            500 internal_error
@@ -126,6 +129,7 @@ from tabpilot.errors.contexts import (
     ContextNotFound,
     ExportDisabled,
     NoValidPage,
+    StorageStateNotFound,
 )
 from tabpilot.errors.files import (
     FileNotFound,
@@ -145,6 +149,7 @@ from tabpilot.errors.guard import (
     ConfirmTokenUsed,
 )
 from tabpilot.errors.page import (
+    ClipOutsideViewport,
     DebuggerDisabled,
     ElementNotInteractable,
     NavigationFailed,
@@ -152,6 +157,7 @@ from tabpilot.errors.page import (
     RefNotFound,
     RequestNotFound,
     StaleRef,
+    UnknownDevice,
     WaitTimeout,
 )
 
@@ -201,6 +207,7 @@ __all__ = [
     "START_DAEMON",
     "BridgeFailure",
     "BrowserError",
+    "ClipOutsideViewport",
     "ConfirmTokenExpired",
     "ConfirmTokenMismatch",
     "ConfirmTokenUnknown",
@@ -246,6 +253,7 @@ __all__ = [
     "ScriptFailed",
     "ScriptTooLarge",
     "StaleRef",
+    "StorageStateNotFound",
     "TabClosed",
     "TabCrashed",
     "TabDiscarded",
@@ -257,6 +265,7 @@ __all__ = [
     "TooManyFunctions",
     "Unauthorized",
     "UnknownCommand",
+    "UnknownDevice",
     "UploadPathOutside",
     "WaitTimeout",
     "error_classes",

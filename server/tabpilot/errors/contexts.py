@@ -1,4 +1,5 @@
-"""The contexts' own errors: a name, the cap, the close rules, and a storage export.
+"""The contexts' own errors: a name, the cap, the close rules, a storage export, and a saved
+storage state.
 
 (:mod:`tabpilot.errors` draws the tree.)
 """
@@ -14,6 +15,18 @@ class ContextNotFound(RequestRefused):
     default_message = (
         "No context has that name. browser_context_list lists them; browser_context_create "
         "makes one."
+    )
+
+
+class StorageStateNotFound(RequestRefused):
+    code, status = "storage_state_not_found", 404
+    meaning = (
+        "No storage state is saved under that name in the daemon's storage folder; the message "
+        "gives the path."
+    )
+    default_message = (
+        "No storage state is saved under that name. Save one first with "
+        "browser_context_save_storage, or pass the state as a JSON object."
     )
 
 

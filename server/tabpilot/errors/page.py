@@ -50,6 +50,18 @@ class PointOutsideViewport(RequestRefused):
     )
 
 
+class ClipOutsideViewport(RequestRefused):
+    code, status = "clip_outside_viewport", 422
+    meaning = (
+        "browser_take_screenshot's clip has no part inside the viewport; `error.data` gives the "
+        "viewport's width and height in CSS pixels."
+    )
+    default_message = (
+        "That clip is outside the viewport. Pick a region of a viewport screenshot at scale 1, "
+        "or scroll the region into view first."
+    )
+
+
 class StaleRef(RequestRefused):
     code, status = "stale_ref", 410
     meaning = (
@@ -94,4 +106,13 @@ class WaitTimeout(BridgeFailure):
     default_message = (
         "The condition did not hold within timeout_ms. Read what the page shows (browser_read or "
         "browser_snapshot), then wait for what is there, or raise timeout_ms."
+    )
+
+
+class UnknownDevice(RequestRefused):
+    code, status = "unknown_device", 400
+    meaning = "browser_emulate's `device` is not in its table; the message lists the devices."
+    default_message = (
+        "That device is not in browser_emulate's table. Use one it lists, or set width, height, "
+        "device_scale_factor, mobile, touch and user_agent yourself."
     )

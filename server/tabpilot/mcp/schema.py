@@ -44,7 +44,7 @@ TOKEN_SCHEMA: dict[str, Any] = {"type": "string"}
 
 #: Fields every tool that has them means the same way; described once, in the instructions. And
 #: fields whose name and type say what they do: the other faces (OpenAPI, --help) describe them.
-SHARED_FIELDS = frozenset({"tab_id", "timeout_ms"})
+SHARED_FIELDS = frozenset({"tab_id", "timeout_ms", "follow"})
 SELF_EVIDENT = frozenset(
     {
         "limit",
@@ -67,6 +67,8 @@ _DROPPED = frozenset(
         "minLength",
         "maximum",
         "minimum",
+        "exclusiveMaximum",
+        "exclusiveMinimum",
         "maxItems",
         "minItems",
         "pattern",
@@ -94,17 +96,18 @@ def input_schema(model: type[BaseModel], *, token: bool = False) -> dict[str, An
 
 
 def _lean(field: dict[str, Any], *, shared: bool, defs: dict[str, Any]) -> dict[str, Any]:
-    # A nested model (browser_fill_form's fields) is written in place: a client reads no $defs.
-    ref = field.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        # Its docstring is for the other faces; the tool's description says what a field holds.
-        inner = {k: v for k, v in defs[ref.removeprefix("#/$defs/")].items() if k != "description"}
-        field = {**inner, **{k: v for k, v in field.items() if k != "$ref"}}
     options = [option for option in field.get("anyOf", ()) if option.get("type") != "null"]
     merged = dict(field)
     if len(options) == 1:
         merged.pop("anyOf")
         merged.update(options[0])
+    # A nested model (browser_fill_form's fields, browser_take_screenshot's optional clip) is
+    # written in place: a client reads no $defs.
+    ref = merged.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        # Its docstring is for the other faces; the tool's description says what a field holds.
+        inner = {k: v for k, v in defs[ref.removeprefix("#/$defs/")].items() if k != "description"}
+        merged = {**inner, **{k: v for k, v in merged.items() if k != "$ref"}}
     lean = {key: value for key, value in merged.items() if key not in _DROPPED}
     if "enum" in lean:
         lean.pop("type", None)

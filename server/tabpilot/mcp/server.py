@@ -55,7 +55,7 @@ all of it; a script's value also comes as structured content `result`. A failure
 `[Shown n of m characters. The rest: the same tool with only confirm_token="…". <advice>]` (a
 script's structured content adds `truncated`, `total_length`, `shown_length`, `confirm_token`,
 `advice`). Lines starting `Tip:` point to a better tool. Ask only for what you need: answers fill
-your context."""
+your context. `follow` on an act: a tab it opens becomes the active tab."""
 
 #: With the contexts capability: what a context is, said once.
 CONTEXTS_INSTRUCTIONS = """
@@ -63,6 +63,10 @@ Several browsers (contexts) may be open: yours is the active one (browser_contex
 `tab_id` names its context by itself."""
 VISION_INSTRUCTIONS = """
 browser_mouse's x, y are CSS px of the viewport: a viewport screenshot's pixels at scale 1."""
+#: With the emulation capability: whose emulation it is.
+EMULATION_INSTRUCTIONS = """
+browser_emulate's settings hold in that tab, across its navigations, until reset or the tab
+closes."""
 #: With the files capability: where uploads come from.
 FILES_INSTRUCTIONS = """
 browser_upload reads only the uploads folder the person chose (TABPILOT_UPLOAD_DIR); paths are
@@ -74,6 +78,7 @@ without its source again."""
 #: What the instructions add for each capability a client asks for (tabpilot.tools.CAPS).
 CAP_INSTRUCTIONS = {
     "contexts": CONTEXTS_INSTRUCTIONS,
+    "emulation": EMULATION_INSTRUCTIONS,
     "files": FILES_INSTRUCTIONS,
     "functions": FUNCTIONS_INSTRUCTIONS,
     "vision": VISION_INSTRUCTIONS,

@@ -15,7 +15,8 @@ from typing import Annotated, Any, ClassVar
 from pydantic import Field
 
 from tabpilot.tools.fields import TAB_ID_DESCRIPTION, Params, Ref, TimeoutMs, plural, result_of
-from tabpilot.tools.page import followed
+from tabpilot.tools.page import FOLLOW_DESCRIPTION, followed
+from tabpilot.tools.tabs import opened_ids
 from tabpilot.tools.tool import ClientFace, CliFace, Tool, describe, timeout_ms
 
 #: Fields one call may fill at most.
@@ -63,6 +64,7 @@ class FillFormParams(Params):
 
     fields: list[FormField] = Field(min_length=1, max_length=MAX_FIELDS)
     submit: Ref | None = Field(default=None)
+    follow: bool = Field(default=False, description=FOLLOW_DESCRIPTION)
     tab_id: int | None = Field(default=None, description=TAB_ID_DESCRIPTION)
     timeout_ms: TimeoutMs = Field(default=10_000, description="Give up after this many ms.")
 
@@ -129,11 +131,12 @@ FILL_FORM = Tool(
         "fill_form",
         doc=(
             "Fill the form fields ``[{ref, value}]``, then click ``submit``: ``{fields: [{ref, ok, "
-            "element, value | chars, error}], submit, navigated, url, new_tabs}``."
+            "element, value | chars, error}], submit, navigated, url, opened}``."
         ),
         positional=("fields",),
     ),
     cli=CliFace("fill"),
+    tab_ids=opened_ids,
 )
 
 TOOLS = (FILL_FORM,)

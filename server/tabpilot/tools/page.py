@@ -10,12 +10,22 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from tabpilot.tools.fields import TAB_ID_DESCRIPTION, Params, Ref, TimeoutMs, plural, result_of
+from tabpilot.tools.fields import (
+    TAB_ID_DESCRIPTION,
+    Params,
+    Ref,
+    TimeoutMs,
+    plural,
+    result_of,
+)
 from tabpilot.tools.files import downloads_note
 from tabpilot.tools.script import dialogs_note
+from tabpilot.tools.tabs import opened_ids, opened_note
 from tabpilot.tools.tool import ClientFace, CliFace, GuardRule, Tool, describe, timeout_ms
 
 ACT_KINDS = ("click", "type", "press", "scroll", "hover", "select", "check", "uncheck", "drag")
+#: ``follow``'s description: browser_act's and browser_fill_form's.
+FOLLOW_DESCRIPTION = "A tab it opens becomes the active tab."
 #: The kinds of act that need an element.
 KINDS_NEEDING_REF = ("click", "hover", "select", "check", "uncheck", "drag")
 
@@ -76,6 +86,7 @@ class ActParams(Params):
         default=None,
         description="Trusted input through chrome.debugger.",
     )
+    follow: bool = Field(default=False, description=FOLLOW_DESCRIPTION)
     tab_id: int | None = Field(default=None, description=TAB_ID_DESCRIPTION)
     timeout_ms: TimeoutMs = Field(default=10_000, description="Give up after this many ms.")
 
@@ -130,12 +141,11 @@ def followed(act: dict[str, Any], envelope: dict[str, Any]) -> str:
     """What an action set going, as its answer's tail: `; the page navigated to …`, the tabs it
     opened, the dialogs answered (browser_act, browser_fill_form)."""
     text = ""
-    if act.get("navigated"):
+    if act.get("closed"):
+        text += f"; the tab closed itself on {act.get('url')}"
+    elif act.get("navigated"):
         text += f"; the page navigated to {act.get('url')}"
-    for tab in act.get("new_tabs") or []:
-        text += f"; opened tab {tab.get('id')}"
-        if tab.get("url"):
-            text += f" ({tab.get('url')})"
+    text += "".join(opened_note(tab) for tab in act.get("opened") or [])
     text += downloads_note(act.get("downloads"))
     dialogs = envelope.get("dialogs") or act.get("dialogs")
     return text + dialogs_note(dialogs)
@@ -148,6 +158,11 @@ def read_text(envelope: dict[str, Any], params: Any = None) -> str:
     offset = int(read.get("offset") or 0)
     total = read.get("total")
     end = offset + len(text)
+    if not text and isinstance(total, int) and offset >= total > 0:
+        return (
+            f"[nothing at offset {offset}: past the end, the text is {total} chars; "
+            f"browser_read offset={max(0, total - 1000)} reads its last part]"
+        )
     # Frames of other origins hold text of their own, read by a read of the iframe's ref.
     unread = read.get("unread_frames")
     if isinstance(unread, int) and unread > 0:
@@ -206,11 +221,12 @@ ACT = Tool(
     client=ClientFace(
         "act",
         doc=(
-            "One action on the element ``ref``: ``{description, route, navigated, url, new_tabs}``."
+            "One action on the element ``ref``: ``{description, route, navigated, url, opened}``."
         ),
         positional=("kind", "ref"),
     ),
     cli=CliFace("act", positional=("kind", "ref")),
+    tab_ids=opened_ids,
 )
 
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 from typing import Any, ClassVar, Literal
 
-from pydantic import Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from tabpilot.errors import InvalidRequest
 from tabpilot.tools.fields import TAB_ID_DESCRIPTION, Params, Ref, TimeoutMs
@@ -22,8 +23,40 @@ from tabpilot.tools.tool import ClientFace, CliFace, HttpFace, McpFace, Tool, de
 
 #: The long side of the image, by default: what Claude's vision reads without downscaling.
 MAX_SIZE = 1568
+#: The most a `scale` may enlarge (extension/worker/tools/capture-params.js MAX_ZOOM).
+MAX_ZOOM = 8
 
 MIME_TYPES = {"jpeg": "image/jpeg", "png": "image/png"}
+
+
+class Clip(BaseModel):
+    """A region of the viewport, in CSS pixels: what a viewport screenshot at scale 1 shows."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: How the CLI's --clip shows and explains it (:meth:`from_cli`).
+    cli_metavar: ClassVar[str] = "X,Y,W,H"
+    cli_help: ClassVar[str] = "A region of the viewport, CSS px: x,y,width,height (300,60,160,40)."
+
+    x: float
+    y: float
+    width: float = Field(gt=0)
+    height: float = Field(gt=0)
+
+    @classmethod
+    def from_cli(cls, text: str) -> dict[str, Any]:
+        """``300,60,160,40``: a clip as the CLI's --clip writes it (or its JSON object)."""
+        if text.lstrip().startswith("{"):
+            value = json.loads(text)
+            if not isinstance(value, dict):
+                raise ValueError(f"--clip takes X,Y,W,H, such as 300,60,160,40, not {text!r}")
+            return value
+        parts = text.split(",")
+        try:
+            x, y, width, height = (float(part) for part in parts)
+        except ValueError:
+            raise ValueError(f"--clip takes X,Y,W,H, such as 300,60,160,40, not {text!r}") from None
+        return {"x": x, "y": y, "width": width, "height": height}
 
 
 class ScreenshotParams(Params):
@@ -31,20 +64,22 @@ class ScreenshotParams(Params):
 
     example: ClassVar[str] = '{"full_page": true, "format": "png"}'
 
-    ref: Ref | None = Field(default=None, description="Only this element.")
+    ref: Ref | None = Field(default=None, description="This element.")
     full_page: bool = Field(default=False, description="The whole scrollable page.")
+    clip: Clip | None = Field(default=None, description="Viewport CSS px.")
+    scale: float = Field(default=1, ge=1, le=MAX_ZOOM, description="Zoom 1-8.")
     format: Literal["jpeg", "png"] = Field(default="jpeg", description="png: exact pixels.")
     quality: int | None = Field(
         default=None,
         ge=1,
         le=100,
-        description="JPEG, 1 to 100.",
+        description="JPEG 1-100.",
     )
     max_size: int = Field(
         default=MAX_SIZE,
         ge=0,
         le=100_000,
-        description="Long side max px; 0: full size.",
+        description="Long side max px; 0: none.",
     )
     tab_id: int | None = Field(default=None, description=TAB_ID_DESCRIPTION)
     timeout_ms: TimeoutMs = Field(default=30_000, description="Give up after this many ms.")
@@ -53,6 +88,12 @@ class ScreenshotParams(Params):
     def _consistent(self) -> ScreenshotParams:
         if self.full_page and self.ref is not None:
             raise ValueError("`full_page` and `ref` do not go together; send one of them")
+        if self.clip is not None and (self.ref is not None or self.full_page):
+            other = "ref" if self.ref is not None else "full_page"
+            raise ValueError(
+                f"`clip` is a region of the viewport and does not go with `{other}`; send one of "
+                "them (to zoom on an element, send `ref` and `scale`)"
+            )
         if self.format == "png" and self.quality is not None:
             raise ValueError("`quality` is for jpeg; png is lossless")
         return self
@@ -129,9 +170,9 @@ SCREENSHOT = Tool(
     title="See the page as an image",
     description=describe(
         """
-        An image of the viewport, an element (`ref`) or the whole page. For layout and looks;
-        browser_snapshot costs less for finding elements. E.g. {} → Screenshot of the viewport:
-        1280x720 JPEG, 61 KB, scale 1 (debugger), then the image.
+        An image of the viewport, an element (`ref`) or the whole page; browser_snapshot finds
+        things cheaper. E.g. {} → Screenshot of the viewport: 1280x720 JPEG, 61 KB,
+        scale 1 (debugger)
         """
     ),
     timeout_s=timeout_ms,

@@ -11,6 +11,7 @@ from tabpilot.errors import ScriptTooLarge
 from tabpilot.protocol import ResultFrame
 from tabpilot.tools.fields import MAX_REF_CHARS, Params, TimeoutMs
 from tabpilot.tools.files import downloads_note
+from tabpilot.tools.tabs import opened_note
 from tabpilot.tools.tool import (
     ClientFace,
     CliFace,
@@ -70,12 +71,14 @@ def dialogs_note(dialogs: list[dict[str, Any]] | None) -> str:
 
 
 def script_text(envelope: dict[str, Any], params: Any = None) -> str:
-    """execute_javascript: the result as JSON or plain text, then the dialogs answered and the
-    downloads it started."""
+    """execute_javascript: the result as JSON or plain text, then the dialogs answered, the
+    downloads it started and the tabs it opened."""
     text = result_text(envelope.get("result"), envelope.get("result_type"))
     downloads = envelope.get("downloads")
     if downloads:
         text += "\n[" + downloads_note(downloads).removeprefix("; ") + "]"
+    for tab in envelope.get("opened") or []:
+        text += "\n[" + opened_note(tab).removeprefix("; ") + "]"
     return text + dialogs_note(envelope.get("dialogs"))
 
 

@@ -49,7 +49,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from tabpilot.errors import InvalidRequest, NotFound
+from tabpilot.errors import InvalidRequest, StorageStateNotFound
 
 #: Playwright's kMaxCookieExpiresDateInSeconds: 9999-12-31T23:59:59Z.
 MAX_EXPIRES = 253402300799
@@ -274,7 +274,7 @@ def read_storage_state(state_dir: Path, name: str) -> StorageState:
         # O_NOFOLLOW: a symlink planted in storage/ must not point the read elsewhere.
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except FileNotFoundError:
-        raise NotFound(
+        raise StorageStateNotFound(
             f"No storage state named {path.stem!r}: {path} does not exist. Save one first with "
             "browser_context_save_storage, or pass the state as a JSON object."
         ) from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -46,14 +47,20 @@ class TabsParams(Params):
 
 
 def tabs_text(envelope: dict[str, Any]) -> str:
-    """A list of tabs, one per line: `id (active): title url`."""
+    """A list of tabs, one per line: `id (active) (from opener): title url`; a tab an
+    action opened that closed since: `id closed (from opener): title url, ended on url`."""
     tabs = envelope.get("result") or []
     if not tabs:
         return "No tabs are open."
     lines = []
     for tab in tabs:
         mark = " (active)" if tab.get("active") else ""
-        lines.append(f"{tab.get('id')}{mark}: {tab.get('title') or '(untitled)'} {tab.get('url')}")
+        mark += " closed" if tab.get("closed") else ""
+        mark += f" (from {tab['opener']})" if tab.get("opener") is not None else ""
+        line = f"{tab.get('id')}{mark}: {tab.get('title') or '(untitled)'} {tab.get('url')}"
+        if tab.get("closed"):
+            line += f", ended on {tab.get('ended_url') or tab.get('url')}"
+        lines.append(line)
     return "\n".join(lines)
 
 
@@ -70,10 +77,29 @@ def browser_tabs_text(envelope: dict[str, Any], params: Any = None) -> str:
     return f"{tab.get('id')} (active): {tab.get('title') or '(untitled)'} {tab.get('url')}"
 
 
+def opened_note(tab: dict[str, Any]) -> str:
+    """`; opened tab 1234: "Checkout"`, with the url while it has no title; said of a popup
+    window, of a tab that closed itself (where it ended) and of the tab followed."""
+    where = " in a popup window" if tab.get("popup") else ""
+    text = f"; opened tab {tab.get('id')}{where}"
+    if tab.get("closed"):
+        return text + f", which closed itself on {tab.get('ended_url') or tab.get('url')}"
+    text += f": {json.dumps(tab['title'], ensure_ascii=False)}" if tab.get("title") else ""
+    text += f" ({tab.get('url')})" if not tab.get("title") and tab.get("url") else ""
+    return text + (", now the active tab" if tab.get("followed") else "")
+
+
+def opened_ids(result: Any, base: int) -> Any:
+    """The ids of the tabs an action opened, daemon-wide (browser_act, browser_fill_form)."""
+    if isinstance(result, dict) and isinstance(result.get("opened"), list):
+        return {**result, "opened": [shifted(tab, "id", base) for tab in result["opened"]]}
+    return result
+
+
 def tabs_ids(result: Any, base: int) -> Any:
     """The ids of a list of tabs, of a tab opened or selected, or of a tab closed, daemon-wide."""
     if isinstance(result, list):
-        return [shifted(tab, "id", base) for tab in result]
+        return [shifted(shifted(tab, "id", base), "opener", base) for tab in result]
     if not isinstance(result, dict):
         return result
     out = shifted(result, "id", base)
