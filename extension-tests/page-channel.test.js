@@ -70,8 +70,9 @@ function fakeChrome() {
   };
 }
 
-// One page: a shared document, an isolated realm and a main realm, loaded in either order.
-function makePage() {
+// One page: a shared document, an isolated realm and a main realm, loaded in either order; a
+// child frame's (`child`) has a top window other than its own.
+function makePage({ child = false } = {}) {
   const document = new EventTarget();
   document.title = "Test page";
   const nonces = [];
@@ -95,6 +96,7 @@ function makePage() {
     self: { origin: "http://localhost" }, MutationObserver: class { observe() {} },
     console: { warn: (...args) => warnings.push(args.join(" ")) },
   });
+  vm.runInContext(child ? "globalThis.top = {}" : "globalThis.top = globalThis", isolated);
   const main = vm.createContext({ document, EventTarget, Event, CustomEvent, console, setTimeout, clearTimeout });
   return {
     document, chrome, nonces, warnings, main, clock,
@@ -299,6 +301,14 @@ test("the content script holds a port to the worker and reopens it when the work
   clock.fire();
   assert.deepEqual(ports.map((p) => p.open), [false, true]);
   assert.equal(ports[1].name, "tabpilot-wake");
+});
+
+test("a child frame's content script leaves the worker's wake-up to the top frame", () => {
+  const page = makePage({ child: true });
+  page.loadContent();
+  page.loadMain();
+  assert.deepEqual(page.chrome.ports, []);
+  assert.equal(page.chrome.connect().heard(), 1); // and still answers what is sent to its own port
 });
 
 test("a worker that keeps dropping the port at once is woken less and less often", () => {

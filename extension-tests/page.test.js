@@ -34,7 +34,9 @@ test("a snapshot's answer becomes the result, without the document id", async ()
     result_type: "object",
     tab: { id: 7, ...where },
   });
-  assert.deepEqual(chrome.calls.delivered.at(-1).message, { type: "snapshot", ref: null, interactive_only: true, max_chars: 20000, ref_floor: 0 });
+  const { frame_mark: mark, ...sent } = chrome.calls.delivered.at(-1).message;
+  assert.deepEqual(sent, { type: "snapshot", ref: null, interactive_only: true, max_chars: 20000, ref_floor: 0 });
+  assert.match(mark, /^[0-9a-f]{12}$/); // the per-snapshot nonce of a frame's line (tab/frame-snapshot.js)
 });
 
 test("a ref from the document of the last snapshot that is unknown stays ref_not_found", async () => {

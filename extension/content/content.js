@@ -21,6 +21,10 @@
       sandboxed: self.origin === "null",
     });
   const doc = document;
+  // The manifest runs this in every frame. A child frame answers only what the worker sends to its
+  // own port (a ref it gave out, its part of a snapshot); the tab's console log, dialogs and the
+  // worker's wake-up stay the top frame's, as before frames were reached.
+  const TOP = globalThis === globalThis.top;
   const randomHex = () => {
     const bytes = new Uint8Array(16); // 128 bits
     crypto.getRandomValues(bytes);
@@ -49,6 +53,7 @@
   // it: the page's thread then stops until someone answers, so this is the last moment to tell the
   // worker, which reports it to the next command (protocol.md §3, "Dialogs").
   const onDialog = (event) => {
+    if (!TOP) return;
     let report;
     try {
       report = JSON.parse(event.detail);
@@ -66,7 +71,7 @@
   // of the log_flush under way.
   let collecting = null;
   const onLog = (event) => {
-    if (retired || typeof event.detail !== "string") return;
+    if (retired || !TOP || typeof event.detail !== "string") return;
     if (collecting) {
       collecting.push(event.detail);
       return;
@@ -302,7 +307,7 @@
   let wakeDelay = WAKE_MIN_MS;
   let retired = false;
   const holdWorker = () => {
-    if (retired) return;
+    if (retired || !TOP) return;
     const opened = Date.now();
     try {
       wakePort = chrome.runtime.connect({ name: "tabpilot-wake" });

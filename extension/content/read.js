@@ -73,16 +73,34 @@
 
   const slotted = (node) => (node.nodeType === 3 ? node.data.replace(/\s+/g, " ") : node.nodeType === 1 ? textOf(node).text : "");
 
-  /** read({ref, offset, limit}) -> {text, offset, total, more} */
+  // The frames under `root` whose document this world cannot read (another origin, or sandboxed):
+  // their text is in their own frame (content/frames.js), which a read of the iframe's ref reads.
+  const unreadFrames = (root) => {
+    let count = 0;
+    for (const frame of root.querySelectorAll?.("iframe, frame") ?? []) {
+      if (!frameDocument(frame) && frame.checkVisibility?.() !== false) count += 1;
+    }
+    return count;
+  };
+
+  /**
+   * read({ref, offset, limit}) -> {text, offset, total, more, unread_frames?}, or {frame: path} when
+   * the ref names an iframe of another origin: the worker reads that frame instead.
+   */
   const read = ({ ref = null, offset = 0, limit = 10000 } = {}) => {
     const root = ref ? refs.resolveRef(ref) : document.body ?? document.documentElement;
+    if (ref && (root.localName === "iframe" || root.localName === "frame") && !frameDocument(root)) {
+      const path = globalThis.__tabpilotFrames?.pathOfFrame(root);
+      if (typeof path === "string") return { frame: path };
+    }
     const whole = tidy(textOf(root).text);
     let end = Math.min(offset + limit, whole.length);
     // Never split a character outside the Basic Multilingual Plane between two pages.
     const code = whole.charCodeAt(end - 1);
     if (end < whole.length && end - 1 > offset && code >= 0xd800 && code <= 0xdbff) end--;
     const text = offset < whole.length ? whole.slice(offset, end) : "";
-    return { text, offset, total: whole.length, more: offset + text.length < whole.length };
+    const unread = unreadFrames(root);
+    return { text, offset, total: whole.length, more: offset + text.length < whole.length, ...(unread ? { unread_frames: unread } : {}) };
   };
 
   globalThis.__tabpilotRead = Object.freeze({ read });

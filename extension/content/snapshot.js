@@ -53,7 +53,17 @@
     }
   };
 
-  function walker(api) {
+  // A frame whose document this world cannot read (another origin, or sandboxed): its line carries
+  // the worker's mark (`mark`, a per-snapshot nonce), the frame's path (content/frames.js) and the
+  // origin its src names; the worker asks that frame for its part and writes it under the line
+  // (worker/tab/frame-snapshot.js). Without a mark the line only says what is there.
+  const frameMark = (frame, mark) => {
+    const path = mark ? globalThis.__tabpilotFrames?.pathOfFrame(frame) : null;
+    if (path == null) return `[cross-origin: ${originOf(frame)}] (not readable; open its url in a tab)`;
+    return `\u27e6${mark}:${path}:${originOf(frame)}\u27e7`;
+  };
+
+  function walker(api, mark) {
     const styles = new Map();
     const styleOf = (element) => {
       let style = styles.get(element);
@@ -297,7 +307,7 @@
         inner = frame.contentDocument;
       } catch {}
       if (!inner) {
-        node.note = `[cross-origin: ${originOf(frame)}] (not readable; open its url in a tab)`;
+        node.note = frameMark(frame, mark);
         return node;
       }
       const kids = [];
@@ -325,9 +335,10 @@
   };
 
   /**
-   * snapshot({ref, interactive_only, max_chars, ref_floor}) -> Promise of {snapshot, refs, chars,
-   * truncated, doc, top, minted}: `top`, the highest ref number of this document; `minted`, the
-   * [first, last] numbers this snapshot gave out, if any (refs.js raise()).
+   * snapshot({ref, interactive_only, max_chars, ref_floor, frame_mark}) -> Promise of {snapshot,
+   * refs, chars, truncated, doc, top, minted, path, origin}: `top`, the highest ref number of this
+   * document; `minted`, the [first, last] numbers this snapshot gave out, if any (refs.js
+   * raise()); `path` and `origin`, this frame's (content/frames.js).
    */
   const snapshot = async (options = {}) => {
     const { ref = null, interactive_only: interactiveOnly = false, max_chars: maxChars = 20000 } = options;
@@ -335,14 +346,15 @@
     refs.raise(options.ref_floor);
     const before = refs.top();
     const root = ref ? refs.resolveRef(ref) : document.body ?? document.documentElement;
-    const walk = walker(api);
+    const walk = walker(api, typeof options.frame_mark === "string" ? options.frame_mark : null);
     const items = [];
     if (ref) walk.walkElement(root, root.parentElement ? walk.styleOf(root.parentElement) : null, items);
     else walk.walkChildren(root, walk.styleOf(root), items);
     const written = format(tidy(items), { maxChars, interactiveOnly });
     const { text, chars, truncated } = written;
     const top = refs.top();
-    return { snapshot: text, refs: written.refs, chars, truncated, doc: refs.doc, top, ...(top > before ? { minted: [before + 1, top] } : {}) };
+    const place = { path: globalThis.__tabpilotFrames?.pathOf(window) ?? "", origin: self.origin };
+    return { snapshot: text, refs: written.refs, chars, truncated, doc: refs.doc, top, ...place, ...(top > before ? { minted: [before + 1, top] } : {}) };
   };
 
   globalThis.__tabpilotSnapshot = Object.freeze({ snapshot });

@@ -17,6 +17,7 @@ from tests.e2e.act_pages import ACT_PAGES
 from tests.e2e.drag_pages import DRAG_PAGES
 from tests.e2e.editor_pages import EDITOR_PAGES, vendor_file
 from tests.e2e.form_pages import FORM_PAGES
+from tests.e2e.frame_pages import FRAME_PAGES
 from tests.e2e.harness import Daemon, connected_browser, serving, spawn_daemon, wait_for
 from tests.e2e.hostile_pages import HOSTILE_PAGES
 from tests.e2e.log_pages import LOG_PAGES
@@ -140,6 +141,7 @@ PAGES.update(HOSTILE_PAGES)
 PAGES.update(EDITOR_PAGES)
 PAGES.update(DRAG_PAGES)
 PAGES.update(FORM_PAGES)
+PAGES.update(FRAME_PAGES)
 PAGES.update(TABS_PAGES)
 
 #: A page's headers may hold this pseudo-header: the HTTP status to answer with (200 otherwise).
@@ -176,6 +178,15 @@ def pages() -> Iterator[str]:
     """Base URL of the test pages, served from 127.0.0.1 (also reachable as localhost)."""
     with serving(_PageHandler) as port:
         yield f"http://127.0.0.1:{port}"
+
+
+@pytest.fixture(scope="session")
+def other_pages() -> Iterator[int]:
+    """The port of a second server of the same test pages: `http://127.0.0.1:<it>` is the same site
+    as `pages` on another origin, `http://localhost:<it>` another site (as is `pages`' own port
+    under the name localhost)."""
+    with serving(_PageHandler) as port:
+        yield port
 
 
 @pytest.fixture(scope="session")

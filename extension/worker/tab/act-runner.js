@@ -5,7 +5,8 @@
 import { CommandError } from "../link/errors.js";
 import { DEBUGGER_SWITCH } from "./debugger.js";
 import { pageError } from "./ref-docs.js";
-import { assertScriptable, deliver, tabInfo } from "./tabs.js";
+import { deliverToRefs } from "./ref-frames.js";
+import { assertScriptable, tabInfo } from "./tabs.js";
 
 export const DEFAULT_ACT_MS = 10_000;
 // How long an action's consequences get to show before the answer: a click's navigation or new tab
@@ -91,11 +92,13 @@ export function createActRunner(deps) {
   const { chrome, tabs, ports, debug, dialogs, tabWatch, frames, openedTabs, downloads, withTimeout } = deps;
   const quiet = new Set(); // tabs whose last DOM action started nothing (see followUp)
 
-  // One action's way to the page: `job` is {tab, cancelled(), opened, where}; `where` keeps the url
-  // and title the page last answered with.
+  // One action's way to the page: `job` is {tab, cancelled(), opened, where, frameId}; `where` keeps
+  // the url and title the page last answered with; `frameId`, the frame the refs sent it to
+  // (ref-frames.js), whose points the debugger route moves into the top viewport.
   async function toPage(job, message) {
     const { tab } = job;
-    const answer = await deliver(chrome, ports, tab, message, job.cancelled);
+    const { answer, frameId } = await deliverToRefs(chrome, ports, tab, message, job.cancelled);
+    if (frameId !== 0) job.frameId = frameId;
     if (typeof answer?.url === "string") job.where = { id: tab.id, url: answer.url, title: answer.title ?? "" };
     if (answer?.ok === true) return answer.result ?? {};
     if (!answer || typeof answer !== "object") throw new Error("The message channel closed before the page answered.");

@@ -8,8 +8,13 @@
 //                                 with ref_not_found from another document turned into stale_ref.
 //   mintRefs(chrome, tabId, ask)  runs a snapshot, ask(floor), so that its new refs are numbered
 //                                 above every ref of every other document: a ref never names an
-//                                 element of a document it did not come from (another tab's, or
-//                                 the page before a navigation). Snapshots take turns for that.
+//                                 element of a document it did not come from (another tab's, a
+//                                 frame's, or the page before a navigation). Snapshots take turns
+//                                 for that. A snapshot of several frames answers `ranges`, one per
+//                                 frame: {doc, first, last, frameId, documentId}.
+//   mintedBy(ref)                 -> {tabId, doc, first, last, frameId, documentId} of the snapshot
+//                                 that gave out `ref`, if this worker saw it (ref-frames.js routes
+//                                 by it); remember(entry) adds one found otherwise.
 import { CommandError } from "../link/errors.js";
 import { tabInfo } from "./tabs.js";
 
@@ -36,18 +41,22 @@ export function mintRefs(chrome, tabId, ask) {
       Promise.resolve(chrome.storage?.session?.set({ [FLOOR_KEY]: floor })).catch(() => {});
     }
     const [first, last] = Array.isArray(result?.minted) ? result.minted : [];
-    if (Number.isSafeInteger(first) && Number.isSafeInteger(last)) {
-      minted.push({ tabId, doc: result.doc, first, last });
-      if (minted.length > MINTED_KEPT) minted.shift();
-    }
+    const ranges = Array.isArray(result?.ranges) ? result.ranges : [{ doc: result?.doc, first, last, frameId: 0, documentId: null }];
+    for (const range of ranges) remember({ tabId, ...range });
     return result;
   });
   turn = run.catch(() => {});
   return run;
 }
 
+export function remember(entry) {
+  if (!Number.isSafeInteger(entry.first) || !Number.isSafeInteger(entry.last)) return;
+  minted.push(entry);
+  if (minted.length > MINTED_KEPT) minted.shift();
+}
+
 // The snapshot that gave out `ref`, if this worker saw it.
-function origin(ref) {
+export function mintedBy(ref) {
   const n = typeof ref === "string" && /^e[1-9]\d*$/.test(ref) ? Number(ref.slice(1)) : NaN;
   return minted.findLast((m) => m.first <= n && n <= m.last) ?? null;
 }
@@ -64,7 +73,7 @@ export function pageError(tab, answer, where = tabInfo(tab)) {
   const error = answer?.error ?? {};
   const code = typeof error.code === "string" ? error.code : "extension_error";
   const remembered = lastDoc.get(tab.id);
-  const from = code === "ref_not_found" ? origin(error.data?.ref) : null;
+  const from = code === "ref_not_found" ? mintedBy(error.data?.ref) : null;
   if (from && from.tabId !== tab.id) {
     return new CommandError(
       "ref_not_found",
@@ -73,7 +82,7 @@ export function pageError(tab, answer, where = tabInfo(tab)) {
       { tab: where, data: error.data },
     );
   }
-  const earlier = from ? from.doc !== error.data?.doc : remembered !== undefined && error.data?.doc !== remembered;
+  const earlier = from ? from.doc != null && from.doc !== error.data?.doc : remembered !== undefined && error.data?.doc !== remembered;
   if (code === "ref_not_found" && earlier) {
     return new CommandError(
       "stale_ref",

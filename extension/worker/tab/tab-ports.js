@@ -1,4 +1,5 @@
-// One long-lived port per tab to its content script (protocol.md §2).
+// One long-lived port per frame of a tab to its content script (protocol.md §2): the top frame's
+// (frameId 0) for most commands, a child frame's for a ref it gave out (ref-frames.js).
 // chrome.tabs.sendMessage opens and closes a message channel for every message, which costs about
 // as much as the rest of a command together; a port is opened once per page load and then carries
 // each request and each answer in one hop.
@@ -8,11 +9,13 @@ export const NO_RECEIVER = "Receiving end does not exist";
 export class NotDelivered extends Error {}
 
 export function createTabPorts(chrome) {
-  const links = new Map(); // tab id -> {port, pending: Map(seq -> {resolve, reject})}
+  const links = new Map(); // "tabId:frameId" -> {port, pending: Map(seq -> {resolve, reject})}
   let sequence = 0;
+  const keyOf = (tabId, frameId) => `${tabId}:${frameId}`;
 
-  function open(tabId) {
-    const port = chrome.tabs.connect(tabId, { frameId: 0, name: "tabpilot" });
+  function open(tabId, frameId) {
+    const key = keyOf(tabId, frameId);
+    const port = chrome.tabs.connect(tabId, { frameId, name: "tabpilot" });
     const link = { port, pending: new Map(), reached: false };
     port.onMessage.addListener((reply) => {
       // The content script says so first thing when it takes the port: from then on, whatever
@@ -33,7 +36,7 @@ export function createTabPorts(chrome) {
     // other close, may come after the page got a request, and that request is never sent again.
     port.onDisconnect.addListener(() => {
       const why = String(chrome.runtime.lastError?.message ?? "");
-      if (links.get(tabId) === link) links.delete(tabId);
+      if (links.get(key) === link) links.delete(key);
       const error =
         why.includes(NO_RECEIVER) && !link.reached
           ? new NotDelivered(why)
@@ -41,13 +44,14 @@ export function createTabPorts(chrome) {
       for (const waiter of link.pending.values()) waiter.reject(error);
       link.pending.clear();
     });
-    links.set(tabId, link);
+    links.set(key, link);
     return link;
   }
 
   // The content script's answer to `message`; rejects when the port closes first.
-  function send(tabId, message) {
-    const link = links.get(tabId) ?? open(tabId);
+  function send(tabId, message, frameId = 0) {
+    const key = keyOf(tabId, frameId);
+    const link = links.get(key) ?? open(tabId, frameId);
     const seq = ++sequence;
     return new Promise((resolve, reject) => {
       link.pending.set(seq, { resolve, reject });
@@ -56,7 +60,7 @@ export function createTabPorts(chrome) {
       } catch (err) {
         // A port Chrome already closed: the disconnect handler has failed or will fail the rest.
         link.pending.delete(seq);
-        if (links.get(tabId) === link) links.delete(tabId);
+        if (links.get(key) === link) links.delete(key);
         reject(err);
       }
     });
@@ -64,10 +68,11 @@ export function createTabPorts(chrome) {
 
   // Closes the tab's port, so that the next send opens one to whichever content script listens now
   // (a newly injected copy; the one before stopped listening for ports when it retired).
-  function forget(tabId) {
-    const link = links.get(tabId);
+  function forget(tabId, frameId = 0) {
+    const key = keyOf(tabId, frameId);
+    const link = links.get(key);
     if (!link) return;
-    links.delete(tabId);
+    links.delete(key);
     try {
       link.port.disconnect();
     } catch {}

@@ -86,15 +86,16 @@ export function assertScriptable(tab) {
 // that message was never delivered (a tab opened before the extension was installed or reloaded,
 // whose declared content scripts never ran), so injecting and sending once more cannot run a script
 // twice. `cancelled()` is true once the caller has given up; then the second send is not made.
-export async function deliver(chrome, ports, tab, message, cancelled = () => false) {
+// `frameId` names a child frame of the tab (ref-frames.js); the top frame's is 0.
+export async function deliver(chrome, ports, tab, message, cancelled = () => false, frameId = 0) {
   try {
-    return await ports.send(tab.id, message);
+    return await ports.send(tab.id, message, frameId);
   } catch (err) {
     if (!(err instanceof NotDelivered)) throw err;
   }
-  await inject(chrome, tab);
+  await inject(chrome, tab, frameId);
   if (cancelled()) return undefined;
-  return ports.send(tab.id, message);
+  return ports.send(tab.id, message, frameId);
 }
 
 // Injections under way, by tab id. Commands sent together to a fresh tab all hear "Receiving end
@@ -102,11 +103,12 @@ export async function deliver(chrome, ports, tab, message, cancelled = () => fal
 // later script would run twice.
 const injecting = new Map();
 
-function inject(chrome, tab) {
-  let pending = injecting.get(tab.id);
+function inject(chrome, tab, frameId = 0) {
+  const key = `${tab.id}:${frameId}`;
+  let pending = injecting.get(key);
   if (!pending) {
-    pending = injectFiles(chrome, tab).finally(() => injecting.delete(tab.id));
-    injecting.set(tab.id, pending);
+    pending = injectFiles(chrome, tab, frameId).finally(() => injecting.delete(key));
+    injecting.set(key, pending);
   }
   return pending;
 }
@@ -117,8 +119,8 @@ export function reinject(chrome, tab) {
   return inject(chrome, tab);
 }
 
-async function injectFiles(chrome, tab) {
-  const target = { tabId: tab.id, frameIds: [0] };
+async function injectFiles(chrome, tab, frameId) {
+  const target = { tabId: tab.id, frameIds: [frameId] };
   try {
     // The page-world side first, so that it is listening when content.js opens the channel
     // (protocol.md §3 pairs either way; this order pairs at once).

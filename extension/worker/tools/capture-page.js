@@ -6,7 +6,8 @@
 // job.op:
 //   "measure"  the viewport (CSS pixels, without scrollbars), the device-pixel ratio, the scroll
 //              offsets and the size of the scrollable page;
-//   "element"  the same, and job.ref's box in the top-level viewport, after scrolling it into view;
+//   "element"  the same, and job.ref's box in the top-level viewport, after scrolling it into view
+//              (in a child frame, job.frame: its box in that frame's viewport, always scrolled);
 //   "scroll"   scrolls to job.y (hiding fixed and sticky elements first when job.hide), waits for a
 //              frame to be painted, and measures;
 //   "paint"    waits for a frame to be painted (a tab just brought to the front), and measures;
@@ -79,7 +80,9 @@ export async function shotPage(job) {
         };
       }
       const view = measure();
-      if (rect.x < 0 || rect.y < 0 || rect.x + rect.width > view.vw || rect.y + rect.height > view.vh) {
+      // In a child frame (job.frame) the frame itself may be out of the tab's view: the scroll
+      // brings both into it.
+      if (job.frame || rect.x < 0 || rect.y < 0 || rect.x + rect.width > view.vw || rect.y + rect.height > view.vh) {
         el.scrollIntoView({
           block: rect.height > view.vh ? "start" : "center",
           inline: "nearest",

@@ -33,6 +33,7 @@ import {
   viewClip,
 } from "./capture-params.js";
 import { pageError } from "../tab/ref-docs.js";
+import { frameOfRefs, frameOffset } from "../tab/ref-frames.js";
 import { assertScriptable, tabInfo } from "../tab/tabs.js";
 import { shotPage } from "./capture-page.js";
 import {
@@ -60,7 +61,7 @@ function screenshotSummary(params) {
   return params?.ref ? `took a screenshot of ${params.ref}` : "took a screenshot";
 }
 
-export function createCaptureTools({ chrome, tabs, debug, timers, withTimeout, now = Date.now, images = globalThis }) {
+export function createCaptureTools({ chrome, tabs, ports, debug, timers, withTimeout, now = Date.now, images = globalThis }) {
   const sleep = (ms) => new Promise((resolve) => timers.setTimeout(resolve, ms));
   const queue = createCaptureQueue({ now, sleep });
 
@@ -102,12 +103,24 @@ export function createCaptureTools({ chrome, tabs, debug, timers, withTimeout, n
     return { result, result_type: "object", tab: tabInfo(tab) };
   }
 
-  // Asks the page (capture-page.js); a ref's failure becomes the code the other tools answer.
+  // Asks the page (capture-page.js); a ref's failure becomes the code the other tools answer. An
+  // element of a child frame (tab/ref-frames.js) is measured there, and its box moved into the top
+  // viewport, whose measures the answer gives.
   async function inPage(tab, job) {
+    const frameId = job.ref ? await frameOfRefs(chrome, ports, tab, [job.ref]) : 0;
+    const answer = await inFrame(tab, frameId === 0 ? job : { ...job, frame: true }, frameId);
+    if (frameId === 0) return answer;
+    const centre = { x: answer.rect.x + answer.rect.width / 2, y: answer.rect.y + answer.rect.height / 2 };
+    const off = await frameOffset(chrome, ports, tab, frameId, centre);
+    const view = await inFrame(tab, { op: "paint" }, 0);
+    return { ...view, what: answer.what, rect: { ...answer.rect, x: answer.rect.x + off.x, y: answer.rect.y + off.y } };
+  }
+
+  async function inFrame(tab, job, frameId) {
     let answers;
     try {
       answers = await chrome.scripting.executeScript({
-        target: { tabId: tab.id, frameIds: [0] },
+        target: { tabId: tab.id, frameIds: [frameId] },
         func: shotPage,
         args: [job],
       });

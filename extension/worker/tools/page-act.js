@@ -7,6 +7,7 @@ import "../../shared/act-common.js";
 import { CommandError } from "../link/errors.js";
 import { asCommandError, assertTrusted, createActRunner } from "../tab/act-runner.js";
 import { DEBUGGER_SWITCH } from "../tab/debugger.js";
+import { toTop } from "../tab/ref-frames.js";
 import { tabInfo } from "../tab/tabs.js";
 
 export { DEFAULT_ACT_MS, QUIET_MS, assertTrusted, createActRunner, deadLink, readyToAct } from "../tab/act-runner.js";
@@ -31,7 +32,7 @@ export function actSummary(params, result) {
 }
 
 export function createPageAct(deps) {
-  const { debug, input } = deps;
+  const { debug, input, chrome, ports } = deps;
   const { run, toPage, followUp } = createActRunner(deps);
 
   async function routeFor(params) {
@@ -88,9 +89,13 @@ export function createPageAct(deps) {
   async function viaDebugger(job, p) {
     const { tab } = job;
     const ref = p.ref ?? null;
-    const locate = (kind, extra = {}) => toPage(job, { type: "locate", ref, kind, direction: p.direction ?? null, ...extra });
+    // A point in a child frame is moved into the top viewport, where the debugger's input goes.
+    const locate = async (kind, extra = {}) => {
+      const at = await toPage(job, { type: "locate", ref, kind, direction: p.direction ?? null, ...extra });
+      return toTop(chrome, ports, tab, job.frameId, at);
+    };
     // Between the pointer's move and its press, the page may put another element at the point.
-    const stillThere = (at) => () => locate("hit", { x: at.x, y: at.y });
+    const stillThere = (at) => () => locate("hit", { x: at.frameX ?? at.x, y: at.frameY ?? at.y });
     // Text and keys go wherever the focus is, which the page may have moved.
     const focusKept = (text) => locate("focus", { text });
     switch (p.kind) {

@@ -3,7 +3,9 @@
 // remembers which document each tab's refs came from (tab/ref-docs.js).
 import { CommandError } from "../link/errors.js";
 import { createInput } from "../tab/input.js";
+import { withFrames } from "../tab/frame-snapshot.js";
 import { forgetDoc, mintRefs, pageError, rememberDoc } from "../tab/ref-docs.js";
+import { deliverToRefs, framePaths } from "../tab/ref-frames.js";
 import { assertScriptable, deliver, tabInfo } from "../tab/tabs.js";
 import { actSummary, createPageAct } from "./page-act.js";
 
@@ -69,7 +71,8 @@ export function createPageTools({
     input,
     withTimeout,
   });
-  // Sends one message to the tab's content script and returns {result, tab}; a failure throws.
+  // Sends one message to the tab's content script (of the frame its ref is in) and returns
+  // {result, tab, where, frameId}; a failure throws.
   async function ask(params, message) {
     const tab = await tabs.resolve(params.tab_id);
     assertScriptable(tab);
@@ -89,8 +92,10 @@ export function createPageTools({
       }, TIMEOUT_MS);
     });
     let answer;
+    let frameId = 0;
     try {
-      answer = await Promise.race([deliver(chrome, ports, tab, message, () => expired), late]);
+      const sent = deliverToRefs(chrome, ports, tab, message, () => expired).then((s) => ((frameId = s.frameId), s.answer));
+      answer = await Promise.race([sent, late]);
     } finally {
       timers.clearTimeout(timer);
     }
@@ -106,8 +111,17 @@ export function createPageTools({
     const where =
       typeof answer.url === "string" ? { id: tab.id, url: answer.url, title: answer.title ?? "" } : tabInfo(tab);
     if (answer.ok !== true) throw pageError(tab, answer, where);
-    return { result: answer.result, tab, where };
+    return { result: answer.result, tab, where, frameId };
   }
+
+  // One child frame's part of a snapshot (tab/frame-snapshot.js); a failure throws.
+  async function askFrame(tab, frameId, message) {
+    const answer = await deliver(chrome, ports, tab, message, undefined, frameId);
+    if (answer?.ok === true) return answer.result;
+    throw new Error(answer?.error?.message ?? "the frame gave no answer");
+  }
+
+  const nonce = () => Array.from(crypto.getRandomValues(new Uint8Array(6)), (b) => b.toString(16).padStart(2, "0")).join("");
 
   async function snapshot(params) {
     const message = {
@@ -117,14 +131,27 @@ export function createPageTools({
       max_chars: intParam(params, "max_chars", MAX_CHARS),
     };
     const target = await tabs.resolve(params.tab_id);
+    const mark = nonce();
     let asked;
+    let whole;
     await mintRefs(chrome, target.id, async (floor) => {
-      asked = await ask({ ...params, tab_id: target.id }, { ...message, ref_floor: floor });
-      return asked.result;
+      asked = await ask({ ...params, tab_id: target.id }, { ...message, ref_floor: floor, frame_mark: mark });
+      const { tab, frameId } = asked;
+      const frame = frameId === 0 ? null : await chrome.webNavigation.getFrame({ tabId: tab.id, frameId }).catch(() => null);
+      whole = await withFrames({
+        chrome,
+        ports,
+        tab,
+        first: { ...asked.result, frameId, documentId: frame?.documentId ?? null },
+        nonce: mark,
+        maxChars: message.max_chars,
+        ask: (id, top, room) => askFrame(tab, id, { ...message, ref: null, max_chars: Math.max(MAX_CHARS.min, room), ref_floor: top, frame_mark: mark }),
+      });
+      return whole;
     });
-    const { result, tab, where } = asked;
-    rememberDoc(tab.id, result?.doc);
-    const { snapshot: text, refs, chars, truncated } = result ?? {};
+    const { tab, where, frameId } = asked;
+    if (frameId === 0) rememberDoc(tab.id, asked.result?.doc);
+    const { snapshot: text, refs, chars, truncated } = whole;
     return { result: { snapshot: text, refs, chars, truncated }, result_type: "object", tab: where };
   }
 
@@ -135,7 +162,15 @@ export function createPageTools({
       offset: intParam(params, "offset", { default: 0, min: 0, max: Number.MAX_SAFE_INTEGER }),
       limit: intParam(params, "limit", LIMIT),
     };
-    const { result, where } = await ask(params, message);
+    const { result, tab, where } = await ask(params, message);
+    // The ref named an iframe of another origin: its own frame reads its document.
+    if (typeof result?.frame === "string") {
+      const { paths } = await framePaths(chrome, ports, tab);
+      const frame = paths.get(result.frame);
+      if (!frame) throw new CommandError("stale_ref", "That frame shows no page tabpilot can read now. Take a new snapshot.", { tab: where });
+      const inner = await askFrame(tab, frame.frameId, { ...message, ref: null });
+      return { result: inner, result_type: "object", tab: where };
+    }
     return { result, result_type: "object", tab: where };
   }
 

@@ -5,6 +5,7 @@
 import { CommandError } from "../link/errors.js";
 import { pageError } from "../tab/ref-docs.js";
 import { createRoutes } from "../tab/script-routes.js";
+import { deliverToRefs } from "../tab/ref-frames.js";
 import { assertScriptable, deliver, reinject, tabInfo } from "../tab/tabs.js";
 
 const DEFAULT_TIMEOUT_MS = 5000;
@@ -42,6 +43,17 @@ function refBlocked(tab) {
     "invalid_request",
     "The element with that ref is inside a closed shadow root, and this page refuses code in its own world, " +
       "so execute_javascript cannot reach it. browser_read and browser_act work on it.",
+    { tab: tabInfo(tab) },
+  );
+}
+
+// A frame of another origin whose page world runs no script: sandboxed without allow-scripts, or
+// its CSP refuses code from strings.
+function frameRefuses(tab, error) {
+  const why = error.sandboxed ? "is sandboxed without allow-scripts" : "refuses code from strings (its Content-Security-Policy)";
+  return new CommandError(
+    "csp_blocked",
+    `The frame that element is in ${why}, so execute_javascript cannot run there. browser_read and browser_act work on it.`,
     { tab: tabInfo(tab) },
   );
 }
@@ -88,7 +100,14 @@ export function createScriptTools(deps) {
   // script. Nothing is sent again once the command has expired.
   async function deliverScript(job) {
     const { tab, params, message, deadline } = job;
-    let answer = await deliver(chrome, ports, tab, message, () => job.expired);
+    const sent = await deliverToRefs(chrome, ports, tab, message, () => job.expired);
+    let answer = sent.answer;
+    // The other routes run in the top frame: a child frame's element (a ref from a frame) is not
+    // theirs to reach.
+    if (sent.frameId !== 0) {
+      if (answer?.ok === false && FALLBACK_CODES.has(answer.error?.code)) throw frameRefuses(tab, answer.error);
+      return answer;
+    }
     if (answer?.ok === false && answer.error?.code === UNREACHABLE && !answer.error.sandboxed && !job.expired) {
       // Nothing reached the page world (its channel was lost: document.open(), say): inject it
       // again, and send once more.

@@ -7,6 +7,7 @@
 // timers, cannot stretch the timeout.
 import { CommandError } from "../link/errors.js";
 import { pageError } from "../tab/ref-docs.js";
+import { frameOfRefs } from "../tab/ref-frames.js";
 import { assertScriptable, deliver, tabInfo } from "../tab/tabs.js";
 import { IDLE_MS, createNetworkWatch } from "./wait-network.js";
 
@@ -178,7 +179,7 @@ export function createWaitTools({ chrome, tabs, ports, pilot, timers, tabWatch, 
 
   // Time is up: the page stops watching and says what is still false.
   async function report(job, delivery) {
-    const asked = ports.send(job.tab.id, { type: "wait_stop", id: job.id });
+    const asked = ports.send(job.tab.id, { type: "wait_stop", id: job.id }, job.frameId);
     let answer = null;
     try {
       answer = await withTimeout(asked, REPORT_MS, () => new Error("silent"));
@@ -212,14 +213,18 @@ export function createWaitTools({ chrome, tabs, ports, pilot, timers, tabWatch, 
   async function inPage(job, startUrl) {
     const { tab, spec } = job;
     const message = { type: "wait_for", id: job.id, condition: spec.condition, value: spec.value, state: spec.state, until: job.deadline };
+    // A ref is watched in the frame that gave it out (tab/ref-frames.js).
+    job.frameId = spec.condition === "ref" ? await frameOfRefs(chrome, ports, tab, [spec.value]) : 0;
+    job.inFrames ??= inFrames(job, message);
     for (;;) {
       await tabWatch.guard(tab);
-      const delivery = tabWatch.watch(tab, () => deliver(chrome, ports, tab, { ...message, first: job.docs === 0 }, () => job.over));
+      const delivery = tabWatch.watch(tab, () => deliver(chrome, ports, tab, { ...message, first: job.docs === 0 }, () => job.over, job.frameId));
       const outcome = await Promise.race([
         delivery.then(
           (answer) => ({ answer }),
           (error) => ({ error }),
         ),
+        job.inFrames.met,
         job.expiry,
         job.ended,
         job.stuck ?? job.ended,
@@ -241,6 +246,39 @@ export function createWaitTools({ chrome, tabs, ports, pilot, timers, tabWatch, 
       if (answer?.ok !== true) throw pageError(tab, answer, where);
       return met(job, String(answer.result?.description ?? ""), answer.result?.already === true && job.docs === 0, startUrl);
     }
+  }
+
+  // Text that appears in a frame of another origin (which the top frame's page cannot read): each
+  // child frame whose content script is there watches too, and the first to see the text answers
+  // (with the tab's url, not its own). Only `text`: text_gone would need every frame's word.
+  function inFrames(job, message) {
+    const asked = [];
+    const never = { met: new Promise(() => {}), stop() {} };
+    if (job.spec.condition !== "text") return never;
+    const met = (async () => {
+      const frames = (await Promise.resolve(chrome.webNavigation?.getAllFrames?.({ tabId: job.tab.id })).catch(() => null)) ?? [];
+      const children = frames.filter((f) => f.frameId !== 0 && !f.url.startsWith("chrome-error:"));
+      return new Promise((resolve) => {
+        for (const frame of children) {
+          const id = `${job.id}f${frame.frameId}`;
+          asked.push({ id, frameId: frame.frameId });
+          ports.send(job.tab.id, { ...message, id, first: true }, frame.frameId).then(
+            (answer) => {
+              if (answer?.ok !== true) return;
+              const { url: _url, title: _title, ...rest } = answer;
+              resolve({ answer: rest });
+            },
+            () => {},
+          );
+        }
+      });
+    })();
+    return {
+      met,
+      stop() {
+        for (const { id, frameId } of asked) ports.send(job.tab.id, { type: "wait_stop", id }, frameId).catch(() => {});
+      },
+    };
   }
 
   // tab-watch.js words a lost answer for a script; a wait lost nothing.
@@ -362,9 +400,10 @@ export function createWaitTools({ chrome, tabs, ports, pilot, timers, tabWatch, 
       return await inPage(job, startUrl);
     } finally {
       dialogWatch?.stop();
+      job.inFrames?.stop();
       job.stop();
       // A page still watching (the wait ended for another reason) stops; nothing waits for its answer.
-      if (PAGE_CONDITIONS.has(spec.condition) && !job.answered) ports.send(tab.id, { type: "wait_stop", id: job.id }).catch(() => {});
+      if (PAGE_CONDITIONS.has(spec.condition) && !job.answered) ports.send(tab.id, { type: "wait_stop", id: job.id }, job.frameId ?? 0).catch(() => {});
     }
   }
 

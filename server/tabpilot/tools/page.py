@@ -15,6 +15,7 @@ from tabpilot.tools.fields import (
     Params,
     Ref,
     TimeoutMs,
+    plural,
     result_of,
 )
 from tabpilot.tools.files import downloads_note
@@ -162,6 +163,11 @@ def read_text(envelope: dict[str, Any], params: Any = None) -> str:
             f"[nothing at offset {offset}: past the end, the text is {total} chars; "
             f"browser_read offset={max(0, total - 1000)} reads its last part]"
         )
+    # Frames of other origins hold text of their own, read by a read of the iframe's ref.
+    unread = read.get("unread_frames")
+    if isinstance(unread, int) and unread > 0:
+        frames = plural(unread, "frame")
+        text += f"\n[{frames} of other origins not read: browser_read its iframe's ref]"
     if read.get("more"):
         return f"{text}\n[chars {offset}-{end} of {total}; more: browser_read offset={end}]"
     if offset:
