@@ -9,6 +9,7 @@ import { CommandError, errorPayload } from "./link/errors.js";
 import { createTabMachinery } from "./tab/machinery.js";
 import { createCaptureTools } from "./tools/capture.js";
 import { createFilesTools } from "./tools/files.js";
+import { createFindTools } from "./tools/find.js";
 import { createFormTools } from "./tools/form.js";
 import { createFunctionsTools } from "./tools/functions.js";
 import { createLogsTools } from "./tools/logs.js";
@@ -33,6 +34,7 @@ const FAMILIES = {
   mouse: createMouseTools,
   files: createFilesTools,
   form: createFormTools,
+  find: createFindTools,
 };
 
 const PILOT_OFF =
@@ -41,7 +43,9 @@ const PILOT_OFF =
 
 export function createCommands({ chrome, pilot, timers, fetch, managed, landingUrl, now = Date.now }) {
   const machinery = createTabMachinery({ chrome, timers, managed });
-  const deps = { chrome, pilot, timers, fetch, managed, landingUrl, now, ...machinery };
+  // `call`: another family's command, for a tool built on it (browser_find on browser_snapshot).
+  const call = (command, params) => handlers[command](params);
+  const deps = { chrome, pilot, timers, fetch, managed, landingUrl, now, call, ...machinery };
   const families = Object.fromEntries(Object.entries(FAMILIES).map(([name, create]) => [name, create(deps)]));
   const gather = (part) => Object.assign({}, ...Object.values(families).map((family) => family[part] ?? {}));
   const handlers = gather("handlers");

@@ -6,6 +6,7 @@ The hierarchy (``tests/test_errors.py`` checks that it names every code)::
      ├── RequestRefused                the caller must change something (4xx)
      │    ├── InvalidRequest           400 invalid_request
      │    ├── InvalidFunction          400 invalid_function  (functions)
+     │    ├── InvalidRegex             400 invalid_regex  (page)
      │    ├── Unauthorized             401 unauthorized
      │    ├── ForbiddenHost            403 forbidden_host
      │    ├── ForbiddenOrigin          403 forbidden_origin
@@ -43,6 +44,7 @@ The hierarchy (``tests/test_errors.py`` checks that it names every code)::
      │    ├── ScriptTooLarge           413 script_too_large
      │    ├── FileTooLarge             413 file_too_large  (files)
      │    ├── PointOutsideViewport     422 point_outside_viewport  (page)
+     │    ├── RegexTooSlow             422 regex_too_slow  (page)
      │    └── QueueFull                429 queue_full
      ├── BridgeFailure                 the bridge could not get an answer (5xx)
      │    ├── InternalError            500 internal_error
@@ -147,9 +149,11 @@ from tabpilot.errors.guard import (
 from tabpilot.errors.page import (
     DebuggerDisabled,
     ElementNotInteractable,
+    InvalidRegex,
     NavigationFailed,
     PointOutsideViewport,
     RefNotFound,
+    RegexTooSlow,
     RequestNotFound,
     StaleRef,
     WaitTimeout,
@@ -227,6 +231,7 @@ __all__ = [
     "FunctionNotFound",
     "InternalError",
     "InvalidFunction",
+    "InvalidRegex",
     "InvalidRequest",
     "JavaScriptSyntaxError",
     "MethodNotAllowed",
@@ -240,6 +245,7 @@ __all__ = [
     "PromiseRejected",
     "QueueFull",
     "RefNotFound",
+    "RegexTooSlow",
     "RequestNotFound",
     "RequestRefused",
     "ResultTooLarge",

@@ -19,6 +19,7 @@ from tabpilot.tools import (
     context_storage,
     contexts,
     files,
+    find,
     form,
     functions,
     logs,
@@ -39,6 +40,7 @@ TOOLS: dict[str, Tool] = {
     for family in (
         navigate,
         page,
+        find,
         form,
         wait,
         mouse,
