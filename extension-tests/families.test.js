@@ -73,6 +73,7 @@ test("the popup records every command but ping, and words all but two", () => {
     "browser_console_messages",
     "browser_downloads",
     "browser_fill_form",
+    "browser_find",
     "browser_mouse",
     "browser_navigate",
     "browser_network_requests",

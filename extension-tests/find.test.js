@@ -128,3 +128,28 @@ test("a long line is tested by a regex on its first 300 characters only", () => 
   assert.equal(search(lines, { regex: /a!/i }).length, 0);
   assert.equal(search(lines, { text: "a!" }).length, 1);
 });
+
+test("a long line is answered as the part of it around what was found", async () => {
+  const paragraph = `${"x ".repeat(1000)}the needle here ${"y ".repeat(1000)}`;
+  const { result } = await find({ text: "NEEDLE" }, [paragraph]);
+  const { line } = result.matches[0];
+  assert.ok(line.length <= 242, line.length);
+  assert.match(line, /^\u2026x x .* the needle here y y .*\u2026$/);
+});
+
+test("a match inside a frame's tree says which frame it is in", () => {
+  const lines = parseLines(
+    [
+      '- heading "Checkout" [level=1]',
+      '- iframe "Payment" [ref=e5] [origin=https://pay.example:8443]:',
+      '  - textbox "Card number" [ref=e6]',
+      '  - heading "Billing" [level=2]',
+      '  - textbox "Postcode" [ref=e7]',
+    ].join("\n"),
+  );
+  const found = search(lines, { role: "textbox" });
+  assert.deepEqual(
+    found.map((i) => contextOf(lines, i)),
+    ['in iframe "Payment" [ref=e5] [origin=https://pay.example:8443]', 'under heading "Billing" [level=2]'],
+  );
+});

@@ -5,7 +5,8 @@
 // searches its lines here.
 import { CommandError } from "../link/errors.js";
 
-export const LIMIT = { default: 10, max: 100 };
+const DEFAULT_LIMIT = 10;
+const MAX_LIMIT = 100;
 export const MAX_QUERY_CHARS = 200;
 // The snapshot searched: the whole page, within the largest snapshot there is.
 const SEARCH_CHARS = 1_000_000;
@@ -152,9 +153,9 @@ export function checkFind(params) {
     throw invalid('browser_find needs `text`, `regex`, or `role` and/or `name`, such as {"text": "Item 137"}.');
   }
   if (query.text !== undefined && query.regex !== undefined) throw invalid("Give `text` or `regex`, not both.");
-  const limit = params.limit ?? LIMIT.default;
-  if (!Number.isInteger(limit) || limit < 1 || limit > LIMIT.max) {
-    throw invalid(`limit must be an integer from 1 to ${LIMIT.max}; got ${JSON.stringify(limit)}.`);
+  const limit = params.limit ?? DEFAULT_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+    throw invalid(`limit must be an integer from 1 to ${MAX_LIMIT}; got ${JSON.stringify(limit)}.`);
   }
   return { ...query, limit, regex: query.regex === undefined ? undefined : safeRegex(query.regex) };
 }
@@ -217,8 +218,11 @@ function summary(lines, index, skip = -1) {
 
 // The line of context of the match at `index`: the container (list item, row…) around it summed
 // up, or the nearest heading above it.
+// Within a frame (its iframe line, with its origin, holds the frame's tree), the heading is the
+// frame's own, else the frame's line says where the match is.
 export function contextOf(lines, index) {
   let depth = lines[index].depth;
+  let frame = -1;
   for (let i = index - 1; i >= 0 && depth > 0; i--) {
     if (lines[i].depth >= depth) continue;
     depth = lines[i].depth;
@@ -226,18 +230,30 @@ export function contextOf(lines, index) {
       const held = summary(lines, i, index);
       if (held) return `in ${lines[i].role}: ${held}`;
     }
+    if (lines[i].role === "iframe" && frame < 0) frame = i;
   }
-  for (let i = index - 1; i >= 0; i--) {
+  for (let i = index - 1; i > frame; i--) {
     if (lines[i].role === "heading") return `under ${clip(inline(lines[i]), CONTEXT_CHARS)}`;
   }
-  return "";
+  return frame >= 0 ? `in ${clip(lines[frame].line, CONTEXT_CHARS)}` : "";
+}
+
+// A long line (a paragraph) as the part of it around what was found.
+const LINE_CHARS = 240;
+function excerpt(text, query) {
+  if (text.length <= LINE_CHARS) return text;
+  let at = 0;
+  if (query.text !== undefined) at = text.toLowerCase().indexOf(query.text.toLowerCase());
+  else if (query.regex) at = query.regex.exec(text.slice(0, REGEX_LINE_CHARS + 20))?.index ?? 0;
+  const start = Math.max(0, Math.min(at - 60, text.length - LINE_CHARS));
+  return (start > 0 ? "\u2026" : "") + text.slice(start, start + LINE_CHARS) + (start + LINE_CHARS < text.length ? "\u2026" : "");
 }
 
 // A match as the model reads it: its own line; a container's, with what it holds.
-function matchOf(lines, index) {
+function matchOf(lines, index, query) {
   const line = lines[index];
   const own = CONTAINERS.has(line.role) || (!line.name && !line.text) ? summary(lines, index) : "";
-  const match = { line: own ? `${line.line}: ${own}` : line.line, ref: line.ref };
+  const match = { line: excerpt(own ? `${line.line}: ${own}` : line.line, query), ref: line.ref };
   if (line.url) match.url = line.url;
   const context = contextOf(lines, index);
   if (context) match.context = context;
@@ -254,7 +270,7 @@ export function createFindTools({ call }) {
     const { snapshot = "", truncated = false } = taken.result ?? {};
     const lines = parseLines(snapshot);
     const found = search(lines, query);
-    const matches = found.slice(0, query.limit).map((index) => matchOf(lines, index));
+    const matches = found.slice(0, query.limit).map((index) => matchOf(lines, index, query));
     const result = { total: found.length, matches };
     if (truncated) result.searched_chars = SEARCH_CHARS;
     return { result, result_type: "object", tab: taken.tab };

@@ -14,6 +14,9 @@ from tabpilot.tools.tool import ClientFace, CliFace, Tool, describe
 
 #: The longest text, regex, role or name searched for.
 MAX_QUERY_CHARS = 200
+#: The most matches one answer lists, and how many by default.
+MAX_LIMIT = 100
+DEFAULT_LIMIT = 10
 
 
 class FindParams(Params):
@@ -25,7 +28,7 @@ class FindParams(Params):
     regex: str | None = Field(default=None, min_length=1, max_length=MAX_QUERY_CHARS)
     role: str | None = Field(default=None, min_length=1, max_length=MAX_QUERY_CHARS)
     name: str | None = Field(default=None, min_length=1, max_length=MAX_QUERY_CHARS)
-    limit: int = Field(default=10, ge=1, le=100)
+    limit: int = Field(default=DEFAULT_LIMIT, ge=1, le=MAX_LIMIT)
     tab_id: int | None = Field(default=None)
 
     @model_validator(mode="after")
