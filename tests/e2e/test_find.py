@@ -11,15 +11,14 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
+from bench.pages import products_html
 from selenium import webdriver
 
-from bench.pages import products_html
 from tabpilot.tools.find import find_text
-from tests.e2e.harness import Daemon, open_url, serving
+from tests.e2e.harness import Daemon, open_url, serving_pages
 from tests.e2e.test_snapshot import renumbered
 from tests.e2e.test_tool_faces import FACES
 from tests.e2e.tool_pages import collapsed_rows
@@ -52,9 +51,7 @@ INLINE = (
 
 # Long lines of one letter: a regex the guard lets through (two unbounded quantifiers) takes a
 # tenth of a second on each, so that the page's lines together run past find's time.
-SLOW = "<!doctype html><title>Slow</title>" + "".join(
-    f"<p>{'a' * 400}</p>" for _ in range(60)
-)
+SLOW = "<!doctype html><title>Slow</title>" + "".join(f"<p>{'a' * 400}</p>" for _ in range(60))
 
 PAGES = {
     "/items.html": ITEMS,
@@ -64,23 +61,10 @@ PAGES = {
 }
 
 
-class _Handler(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        data = PAGES.get(self.path.split("?")[0], "<!doctype html><p>page</p>").encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def site() -> Iterator[str]:
-    with serving(_Handler) as port:
-        yield f"http://127.0.0.1:{port}"
+    with serving_pages(PAGES) as url:
+        yield url
 
 
 def _find(daemon: Daemon, status: int = 200, **params: Any) -> dict[str, Any]:
@@ -88,6 +72,21 @@ def _find(daemon: Daemon, status: int = 200, **params: Any) -> dict[str, Any]:
     body: dict[str, Any] = response.json()
     assert response.status_code == status, body
     return body
+
+
+def _ref_in(context: str) -> str:
+    found = re.search(r"\[ref=(e\d+)\]", context)
+    assert found, context
+    return found[1]
+
+
+def _added(daemon: Daemon) -> list[str]:
+    """The names of the products whose button was clicked, read back from the page."""
+    script = (
+        "[...document.querySelectorAll('li[data-added]')].map((li) => li.firstChild.textContent)"
+    )
+    result: list[str] = daemon.execute(script).json()["result"]
+    return result
 
 
 def _snapshot(daemon: Daemon, **params: Any) -> str:
@@ -102,7 +101,7 @@ def test_item_137_is_found_in_under_300_characters_and_its_ref_acts(
     open_url(daemon, f"{site}/items.html")
     envelope = _find(daemon, text="Item 137")
     text = find_text(envelope)
-    ref = envelope["result"]["matches"][0]["context"].split("[ref=")[1].split("]")[0]
+    ref = _ref_in(envelope["result"]["matches"][0]["context"])
     assert text == (
         f'1 match\n- text: Item 137 \u2014 in listitem: "{_price(137)}", button "Add to cart" '
         f"[ref={ref}]"
@@ -111,10 +110,7 @@ def test_item_137_is_found_in_under_300_characters_and_its_ref_acts(
     # The ref acts at once, on Item 137's own button.
     clicked = daemon.post_json("/browser_act", {"kind": "click", "ref": ref}).json()
     assert clicked["success"], clicked
-    added = daemon.execute(
-        "[...document.querySelectorAll('li[data-added]')].map((li) => li.firstChild.textContent)"
-    ).json()
-    assert added["result"] == ["Item 137"]
+    assert _added(daemon) == ["Item 137"]
 
 
 def test_the_bench_page_product_137_in_under_300_characters(
@@ -161,7 +157,9 @@ def test_a_regex_that_would_backtrack_is_refused_and_the_tab_still_answers(
         assert body["error"]["code"] == "regex_too_slow", body
         assert "Simplify it" in body["error"]["message"]
     bad = _find(daemon, 400, regex="(a")
-    assert bad["error"]["code"] == "invalid_regex" and "Unterminated group" in bad["error"]["message"]
+    assert (
+        bad["error"]["code"] == "invalid_regex" and "Unterminated group" in bad["error"]["message"]
+    )
     # Let through, and slow on these lines: stopped after about a second.
     started = time.monotonic()
     body = _find(daemon, 422, regex=".*.*b")
@@ -217,12 +215,9 @@ def test_find_in_the_managed_browser(managed: Daemon, site: str) -> None:
     envelope = _find(managed, text="item 250")
     match = envelope["result"]["matches"][0]
     assert (envelope["result"]["total"], match["line"]) == (1, "text: Item 250")
-    ref = match["context"].split("[ref=")[1].split("]")[0]
+    ref = _ref_in(match["context"])
     assert managed.post_json("/browser_act", {"kind": "click", "ref": ref}).json()["success"]
-    added = managed.execute(
-        "[...document.querySelectorAll('li[data-added]')].map((li) => li.firstChild.textContent)"
-    ).json()
-    assert added["result"] == ["Item 250"]
+    assert _added(managed) == ["Item 250"]
     assert _find(managed, 422, regex="(a+)+")["error"]["code"] == "regex_too_slow"
 
 
