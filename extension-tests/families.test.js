@@ -74,6 +74,7 @@ test("the popup records every command but ping, and words all but two", () => {
     "browser_downloads",
     "browser_emulate",
     "browser_fill_form",
+    "browser_find",
     "browser_mouse",
     "browser_navigate",
     "browser_network_requests",

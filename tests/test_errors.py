@@ -52,6 +52,8 @@ TABLE = {
     "script_too_large": 413,
     "point_outside_viewport": 422,
     "clip_outside_viewport": 422,
+    "regex_too_slow": 422,
+    "invalid_regex": 400,
     "queue_full": 429,
     "internal_error": 500,
     "extension_error": 502,

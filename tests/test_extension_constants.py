@@ -17,6 +17,7 @@ import pytest
 from tabpilot.config import DEFAULT_PORT
 from tabpilot.protocol import MAX_RESULT_CHARS, PROTOCOL_VERSION
 from tabpilot.tools.fields import MAX_TIMEOUT_MS
+from tabpilot.tools.find import DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_CHARS
 from tabpilot.tools.logs import RequestType
 from tabpilot.tools.screenshot import MAX_SIZE, MAX_ZOOM
 from tabpilot.tools.wait import MAX_TIME_MS, NETWORK_IDLE_MS
@@ -34,6 +35,9 @@ PAIRS = [
     ("worker/tools/wait.js", "MAX_TIME_MS", MAX_TIME_MS),
     ("worker/tools/wait.js", "MAX_WAIT_MS", MAX_TIMEOUT_MS),
     ("worker/tools/wait-network.js", "IDLE_MS", NETWORK_IDLE_MS),
+    ("worker/tools/find.js", "MAX_QUERY_CHARS", MAX_QUERY_CHARS),
+    ("worker/tools/find.js", "MAX_LIMIT", MAX_LIMIT),
+    ("worker/tools/find.js", "DEFAULT_LIMIT", DEFAULT_LIMIT),
 ]
 
 

@@ -61,6 +61,16 @@ RESULTS: dict[str, Any] = {
         "opened": [NEW_TAB],
     },
     "browser_read": {"text": "World", "offset": 5, "total": 20, "more": True},
+    "browser_find": {
+        "total": 12,
+        "matches": [
+            {
+                "line": "text: Item 137",
+                "ref": None,
+                "context": 'in listitem: "$172.24", button "Add to cart" [ref=e138]',
+            }
+        ],
+    },
     "browser_wait_for": {
         "condition": "text",
         "description": 'text "Saved" appeared',
@@ -196,6 +206,12 @@ CASES: dict[str, Case] = {
         {"offset": 5, "limit": 5},
         "World\n[chars 5-10 of 20; more: browser_read offset=10]",
         ("read", "--offset", "5", "--limit", "5"),
+    ),
+    "browser_find": Case(
+        {"text": "Item 137", "limit": 1},
+        '12 matches\n- text: Item 137 \u2014 in listitem: "$172.24", button "Add to cart" '
+        "[ref=e138]\n\u2026 11 more; narrow the query",
+        ("find", "Item 137", "--limit", "1"),
     ),
     "browser_wait_for": Case(
         {"text": "Saved", "timeout_ms": 5000},

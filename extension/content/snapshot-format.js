@@ -75,7 +75,9 @@
   const isWord = (char) => /[\p{L}\p{N}_]/u.test(char);
 
   // Each slot is constant (written in the template) or a field ({k} in the template, a column of
-  // the rows). Refs are always fields. A field's shared start and end go in the template.
+  // the rows). Refs are always fields. A name or a text is a whole field: a row keeps its own text
+  // whole (`Item 137`, not `137` under a template's `Item {1}`), so that what a model searches
+  // the snapshot for is in it. Only a url's shared start and end go in the template.
   const fieldsOf = (items) => {
     const columns = items.map((item) => slotsOf(item));
     return columns[0].map(([kind], s) => {
@@ -83,12 +85,12 @@
       if (kind !== "ref" && values.every((value) => value === values[0])) return { kind, constant: values[0] };
       let prefix = "";
       let suffix = "";
-      if (kind !== "ref") {
+      if (kind === "url") {
         const shortest = Math.min(...values.map((value) => value.length));
         prefix = commonPrefix(values).slice(0, Math.max(0, shortest - 1));
         suffix = reversed(commonPrefix(values.map((value) => reversed(value.slice(prefix.length)))));
         suffix = suffix.slice(Math.max(0, suffix.length - (shortest - prefix.length - 1)));
-        // Never split a word or a number: `#10{1}` with rows `01` reads worse than `#{1}`.
+        // Never split a word or a number: `/p/10{1}` with rows `01` reads worse than `/p/{1}`.
         while (prefix && isWord(prefix.at(-1)) && values.some((value) => isWord(value[prefix.length] ?? ""))) prefix = prefix.slice(0, -1);
         while (suffix && isWord(suffix[0]) && values.some((value) => isWord(value[value.length - suffix.length - 1] ?? ""))) suffix = suffix.slice(1);
         if (prefix.length + suffix.length < 2) prefix = suffix = "";
@@ -134,7 +136,7 @@
         const shape = shapeOf(items[i], cache);
         while (j < items.length && typeof items[j] !== "string" && shapeOf(items[j], cache) === shape) j++;
       }
-      if (j - i >= MIN_RUN && collapse(items.slice(i, j), depth, lines, cache)) {
+      if (j - i >= MIN_RUN && cache.runs !== false && collapse(items.slice(i, j), depth, lines, cache)) {
         i = j;
         continue;
       }
@@ -189,19 +191,57 @@
 
   // ---- interactive_only: the nodes with refs, named by their labels, and the headings that tell
   // repeated ones apart ("Add to cart" under which product). A container stays only where it
-  // groups more than one of those, so that a list of products still collapses into rows.
+  // groups more than one of those, so that a list of products still collapses into rows. Where
+  // sibling containers would read the same (300 list items of one "Add to cart" button each),
+  // each keeps its own first text (the product's name) beside its controls, so that every line or
+  // row says which one it is.
   const interactive = (items) => {
     const out = [];
-    for (const item of items) {
-      if (typeof item === "string") continue;
-      const kids = interactive(item.children ?? []);
-      if (item.ref || item.role === "heading") {
-        out.push({ ...item, shows: item.shown, children: kids.length ? kids : undefined });
-      }
-      else if (kids.length > 1) out.push({ ...item, children: kids });
-      else out.push(...kids);
-    }
+    const parts = items.map((item) => (typeof item === "string" ? null : kept(item)));
+    const seen = new Map();
+    for (const part of parts) if (part?.length) seen.set(signature(part), (seen.get(signature(part)) ?? 0) + 1);
+    parts.forEach((part, i) => {
+      if (!part?.length) return;
+      const item = items[i];
+      const label = !item.ref && item.role !== "heading" && seen.get(signature(part)) > 1 ? labelOf(item) : "";
+      if (label) out.push({ role: item.role, flat: item.flat, children: [label, ...part] });
+      else out.push(...part);
+    });
     return out;
+  };
+
+  // What interactive_only keeps of one node: itself (a control or a heading), its kept children
+  // grouped under it, or those alone.
+  const kept = (item) => {
+    const kids = interactive(item.children ?? []);
+    if (item.ref || item.role === "heading") return [{ ...item, shows: item.shown, children: kids.length ? kids : undefined }];
+    if (kids.length > 1) return [{ ...item, children: kids }];
+    return kids;
+  };
+
+  const signatures = new WeakMap();
+  const signature = (part) => {
+    let sig = signatures.get(part);
+    if (sig === undefined) {
+      const of = (node) => (typeof node === "string" ? node : [node.role, node.name ?? "", node.props?.join() ?? "", (node.children ?? []).map(of).join(",")].join("|"));
+      sig = part.map(of).join(";");
+      signatures.set(part, sig);
+    }
+    return sig;
+  };
+
+  // A container's own text: its first text, or the first name of what is not a control (a
+  // heading, a cell), depth first.
+  const LABEL_CHARS = 80;
+  const labelOf = (node) => {
+    for (const kid of node.children ?? []) {
+      if (typeof kid === "string") return clip(kid, LABEL_CHARS);
+      if (kid.ref) continue;
+      if (kid.name) return clip(kid.name, LABEL_CHARS);
+      const inner = labelOf(kid);
+      if (inner) return inner;
+    }
+    return "";
   };
 
   const cutLine = (leftChars, leftRefs, total, container) => {
@@ -223,12 +263,15 @@
   };
 
   /**
-   * format(items, {maxChars, interactiveOnly}) -> {text, refs, chars, truncated}
-   * items: the top-level nodes and strings.
+   * format(items, {maxChars, interactiveOnly, collapse}) -> {text, refs, chars, truncated}
+   * items: the top-level nodes and strings. `collapse: false` writes every run out, a line per
+   * node, for a search of the lines (browser_find).
    */
-  const format = (items, { maxChars = 20000, interactiveOnly = false } = {}) => {
+  const format = (items, { maxChars = 20000, interactiveOnly = false, collapse: runs = true } = {}) => {
     const lines = [];
-    render(interactiveOnly ? interactive(items) : items, 0, lines, new Map());
+    // The shapes' cache, which also says whether runs collapse.
+    const cache = Object.assign(new Map(), { runs });
+    render(interactiveOnly ? interactive(items) : items, 0, lines, cache);
     let total = -1;
     let refs = 0;
     for (const line of lines) {

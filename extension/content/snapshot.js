@@ -148,7 +148,9 @@
     };
 
     // Text is kept as written (whitespace collapsed) while inline runs join, and trimmed at the
-    // end (tidy), so that `$<b>19</b>.99` reads "$19.99".
+    // end (tidy), so that `$<b>19</b>.99` reads "$19.99". A space alone opening an inline
+    // element is kept too: `<b>3</b><span> </span><span>items</span>` reads "3 items", as
+    // innerText has it.
     const walkNode = (node, parentStyle, out) => {
       if (node.nodeType === 3) {
         if (parentStyle && !parentStyle.shown) return;
@@ -156,6 +158,7 @@
         const last = out.length - 1;
         if (last >= 0 && typeof out[last] === "string") out[last] += text;
         else if (text !== " " && text !== "") out.push(text);
+        else if (text === " " && last < 0 && parentStyle && INLINE.has(parentStyle.display)) out.push(text);
         return;
       }
       if (node.nodeType !== 1) return;
@@ -350,7 +353,7 @@
     const items = [];
     if (ref) walk.walkElement(root, root.parentElement ? walk.styleOf(root.parentElement) : null, items);
     else walk.walkChildren(root, walk.styleOf(root), items);
-    const written = format(tidy(items), { maxChars, interactiveOnly });
+    const written = format(tidy(items), { maxChars, interactiveOnly, collapse: options.collapse !== false });
     const { text, chars, truncated } = written;
     const top = refs.top();
     const place = { path: globalThis.__tabpilotFrames?.pathOf(window) ?? "", origin: self.origin };

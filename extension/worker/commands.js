@@ -10,6 +10,7 @@ import { createTabMachinery } from "./tab/machinery.js";
 import { createCaptureTools } from "./tools/capture.js";
 import { createEmulateTools } from "./tools/emulate.js";
 import { createFilesTools } from "./tools/files.js";
+import { createFindTools } from "./tools/find.js";
 import { createFormTools } from "./tools/form.js";
 import { createFunctionsTools } from "./tools/functions.js";
 import { createLogsTools } from "./tools/logs.js";
@@ -37,6 +38,7 @@ const FAMILIES = {
   files: createFilesTools,
   form: createFormTools,
   network_rules: createNetworkRulesTools,
+  find: createFindTools,
 };
 
 const PILOT_OFF =
@@ -45,7 +47,9 @@ const PILOT_OFF =
 
 export function createCommands({ chrome, pilot, timers, fetch, managed, landingUrl, now = Date.now }) {
   const machinery = createTabMachinery({ chrome, timers, managed });
-  const deps = { chrome, pilot, timers, fetch, managed, landingUrl, now, ...machinery };
+  // `call`: another family's command, for a tool built on it (browser_find on browser_snapshot).
+  const call = (command, params) => handlers[command](params);
+  const deps = { chrome, pilot, timers, fetch, managed, landingUrl, now, call, ...machinery };
   const families = Object.fromEntries(Object.entries(FAMILIES).map(([name, create]) => [name, create(deps)]));
   const gather = (part) => Object.assign({}, ...Object.values(families).map((family) => family[part] ?? {}));
   const handlers = gather("handlers");

@@ -305,3 +305,24 @@ def allow_user_scripts(driver: webdriver.Chrome, allowed: bool) -> None:
     finally:
         driver.close()
         driver.switch_to.window(previous)
+
+
+@contextmanager
+def serving_pages(pages: dict[str, str]) -> Iterator[str]:
+    """Serve `pages` (path -> HTML; any other path is a plain page) on a free port of 127.0.0.1
+    until the block ends; yields the base url."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            data = pages.get(self.path.split("?")[0], "<!doctype html><p>page</p>").encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    with serving(Handler) as port:
+        yield f"http://127.0.0.1:{port}"

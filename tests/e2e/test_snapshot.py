@@ -248,6 +248,7 @@ def test_a_table_collapses_into_one_line_per_row(
     text = snapshot(daemon)["snapshot"]
     assert text.startswith('- table "Orders" [ref=') and "text: Orders" not in text
     template, rows = collapsed_rows(text, "row:")
-    assert 'cell "Customer {2}"' in template and 'button "Refund" [ref={4}]' in template
-    assert rows[0][:3] == ["#1001", "1", "3"]
+    # Each row's text whole, as the page shows it: a search of the snapshot finds it.
+    assert 'cell "{2}"' in template and 'button "Refund" [ref={4}]' in template
+    assert rows[0][:3] == ["#1001", "Customer 1", "$3.00"]
     assert len({row[3] for row in rows}) == len(rows) == 50

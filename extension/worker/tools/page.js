@@ -129,6 +129,8 @@ export function createPageTools({
       ref: refParam(params),
       interactive_only: params.interactive_only === true,
       max_chars: intParam(params, "max_chars", MAX_CHARS),
+      // browser_find's: every run written out, for a search of the lines.
+      ...(params.collapse === false ? { collapse: false } : {}),
     };
     const target = await tabs.resolve(params.tab_id);
     const mark = nonce();

@@ -81,6 +81,19 @@ class _Methods(_Calls[R]):
         """A slice of the page's visible text: ``{text, offset, total, more}``."""
 
     @_tool()
+    def find(
+        self,
+        text: str | None = None,
+        *,
+        regex: str | None = None,
+        role: str | None = None,
+        name: str | None = None,
+        limit: int | None = None,
+        tab_id: int | None = None,
+    ) -> R:
+        """The snapshot's matching lines: ``{total, matches: [{line, ref, context}]}``."""
+
+    @_tool()
     def fill_form(
         self,
         fields: list[dict[str, Any]],

@@ -8,6 +8,7 @@ The hierarchy (``tests/test_errors.py`` checks that it names every code)::
      │    ├── InvalidRule              400 invalid_rule  (page)
      │    ├── InvalidFunction          400 invalid_function  (functions)
      │    ├── UnknownDevice            400 unknown_device  (page)
+     │    ├── InvalidRegex             400 invalid_regex  (page)
      │    ├── Unauthorized             401 unauthorized
      │    ├── ForbiddenHost            403 forbidden_host
      │    ├── ForbiddenOrigin          403 forbidden_origin
@@ -49,6 +50,7 @@ The hierarchy (``tests/test_errors.py`` checks that it names every code)::
      │    ├── FileTooLarge             413 file_too_large  (files)
      │    ├── PointOutsideViewport     422 point_outside_viewport  (page)
      │    ├── ClipOutsideViewport      422 clip_outside_viewport  (page)
+     │    ├── RegexTooSlow             422 regex_too_slow  (page)
      │    └── QueueFull                429 queue_full
      ├── BridgeFailure                 the bridge could not get an answer (5xx)
      │    ├── InternalError            500 internal_error
@@ -155,10 +157,12 @@ from tabpilot.errors.page import (
     ClipOutsideViewport,
     DebuggerDisabled,
     ElementNotInteractable,
+    InvalidRegex,
     InvalidRule,
     NavigationFailed,
     PointOutsideViewport,
     RefNotFound,
+    RegexTooSlow,
     RequestNotFound,
     RuleLimit,
     RuleNotFound,
@@ -240,6 +244,7 @@ __all__ = [
     "FunctionNotFound",
     "InternalError",
     "InvalidFunction",
+    "InvalidRegex",
     "InvalidRequest",
     "InvalidRule",
     "JavaScriptSyntaxError",
@@ -254,6 +259,7 @@ __all__ = [
     "PromiseRejected",
     "QueueFull",
     "RefNotFound",
+    "RegexTooSlow",
     "RequestNotFound",
     "RequestRefused",
     "ResultTooLarge",

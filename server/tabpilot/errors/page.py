@@ -149,3 +149,24 @@ class RuleLimit(RequestRefused):
         'This browser holds as many network rules as it takes. Remove some (action "remove" or '
         '"clear"), then add again.'
     )
+
+
+class InvalidRegex(RequestRefused):
+    code, status = "invalid_regex", 400
+    meaning = "browser_find's `regex` is not a valid JavaScript regular expression."
+    default_message = (
+        "The regex is not a valid JavaScript regular expression. Fix it (the message says "
+        "where), or search with `text`."
+    )
+
+
+class RegexTooSlow(RequestRefused):
+    code, status = "regex_too_slow", 422
+    meaning = (
+        "browser_find's `regex` could backtrack for seconds (a quantified group holding a "
+        "quantifier or |, a backreference, many quantifiers), or ran over its time on the page."
+    )
+    default_message = (
+        "The regex could backtrack for seconds, so it was not run. Simplify it (e.g. [ab]+ for "
+        "(a|b)+, one .* rather than several), or search with `text`."
+    )

@@ -20,6 +20,7 @@ from tabpilot.tools import (
     contexts,
     emulate,
     files,
+    find,
     form,
     functions,
     logs,
@@ -41,6 +42,7 @@ TOOLS: dict[str, Tool] = {
     for family in (
         navigate,
         page,
+        find,
         form,
         wait,
         mouse,
