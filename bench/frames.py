@@ -128,6 +128,24 @@ def _frames_loaded(peer: Peer, target: Any) -> None:
     raise RuntimeError("the checkout's frames did not load")
 
 
+#: How many snapshots a server may take to show the whole framed page, and how far apart.
+SETTLE_TRIES, SETTLE_WAIT_S = 15, 0.2
+
+
+def _settled(peer: Peer, args: tuple[str, dict[str, Any]]) -> str:
+    """The server's snapshot once two in a row are the same size: a server may show a frame's
+    tree a moment after the frame has loaded (chrome-devtools-mcp, now and then, the second
+    frame), and the row counts what it shows once it has it, not how soon."""
+    last = peer.run(args)
+    for _ in range(SETTLE_TRIES):
+        time.sleep(SETTLE_WAIT_S)
+        text = peer.run(args)
+        if len(text) == len(last):
+            return text
+        last = text
+    return last
+
+
 def frames_snapshot_system(peer: Peer, counts: Counts, found: dict[str, Any]) -> System:
     """Snapshots of the checkout with its two cross-origin frames, with each server's defaults;
     `found` gets the first's characters and the refs it gave the controls inside the frames."""
@@ -138,7 +156,7 @@ def frames_snapshot_system(peer: Peer, counts: Counts, found: dict[str, Any]) ->
         target = show(peer, fp.FRAMES)
         _frames_loaded(peer, target)
         state["args"] = server.snapshot(target)
-        text = peer.run(state["args"])
+        text = _settled(peer, state["args"])
         refs = frame_refs(text)
         found[peer.name] = {
             "chars": len(text),

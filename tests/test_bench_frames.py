@@ -354,3 +354,68 @@ def test_the_frame_tasks_run_through_the_task_runner_with_their_own_scripts() ->
         assert issubclass(script, tasks.SCRIPTS[name])
         assert callable(script.frame_form) and callable(script.new_tab)
         assert callable(script.tidy_new_tab)
+
+
+class _Session:
+    """Stands in for an MCP session: each call answers the tool's name."""
+
+    def __init__(self) -> None:
+        self.last = None
+        self.calls: list[str] = []
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> str:
+        self.calls.append(tool)
+        return tool
+
+
+class _Script(tasks.Script):
+    tidied = 0
+
+    def demo(self) -> str:
+        self.a.call("browser_navigate", {})
+        return self.a.call("browser_read", {})
+
+    def tidy_demo(self) -> None:
+        _Script.tidied += 1
+        self.a.session.call("browser_tabs", {})
+        raise RuntimeError("the tab was gone already")
+
+
+def test_a_task_of_another_suite_runs_its_script_its_check_and_then_tidies_uncounted() -> None:
+    session = _Session()
+    checked: list[str] = []
+
+    def check(answer: str, script: Any) -> tuple[bool, str]:
+        checked.append(answer)
+        return answer == "browser_read", ""
+
+    run = tasks.run_task(
+        "demo", "tabpilot", session, "http://x", None, None, {"tabpilot": _Script}, check
+    )  # type: ignore[arg-type]
+    assert run["ok"] and run["calls"] == 2 and run["answer"] == "browser_read"
+    assert run["tools"] == ["browser_navigate", "browser_read"]
+    assert checked == ["browser_read"] and _Script.tidied == 1
+    assert session.calls == ["browser_navigate", "browser_read", "browser_tabs"]
+
+
+class _Peer:
+    """Stands in for a server whose snapshot grows twice before it settles."""
+
+    def __init__(self, sizes: list[int]) -> None:
+        self.sizes = sizes
+        self.runs = 0
+
+    def run(self, args: Any) -> str:
+        self.runs += 1
+        return "x" * self.sizes[min(self.runs, len(self.sizes)) - 1]
+
+
+def test_the_frames_row_counts_the_snapshot_once_it_has_settled(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(frames, "SETTLE_WAIT_S", 0)
+    peer = _Peer([1276, 2031, 2031])
+    assert len(frames._settled(peer, ("take_snapshot", {}))) == 2031  # type: ignore[arg-type]
+    assert peer.runs == 3
+    growing = _Peer(list(range(1, 100)))
+    assert len(frames._settled(growing, ("s", {}))) == frames.SETTLE_TRIES + 1  # type: ignore[arg-type]
