@@ -268,6 +268,20 @@ def test_the_frames_targets_need_every_ref_and_a_leaner_quicker_snapshot() -> No
     assert [ok for _, _, ok in short] == [False, False, False]
     assert short[0][1] == "0 of 14; none for Card holder, Card number, Expiry (MM/YY), …"
     assert short[1][1].endswith("(0.23x); without the frames' controls (0 of 14)")
+    # A peer whose snapshot missed a frame is no yardstick: the one that had them all is.
+    halved = [_frames_row(pr.PLAYWRIGHT, 150.0, 2735), _frames_row(pr.DEVTOOLS, 59.0, 1276, 7)]
+    beside = frames_report.targets_by_row(
+        {"peers": {"snapshot_frames": [_frames_row(pr.TABPILOT, 37.0, 1251), *halved]}}
+    )["snapshot_frames"]
+    assert [(m, ok) for _, m, ok in beside] == [
+        ("14 of 14", True),
+        ("1,251 vs Playwright MCP 2,735 characters (0.46x)", True),
+        ("37.0 ms vs Playwright MCP 150.0 ms", True),
+    ]
+    alone = frames_report.targets_by_row(
+        {"peers": {"snapshot_frames": [_frames_row(pr.TABPILOT, 37.0, 1251), halved[1]]}}
+    )["snapshot_frames"]
+    assert alone[1][1].endswith("(0.98x); no peer's snapshot had every control either")
 
 
 def test_the_find_targets_are_300_characters_with_a_ref_and_playwrights_time() -> None:
