@@ -175,7 +175,7 @@ def frames_snapshot_system(peer: Peer, counts: Counts, found: dict[str, Any]) ->
 
 def find_system(peer: Peer, counts: Counts, found: dict[str, Any]) -> System:
     """Searches of the 300-product page for one product by name; `found` gets the first
-    answer's characters and whether it shows the product with a ref."""
+    answer, its characters and whether it shows the product with a ref."""
     state: dict[str, Any] = {}
 
     def setup() -> None:
@@ -185,7 +185,7 @@ def find_system(peer: Peer, counts: Counts, found: dict[str, Any]) -> System:
         target = show(peer, PRODUCTS)
         state["args"] = server.find(target, FIND_TEXT)
         text = peer.run(state["args"])
-        found[peer.name] = {"chars": len(text), "found": found_with_ref(text)}
+        found[peer.name] = {"chars": len(text), "found": found_with_ref(text), "answer": text}
 
     def call() -> None:
         if FIND_TEXT not in peer.run(state["args"]):
