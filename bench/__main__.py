@@ -12,6 +12,7 @@ from typing import Any
 
 from bench import (
     contexts,
+    frame_tasks,
     hands,
     mcp_start,
     peer_report,
@@ -38,7 +39,9 @@ def run(
     `only="tasks"` the task suite and the `tools/list` row alone; with `only="contexts"` the
     contexts suite alone; with `only="startup"` the start-up of a bare daemon, of `tabpilot mcp`
     and of the client's import, with no browser; with `only="hands"` the rows of a page's hands
-    (a form, a wait, an upload, a drag) over HTTP and beside the peers, and the tasks."""
+    (a form, a wait, an upload, a drag) over HTTP and beside the peers, and the tasks; with
+    `only="frames"` the rows of frames and find beside the peers and the tasks across frames and
+    tabs, with no rig."""
     started = time.perf_counter()
     everything = only is None
     results: dict[str, Any] = {"command": command, "machine": machine()}
@@ -47,7 +50,7 @@ def run(
         results["startup"] = suites.startup(counts)
         _say(f"start-up of `tabpilot mcp` and of the client's import, {counts.mcp_starts} each")
         results["mcp_start"] = mcp_start.measure(counts.mcp_starts)
-    if only not in ("tasks", "startup"):
+    if only not in ("tasks", "startup", "frames"):
         _say("starting the daemon and Chromium with the extension")
         with rig(daemon_args) as r:
             results["machine"]["chromium"] = r.driver.capabilities.get("browserVersion")
@@ -67,7 +70,7 @@ def run(
         results["machine"]["chromium"] = chromium_version()
     if only not in ("contexts", "startup"):
         _say("tabpilot, Playwright MCP and chrome-devtools-mcp side by side")
-        peers = peer_suite.measure(counts, only_tasks=only == "tasks", only_hands=only == "hands")
+        peers = peer_suite.measure(counts, only if only in ("tasks", "hands", "frames") else None)
         results["tools_list"] = peers.pop("tools_list")
         results["tasks"] = peers.pop("tasks")
         if peers:
@@ -124,14 +127,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--only",
-        choices=["peers", "tasks", "contexts", "startup", "hands"],
+        choices=["peers", "tasks", "contexts", "startup", "hands", "frames"],
         help="peers: only the rows against other MCP servers and the Python client's (faster); "
         "tasks: only the whole tasks beside the other MCP servers and their tools/list; "
         "contexts: only the managed contexts' start-up, memory and 1+1; "
         "startup: only the start-up of a bare daemon, of `tabpilot mcp` and of the client's "
         "import, and what they load (no browser); "
         "hands: only a form, a wait, an upload and a drag, over HTTP and beside the other MCP "
-        "servers, and the tasks that use them",
+        "servers, and the tasks that use them; "
+        "frames: only a snapshot of a page with two cross-origin frames, a search of the product "
+        "page, and the tasks in a frame and in a tab a click opens, beside the other MCP servers",
     )
     args = parser.parse_args(argv)
     if args.only and args.readme:
@@ -141,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
         counts.calls = args.calls
     if args.only == "hands":
         counts.task_keys = tuple(tasks.HAND_CHECKS)
+    if args.only == "frames":
+        counts.task_keys = tuple(frame_tasks.TASKS)
     command = " ".join(["python -m bench", *(argv if argv is not None else sys.argv[1:])])
     results = run(counts, tuple(args.daemon_arg), command, args.only)
     text = report.write(results, args.out)

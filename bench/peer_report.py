@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from bench.frame_tasks import TASKS as FRAME_TASKS
 from bench.hand_pages import FIELDS, WAIT_DELAY_MS
 from bench.pages import LOG_COUNT, NODE_COUNT, PRODUCT_COUNT, TALL_VIEWPORTS
 from bench.tasks import TASKS
@@ -148,9 +150,10 @@ def targets_by_row(results: dict[str, Any]) -> dict[str, list[Target]]:
         out["fill_form"] = [_fill_form_target(peers["fill_form"])]
     if "wait_for" in peers:
         out["wait_for"] = [_wait_target(peers["wait_for"])]
+    out.update(_frames_report().targets_by_row(results))
     if results.get("tools_list"):
         out["tools_list"] = [_tools_list_target(results["tools_list"])]
-    if results.get("tasks"):
+    if any(key in TASKS for key in results.get("tasks") or {}):
         out["tasks"] = [_tasks_target(results["tasks"])]
     if results.get("client"):
         out["client"] = [_client_target(results["client"])]
@@ -159,6 +162,13 @@ def targets_by_row(results: dict[str, Any]) -> dict[str, list[Target]]:
 
 def targets(results: dict[str, Any]) -> list[Target]:
     return [t for row in targets_by_row(results).values() for t in row]
+
+
+def _frames_report() -> Any:
+    # Imported when used: bench/frames_report.py builds its rows with this module's helpers.
+    from bench import frames_report
+
+    return frames_report
 
 
 def _evaluate_target(rows: list[dict[str, Any]]) -> list[Target]:
@@ -303,8 +313,20 @@ def _tasks_target(tasks: dict[str, list[dict[str, Any]]]) -> Target:
         "tabpilot does every task, each in ≤ 1/3 of the best peer's characters (text + "
         "structured content) and ≤ the fastest peer's time"
     )
+    # The tasks across frames and tabs have a target of their own: bench/frames_report.py.
+    return (target, *tasks_measured(tasks, set(TASKS), 1 / 3))
+
+
+def tasks_measured(
+    tasks: dict[str, list[dict[str, Any]]], keys: set[str], share: float
+) -> tuple[str, bool]:
+    """What tabpilot did in each task of `keys`, beside the peer with the fewest characters and
+    the fastest, and whether it did every one with at most `share` of the first's characters in
+    no more time than the second's."""
     parts, met = [], True
     for key, rows in tasks.items():
+        if key not in keys:
+            continue
         ours = _row(rows, TABPILOT)
         peers = [r for r in (_row(rows, PLAYWRIGHT), _row(rows, DEVTOOLS)) if r and r["ok"]]
         if ours is None or not ours["ok"]:
@@ -320,13 +342,13 @@ def _tasks_target(tasks: dict[str, list[dict[str, Any]]]) -> Target:
         fastest = min(peers, key=lambda r: r["ms"])
         chars = ours[TASK_CHARS] / fewest[TASK_CHARS]
         speed = ours["ms"] / fastest["ms"]
-        ok = chars <= 1 / 3 and speed <= 1
+        ok = chars <= share and speed <= 1
         parts.append(
             f"{key}: {ours[TASK_CHARS]:,} vs {fewest[TASK_CHARS]:,} characters ({chars:.2f}x), "
             f"{ours['ms']:.0f} vs {fastest['ms']:.0f} ms ({speed:.2f}x){'' if ok else ' ✗'}"
         )
         met = met and ok
-    return (target, "; ".join(parts), met)
+    return "; ".join(parts), met
 
 
 def _client_target(rows: list[dict[str, Any]]) -> Target:
@@ -388,6 +410,7 @@ def markdown(results: dict[str, Any]) -> list[str]:
     if peers:
         lines += _shot_lines(peers, goals)
         lines += _hand_lines(peers, goals)
+    lines += _frames_report().markdown(results)
     lines += _tools_list_lines(results, goals)
     lines += _task_lines(results, goals)
     if results.get("client"):
@@ -489,11 +512,26 @@ HAND_COLUMNS = {
 
 def _hand_lines(peers: dict[str, Any], goals: dict[str, list[Target]]) -> list[str]:
     """The form's and the wait's tables."""
+    return tables(peers, goals, HAND_ROWS, HAND_COLUMNS)
+
+
+Cells = Callable[[dict[str, Any]], list[str]]
+
+
+def tables(
+    peers: dict[str, Any],
+    goals: dict[str, list[Target]],
+    rows: dict[str, tuple[str, str]],
+    columns_of: dict[str, tuple[tuple[str, ...], Cells]],
+) -> list[str]:
+    """A table per key of `columns_of` that ran: its heading and how each tool was called
+    (`rows`), a row per server (its columns after the server and its version, and its cells),
+    and the targets the table is held to."""
     lines: list[str] = []
-    for key, (columns, cells) in HAND_COLUMNS.items():
+    for key, (columns, cells) in columns_of.items():
         if key not in peers:
             continue
-        heading, how = HAND_ROWS[key]
+        heading, how = rows[key]
         lines += [
             "",
             f"*{heading}*: {how}",
@@ -565,7 +603,7 @@ def _task_lines(results: dict[str, Any], goals: dict[str, list[Target]]) -> list
     ]
     for key, rows in tasks.items():
         for r in rows:
-            task = f"{key}: {TASKS[key]}" if r is rows[0] else key
+            task = f"{key}: {({**TASKS, **FRAME_TASKS})[key]}" if r is rows[0] else key
             if not r.get("available", True):
                 reason = str(r["reason"]).replace("|", "\\|")
                 lines.append(f"| {task} | {r['system']} | not available: {reason} | | | | | |")

@@ -16,8 +16,10 @@ blocks, in these rows:
 - the console and the network log of a page that logged 1,500 messages and made 1,500 requests
   (tabpilot's rings full), each tool with its defaults: its time and its answer's characters;
 - each server's whole `tools/list`, in characters, and its `instructions`;
-- whole tasks, each done by a fixed script per server (bench/tasks.py), last, since they navigate
-  the pages the rows above use.
+- a page's hands (bench/peer_hands.py), and frames and find (bench/frames.py): a snapshot of a
+  page with two cross-origin frames, a search of the product page;
+- whole tasks, each done by a fixed script per server (bench/tasks.py, bench/frame_tasks.py),
+  last, since they navigate the pages the rows above use.
 
 A server, or a tool of it, that cannot be measured gets a row saying why instead of figures.
 """
@@ -38,8 +40,9 @@ from typing import Any
 from PIL import Image
 from tests.e2e.harness import Daemon, spawn_daemon, wait_for
 
+from bench import frame_pages as fp
+from bench import frame_tasks, frames, pages, peer_hands, tasks
 from bench import hand_pages as hp
-from bench import pages, peer_hands, tasks
 from bench import task_pages as tp
 from bench.peers import (
     Loop,
@@ -398,7 +401,8 @@ def tools_list_rows(peers: list[Peer]) -> list[dict[str, Any]]:
 def task_rows(peers: list[Peer], counts: Counts) -> dict[str, list[dict[str, Any]]]:
     """Each task (bench/tasks.py) done by each server's script, the servers interleaved run by
     run after a warm-up run each; one row per server and task."""
-    keys = [k for k in tasks.TASKS if counts.task_keys is None or k in counts.task_keys]
+    every = [*tasks.TASKS, *frame_tasks.TASKS]
+    keys = [k for k in every if counts.task_keys is None or k in counts.task_keys]
     runs: dict[str, dict[str, list[dict[str, Any]]]] = {
         k: {p.name: [] for p in peers} for k in keys
     }
@@ -414,7 +418,7 @@ def task_rows(peers: list[Peer], counts: Counts) -> dict[str, list[dict[str, Any
                 if key in tasks.FILE_TASKS and peer.fast:
                     held = peer.capped or peer.session
                 try:
-                    run = tasks.run_task(key, peer.name, held, peer.base, page, peer.files)
+                    run = _run_task(key, peer, held, page)
                 except MissingTool as exc:
                     lacking[key, peer.name] = str(exc)
                     continue
@@ -438,23 +442,39 @@ def task_rows(peers: list[Peer], counts: Counts) -> dict[str, list[dict[str, Any
     return out
 
 
-def measure(counts: Counts, only_tasks: bool = False, only_hands: bool = False) -> dict[str, Any]:
+def _run_task(key: str, peer: Peer, held: Session, page: Any) -> dict[str, Any]:
+    if key in frame_tasks.TASKS:
+        scripts, check = frame_tasks.SCRIPTS, frame_tasks.CHECKS[key]
+        return tasks.run_task(key, peer.name, held, peer.base, page, None, scripts, check)
+    return tasks.run_task(key, peer.name, held, peer.base, page, peer.files)
+
+
+def measure(counts: Counts, only: str | None = None) -> dict[str, Any]:
     """The rows, each a list of one row per server, tabpilot first; the tasks' rows by task.
-    `only_tasks`: the tasks and the `tools/list` row alone; `only_hands`: the form and wait rows
-    (bench/peer_hands.py), the tasks and the `tools/list` row."""
+    `only="tasks"`: the tasks and the `tools/list` row alone; `only="hands"`: the form and wait
+    rows (bench/peer_hands.py), the tasks and the `tools/list` row; `only="frames"`: the frames
+    and find rows (bench/frames.py), the tasks and the `tools/list` row."""
     blocks = replace(counts, blocks=counts.peer_blocks)
     loop = Loop()
     out: dict[str, Any] = {}
-    served = {**pages.fixture_pages(), **tasks.task_pages()}
     try:
-        with pages.serve(served, _answer) as base, _peers(loop, base) as peers:
-            out["tools_list"] = tools_list_rows(peers)
-            if not (only_tasks or only_hands):
-                _rows(peers, counts, blocks, out)
-            if not only_tasks:
-                _hand_rows(peers, counts, blocks, out)
-            _say("peers: whole tasks, each by a fixed script")
-            out["tasks"] = task_rows(peers, counts)
+        # The second site first: the first site's pages embed and link it.
+        with pages.serve(fp.second_site()) as second:
+            served = {
+                **pages.fixture_pages(),
+                **tasks.task_pages(),
+                **fp.first_site(fp.other_site(second)),
+            }
+            with pages.serve(served, _answer) as base, _peers(loop, base) as peers:
+                out["tools_list"] = tools_list_rows(peers)
+                if only is None:
+                    _rows(peers, counts, blocks, out)
+                if only in (None, "hands"):
+                    _hand_rows(peers, counts, blocks, out)
+                if only in (None, "frames"):
+                    _frame_rows(peers, counts, blocks, out)
+                _say("peers: whole tasks, each by a fixed script")
+                out["tasks"] = task_rows(peers, counts)
     finally:
         loop.close()
     return out
@@ -476,6 +496,19 @@ def _hand_rows(peers: list[Peer], counts: Counts, blocks: Counts, out: dict[str,
     found = {}
     out["wait_for"] = latency([peer_hands.wait_system(p, counts, found) for p in peers], blocks)
     _merge(out["wait_for"], found, peers)
+
+
+def _frame_rows(peers: list[Peer], counts: Counts, blocks: Counts, out: dict[str, Any]) -> None:
+    """The frames and find rows, side by side; they navigate each server's current page."""
+    _say("peers: a snapshot of a page with two cross-origin frames")
+    found: dict[str, Any] = {}
+    systems = [frames.frames_snapshot_system(p, counts, found) for p in peers]
+    out["snapshot_frames"] = latency(systems, blocks)
+    _merge(out["snapshot_frames"], found, peers)
+    _say(f"peers: a search for {frames.FIND_TEXT!r} on the product page")
+    found = {}
+    out["find"] = latency([frames.find_system(p, counts, found) for p in peers], blocks)
+    _merge(out["find"], found, peers)
 
 
 def _rows(peers: list[Peer], counts: Counts, blocks: Counts, out: dict[str, Any]) -> None:

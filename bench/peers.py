@@ -104,6 +104,8 @@ class Server:
     fill_form: Callable[[Any, list[FormField]], tuple[str, dict[str, Any]]] | None = None
     #: Waits until a text appears on the page.
     wait_text: Callable[[Any, str], tuple[str, dict[str, Any]]] | None = None
+    #: Finds a text on the page without the whole snapshot.
+    find: Callable[[Any, str], tuple[str, dict[str, Any]]] | None = None
 
 
 def _tabpilot_value(text: str) -> str:
@@ -162,6 +164,7 @@ def tabpilot_server(port: int, state_dir: Path, caps: str = "") -> Server:
             _with_tab(tab, {"fields": [{"ref": f.ref, "value": f.value} for f in fields]}),
         ),
         wait_text=lambda tab, text: ("browser_wait_for", _with_tab(tab, {"text": text})),
+        find=lambda tab, text: ("browser_find", _with_tab(tab, {"text": text})),
     )
 
 
@@ -213,6 +216,7 @@ def playwright_server(workdir: Path) -> Server:
             },
         ),
         wait_text=lambda _, text: ("browser_wait_for", {"text": text}),
+        find=lambda _, text: ("browser_find", {"text": text}),
     )
 
 

@@ -72,7 +72,7 @@ class Counts:
             peer_blocks=2,
             task_runs=1,
             task_warmup=0,
-            task_keys=("error", "upload", "wait", "drag"),
+            task_keys=("error", "upload", "wait", "drag", "frame_form", "new_tab"),
             hands_calls=6,
             hands_waits=4,
             hands_uploads=3,

@@ -20,6 +20,7 @@ import hashlib
 import json
 import re
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -643,13 +644,27 @@ def _reordered(answer: str, script: Any) -> tuple[bool, str]:
 HAND_CHECKS = {"upload": _uploaded, "wait": _opened, "drag": _reordered}
 
 
+#: Whether a task was done, given its answer and its script (for checks in the page), and why not.
+Check = Callable[[str, Any], tuple[bool, str]]
+
+
 def run_task(
-    task: str, name: str, session: Session, base: str, page: Any, files: Path | None = None
+    task: str,
+    name: str,
+    session: Session,
+    base: str,
+    page: Any,
+    files: Path | None = None,
+    scripts: dict[str, type[Script]] | None = None,
+    check: Check | None = None,
 ) -> dict[str, Any]:
     """One run of one task by one server's script: its row's figures. `files`: the folder the
-    server uploads from, where the upload task's file is."""
+    server uploads files from, where the upload task's file is; `scripts` and `check`: another
+    suite's scripts, by server, and its check of the task (bench/frame_tasks.py). A script's
+    `tidy_<task>()`, where it has one, runs last, by calls not counted: it closes what the task
+    opened."""
     agent = Agent(session, base, page, files)
-    script = SCRIPTS[name](agent)
+    script = (scripts or SCRIPTS)[name](agent)
     started = time.perf_counter()
     error = ""
     try:
@@ -663,9 +678,20 @@ def run_task(
         ok, why = False, error
     else:
         try:
-            ok, why = succeeded(task, agent.tally.answer, script)
+            if check is None:
+                ok, why = succeeded(task, agent.tally.answer, script)
+            else:
+                ok, why = check(agent.tally.answer, script)
         except Exception as exc:  # the page could not be checked: not a success
             ok, why = False, f"the check failed: {type(exc).__name__}: {exc}"[:300]
+    tidy = getattr(script, f"tidy_{task}", None)
+    if tidy is not None:
+        try:
+            tidy()
+        except Unavailable:
+            raise
+        except Exception as exc:  # the next run starts from what is left; the row stands
+            print(f"bench: {name} could not tidy after {task}: {exc}"[:300], file=sys.stderr)
     tally = agent.tally
     return {
         "ok": ok,

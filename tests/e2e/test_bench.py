@@ -102,8 +102,10 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
     # one; the console and network queries and answers; the Python client's; the tools/list
     # and the tasks; the contexts' start-up, memory and 1+1 at once; tabpilot mcp's start-up
     # against the run before the package's reshape, and what it and the client load; the form,
-    # the wait, the upload and the drag over HTTP; the form and the wait against the peers.
-    assert len(results["targets"]) == 35
+    # the wait, the upload and the drag over HTTP; the form and the wait against the peers; 3 of
+    # the snapshot of a page with cross-origin frames, 2 of find, and the tasks across frames
+    # and tabs.
+    assert len(results["targets"]) == 41
     assert all(isinstance(t["met"], bool) and t["measured"] for t in results["targets"])
 
     # The Python client beside Selenium's CDP, and the rows against the other MCP servers: each
@@ -124,8 +126,16 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
         "network",
         "fill_form",
         "wait_for",
+        "snapshot_frames",
+        "find",
     ]
-    assert list(results["peer_targets"]) == [*results["peers"], "tools_list", "tasks", "client"]
+    assert list(results["peer_targets"]) == [
+        *results["peers"],
+        "frame_tasks",
+        "tools_list",
+        "tasks",
+        "client",
+    ]
     for rows in [results["client"], *results["peers"].values()]:
         for row in rows:
             assert row["p50"] > 0 if row.get("available", True) else row["reason"]
@@ -156,6 +166,17 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
         if row.get("available", True):
             assert 0 <= row["p50"] <= row["p99"] and row["round_trip_p50"] > 0, row
     assert results["peers"]["wait_for"][0].get("available", True)
+    # Frames and find beside the peers: every control inside the two cross-origin frames has a
+    # ref in each server's snapshot; a find shows the product with a ref, in tabpilot's case in
+    # under 300 characters; chrome-devtools-mcp has no find tool, and its row says so.
+    for row in results["peers"]["snapshot_frames"]:
+        if row.get("available", True):
+            assert row["frame_refs"] == row["frame_controls"] == 14, row
+    assert results["peers"]["snapshot_frames"][0].get("available", True)
+    ours, playwright, devtools = results["peers"]["find"]
+    assert ours["found"] and 0 < ours["chars"] < 300, ours
+    assert playwright["found"] if playwright.get("available", True) else playwright["reason"]
+    assert devtools["available"] is False and "no tool that finds" in devtools["reason"]
 
     # A page's hands over HTTP, each checked in its page afterwards.
     hands = {key: rows[0] for key, rows in results["hands"].items()}
@@ -173,7 +194,7 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
     assert ours["tools"] >= 10 and ours["chars"] > 1000 and ours["instructions_chars"] > 100
     for row in results["tools_list"][1:]:
         assert row["chars"] > 1000 if row.get("available", True) else row["reason"]
-    assert list(results["tasks"]) == ["error", "upload", "wait", "drag"]
+    assert list(results["tasks"]) == ["error", "upload", "wait", "drag", "frame_form", "new_tab"]
     for rows in results["tasks"].values():
         assert [row["system"] for row in rows] == servers
         assert rows[0]["ok"] and rows[0]["calls"] >= 3 and rows[0]["ms"] > 0, rows[0]
@@ -196,6 +217,9 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
         "**Whole tasks**",
         "**A page's hands over HTTP**",
         "*A form of 10 fields filled in one call*",
+        "*A snapshot of a page with two cross-origin iframes",
+        "*A search for one product on the 300-product page*",
+        "*Tasks across frames and tabs*",
         "**tabpilot's Python client**",
     )
     for heading in headings:
