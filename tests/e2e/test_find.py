@@ -51,7 +51,12 @@ INLINE = (
 
 # Long lines of one letter: a regex the guard lets through (two unbounded quantifiers) takes a
 # tenth of a second on each, so that the page's lines together run past find's time.
-SLOW = "<!doctype html><title>Slow</title>" + "".join(f"<p>{'a' * 400}</p>" for _ in range(60))
+# Enough lines that `.*.*b` takes many seconds over them however fast the machine is (about 25 ms a
+# line on a quiet one), so the 1 s limit always stops it.
+SLOW_LINES = 600
+SLOW = "<!doctype html><title>Slow</title>" + "".join(
+    f"<p>{'a' * 400}</p>" for _ in range(SLOW_LINES)
+)
 
 PAGES = {
     "/items.html": ITEMS,
@@ -166,7 +171,7 @@ def test_a_regex_that_would_backtrack_is_refused_and_the_tab_still_answers(
     assert time.monotonic() - started < 5
     assert body["error"]["code"] == "regex_too_slow" and "took over 1 s" in body["error"]["message"]
     # The worker and the tab go on answering.
-    assert _find(daemon, text="aaaa", limit=1)["result"]["total"] == 60
+    assert _find(daemon, text="aaaa", limit=1)["result"]["total"] == SLOW_LINES
     assert daemon.execute("1 + 1").json()["result"] == 2
 
 
