@@ -23,6 +23,13 @@ from tests import figures
 from tests.security.background import fake_extension_thread
 from tests.support import Daemon, run_daemon
 
+# The daemon and the fake extension run in threads beside Hypothesis. When the `random` module's
+# global state moves while Hypothesis builds a case, Hypothesis takes it for a strategy that uses
+# `random` and warns (an error here); the strategies here use none, and the warning came only in
+# whole runs on a loaded machine, in each of the three tests (each passes alone), so it is the
+# threads', not the cases'.
+pytestmark = pytest.mark.filterwarnings("ignore:Do not use the `random` module inside strategies")
+
 #: Per route and generation mode. Deterministic (derandomize), so a failure reproduces.
 EXAMPLES = {"POST /execute_javascript": 120, "GET /status": 15, "GET /tabs": 15, "GET /health": 15}
 #: 5xx a caller can legitimately get from the bridge; 500 (a daemon bug) is never among them.
@@ -134,11 +141,6 @@ def _record(setup: str, statuses: Counter[int]) -> None:
     )
 
 
-# The daemon and the fake extension run in threads beside Hypothesis. When the `random` module's
-# global state moves while Hypothesis builds a case, Hypothesis takes it for a strategy that uses
-# `random` and warns (an error here); the strategies here use none, and the warning came only in
-# whole runs on a loaded machine (the test alone passes), so it is the threads', not the cases'.
-@pytest.mark.filterwarnings("ignore:Do not use the `random` module inside strategies")
 def test_fuzzed_requests_with_an_extension_connected(daemon: Daemon) -> None:
     with fake_extension_thread(daemon) as fake:
         statuses = _fuzz(daemon, extension=True)
