@@ -70,6 +70,65 @@ def frame_text(browser: Any, path: list[int], element_id: str) -> str:
         browser.switch_to.default_content()
 
 
+def test_fill_form_fills_fields_in_several_frames_then_submits_in_its_own(
+    daemon: Daemon, browser: Any, pages: str, second_origin: str, tab: int
+) -> None:
+    """A form split across frames (a payment provider's card fields each in an iframe): each
+    frame's fields go to that frame, and the submit is clicked once all of them were filled."""
+    open_page(daemon, tab, f"{pages}/frames/two.html?o={second_origin}")
+    text = snap(daemon, tab)
+    a, b, top = under(text, "Frame a"), under(text, "Frame b"), under(text, "Host page")
+    missing = "e999999"
+    refused = ok(
+        daemon,
+        "browser_fill_form",
+        tab_id=tab,
+        fields=[
+            {"ref": a['textbox "Name"'], "value": "Ada"},
+            {"ref": missing, "value": "x"},
+            {"ref": b['textbox "Name"'], "value": "Grace"},
+        ],
+        submit=b['button "Send"'],
+    )
+    assert [f["ok"] for f in refused["fields"]] == [True, False, True], refused
+    assert refused["fields"][1]["error"]["code"] == "ref_not_found"
+    assert refused["submit"] == {
+        "ref": b['button "Send"'],
+        "clicked": False,
+        "reason": "1 of 3 fields failed",
+    }
+    assert frame_text(browser, [1], "out") == "idle"
+    filled = ok(
+        daemon,
+        "browser_fill_form",
+        tab_id=tab,
+        fields=[
+            {"ref": a['textbox "Name"'], "value": "Ada"},
+            {"ref": top['textbox "Name"'], "value": "Top"},
+            {"ref": b['textbox "Name"'], "value": "Grace"},
+        ],
+        submit=b['button "Send"'],
+    )
+    assert [f["ok"] for f in filled["fields"]] == [True, True, True], filled
+    assert [f["ref"] for f in filled["fields"]] == [
+        a['textbox "Name"'],
+        top['textbox "Name"'],
+        b['textbox "Name"'],
+    ]
+    assert filled["submit"]["clicked"] is True, filled
+    assert frame_text(browser, [1], "out") == "sent Grace"
+    assert frame_text(browser, [0], "out") == "idle"
+    values = "(el) => el.value"
+    assert (
+        ok(daemon, "execute_javascript", tab_id=tab, ref=a['textbox "Name"'], script=values)
+        == "Ada"
+    )
+    assert (
+        ok(daemon, "execute_javascript", tab_id=tab, ref=top['textbox "Name"'], script=values)
+        == "Top"
+    )
+
+
 def test_act_clicks_and_types_in_the_frame_its_ref_came_from(
     daemon: Daemon, browser: Any, pages: str, second_origin: str, tab: int
 ) -> None:
