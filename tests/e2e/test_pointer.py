@@ -36,7 +36,7 @@ def debugger_on(browser: webdriver.Chrome) -> Iterator[None]:
 
 # An item in a run written as a template (`e2|B`), or on a line of its own.
 _ITEM = re.compile(
-    r"^\s+(?:(e\d+)\|([A-E])|- listitem \[ref=(e\d+)\]: Task ([A-E]))$", re.MULTILINE
+    r"^\s+(?:(e\d+)\|Task ([A-E])|- listitem \[ref=(e\d+)\]: Task ([A-E]))$", re.MULTILINE
 )
 
 
