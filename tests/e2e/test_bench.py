@@ -176,7 +176,9 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
     ours, playwright, devtools = results["peers"]["find"]
     assert ours["found"] and 0 < ours["chars"] < 300, ours
     assert playwright["found"] if playwright.get("available", True) else playwright["reason"]
-    assert devtools["available"] is False and "no tool that finds" in devtools["reason"]
+    # Without bench/node_modules (a fresh clone's `make test`) no peer runs at all.
+    assert devtools["available"] is False
+    assert any(why in devtools["reason"] for why in ("no tool that finds", "is not installed"))
 
     # A page's hands over HTTP, each checked in its page afterwards.
     hands = {key: rows[0] for key, rows in results["hands"].items()}

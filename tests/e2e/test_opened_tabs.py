@@ -156,20 +156,32 @@ def test_a_popup_that_closes_itself_is_reported_closed_where_it_ended(where: Whe
     clicked = where.click("Sign in")
     opened = the_one_opened(clicked)
     callback = f"{where.pages}/tabs/callback.html?code=abc"
-    assert opened == {
-        "id": opened["id"],
-        "url": f"{where.other}/tabs/authorize.html",
-        "title": "callback",
-        "closed": True,
-        "ended_url": callback,
-    }
+    if opened.get("closed"):
+        assert opened == {
+            "id": opened["id"],
+            "url": f"{where.other}/tabs/authorize.html",
+            "title": "callback",
+            "closed": True,
+            "ended_url": callback,
+        }
+    else:
+        # The callback's title showed and the answer went before its window.close() took effect
+        # (a loaded machine): the answer says where the tab was, never that it closed.
+        assert opened == {"id": opened["id"], "url": callback, "title": "callback"}
     assert js(where.daemon, where.tab, "document.getElementById('status').textContent") == (
         "signed in"
     )
-    # browser_tabs list says so too, for a while, with the tab that opened it.
-    listed = ok(where.daemon, "browser_tabs", action="list")
-    [gone] = [t for t in listed if t["id"] == opened["id"]]
-    assert gone == {**opened, "opener": where.tab, "active": False}
+
+    # browser_tabs list says it closed, for a while, where it ended, with the tab that opened it.
+    def listed_closed() -> dict[str, Any] | None:
+        listed = ok(where.daemon, "browser_tabs", action="list")
+        return next((t for t in listed if t["id"] == opened["id"] and t.get("closed")), None)
+
+    gone = wait_for(listed_closed, 10, "the popup listed as closed")
+    assert gone["ended_url"] == callback
+    assert (gone["opener"], gone["active"], gone["title"]) == (where.tab, False, "callback")
+    if opened.get("closed"):
+        assert gone == {**opened, "opener": where.tab, "active": False}
 
 
 def test_the_tabs_a_click_opens_join_the_ai_group_but_a_popup_window_cannot(
