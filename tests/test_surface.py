@@ -1,7 +1,8 @@
 """tabpilot's outward surface is the committed one (scripts/surface.py): the OpenAPI document, MCP's
-instructions and tools/list by default, with each capability and with all, every CLI command's help, the public
-client's signatures and the error table. A change of the package's inside changes none of them; a
-change that means to runs `python scripts/surface.py --write` and shows the difference in its diff.
+instructions and tools/list (by default, with each capability and with all of them), every CLI
+command's help, the public client's signatures and the error table. A change of the package's
+inside changes none of them; a change that means to runs `python scripts/surface.py --write` and
+shows the difference in its diff.
 """
 
 from __future__ import annotations
