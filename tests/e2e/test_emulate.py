@@ -38,9 +38,9 @@ def sees(daemon: Daemon, tab: int) -> dict[str, Any]:
     return seen
 
 
-# Known fault: after a phone was emulated, a cleared override now and then leaves the page 56 px
-# taller than before, the height of a phone's browser controls (Chromium 156, headless); all else
-# is back. Only a reset after a phone allows it.
+# Known fault: now and then, after a reset, the page is 56 px taller than before, as tall as a page
+# in one of headless Chromium's popup windows (87 px of window for its toolbar, not 143), which
+# other modules open in the same managed browser; all else is back. Only a reset allows it.
 PHONE_CONTROLS = 56
 
 
