@@ -38,16 +38,16 @@ def sees(daemon: Daemon, tab: int) -> dict[str, Any]:
     return seen
 
 
-# Known fault: now and then, after a reset, the page is 56 px taller than before, as tall as a page
-# in one of headless Chromium's popup windows (87 px of window for its toolbar, not 143), which
-# other modules open in the same managed browser; all else is back. Only a reset allows it.
-PHONE_CONTROLS = 56
+# Known fault: now and then, after a reset, the page is 56 px taller than before: as tall as a page
+# in one of headless Chromium's popup windows (87 px of window for its toolbar, not 143); why, is
+# not known yet. All else is back. Only a reset after a phone allows it.
+TALLER_BY = 56
 
 
 def settles(daemon: Daemon, tab: int, want: dict[str, Any], after_phone: bool = False) -> None:
     """The page comes to see `want`. An override cleared gives the viewport back with the next
     resize of the page, a frame or two later, so what the page sees is polled for a moment."""
-    heights = {want["height"], want["height"] + PHONE_CONTROLS} if after_phone else {want["height"]}
+    heights = {want["height"], want["height"] + TALLER_BY} if after_phone else {want["height"]}
 
     def back() -> bool:
         seen = sees(daemon, tab)
