@@ -184,11 +184,12 @@ def test_a_popup_that_closes_itself_is_reported_closed_where_it_ended(where: Whe
         assert gone == {**opened, "opener": where.tab, "active": False}
 
 
+# Only in a person's Chrome: the group is how the person sees which tabs are the AI's, and the
+# managed browser, which no one looks at, groups nothing.
+@pytest.mark.parametrize("where", ["person"], indirect=True)
 def test_the_tabs_a_click_opens_join_the_ai_group_but_a_popup_window_cannot(
     where: Where, request: pytest.FixtureRequest
 ) -> None:
-    if where.trusted:
-        pytest.skip("the managed browser has no one to show a tab group to")
     browser: webdriver.Chrome = request.getfixturevalue("browser")
     where.start()
     tab = the_one_opened(where.click("Open by script"))["id"]
