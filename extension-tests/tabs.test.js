@@ -29,7 +29,34 @@ function setup({ managed = false, tabs = [{ id: 7, url: "https://a.example/", ti
       chrome.tabs.onRemoved.emit(id, { windowId: 1, isWindowClosing: false });
     }
   };
-  chrome.tabs.update = async (id, { active }) => ({ ...tabs.find((t) => t.id === id), active });
+  // A url loads as in Chrome: the tab's main frame starts, commits and completes.
+  const frameEvent = () => {
+    const listeners = [];
+    return { addListener: (fn) => listeners.push(fn), emit: (d) => listeners.forEach((fn) => fn(d)) };
+  };
+  chrome.webNavigation = Object.fromEntries(
+    ["onBeforeNavigate", "onCommitted", "onDOMContentLoaded", "onCompleted", "onErrorOccurred"].map((n) => [n, frameEvent()]),
+  );
+  const loads = [];
+  chrome.tabs.update = async (id, { active, url }) => {
+    const tab = tabs.find((t) => t.id === id);
+    if (url !== undefined) {
+      loads.push([id, url]);
+      setTimeout(() => {
+        const nav = chrome.webNavigation;
+        nav.onBeforeNavigate.emit({ tabId: id, frameId: 0, url });
+        if (url.includes("unreachable")) {
+          nav.onErrorOccurred.emit({ tabId: id, frameId: 0, url, error: "net::ERR_NAME_NOT_RESOLVED" });
+          return;
+        }
+        Object.assign(tab, { url, pendingUrl: undefined, title: `title of ${url}` });
+        nav.onCommitted.emit({ tabId: id, frameId: 0, url, documentId: `doc-${url}` });
+        nav.onDOMContentLoaded.emit({ tabId: id, frameId: 0, url, documentId: `doc-${url}` });
+        nav.onCompleted.emit({ tabId: id, frameId: 0, url, documentId: `doc-${url}` });
+      }, 5);
+    }
+    return { ...tab, active: active ?? tab.active };
+  };
   // The active tab is the last one opened, as in Chrome.
   chrome.tabs.query = async (q) => (q?.active ? tabs.slice(-1) : tabs);
   const grouped = [];
@@ -52,16 +79,32 @@ function setup({ managed = false, tabs = [{ id: 7, url: "https://a.example/", ti
     landingUrl: async () => LANDING,
   });
   const run = (params, command = "browser_tabs") => commands.run({ type: "command", id: "t1", command, params });
-  return { run, created, removed, tabs, chrome, grouped, groups, commands };
+  return { run, created, removed, tabs, chrome, grouped, groups, commands, loads };
 }
 
-test("new opens the url in an active tab, or the daemon's landing page", async () => {
-  const { run, created } = setup();
+test("new opens a blank tab, makes it the AI's, and answers once the url has loaded in it", async () => {
+  const { run, created, loads } = setup();
   const opened = await run({ action: "new", url: "https://b.example/" });
   assert.equal(opened.ok, true);
-  assert.deepEqual(opened.result, { id: 100, url: "https://b.example/", title: "", active: true, window_id: 1 });
+  assert.deepEqual(opened.result, {
+    id: 100,
+    url: "https://b.example/",
+    title: "title of https://b.example/",
+    active: true,
+    window_id: 1,
+  });
   await run({ action: "new" });
-  assert.deepEqual(created, ["https://b.example/", LANDING]);
+  assert.deepEqual(created, ["about:blank", "about:blank"]);
+  assert.deepEqual(loads, [[100, "https://b.example/"], [101, LANDING]]);
+});
+
+test("a new tab whose page does not load is an error that names the tab, which stays open", async () => {
+  const { run, tabs } = setup();
+  const result = await run({ action: "new", url: "https://unreachable.example/" });
+  assert.equal(result.error.code, "navigation_failed");
+  assert.match(result.error.message, /^Opened tab 100, but https:\/\/unreachable\.example\/ did not load: its host name/);
+  assert.match(result.error.message, /The tab stays open: pass its tab_id to retry or close it\.$/);
+  assert.ok(tabs.some((t) => t.id === 100));
 });
 
 test("only http and https urls open", async () => {
@@ -159,7 +202,7 @@ test("browser_close in the managed browser opens its landing page rather than cl
   await run({ action: "new", url: "https://b.example/" });
   const closed = await run({}, "browser_close");
   assert.deepEqual(closed.result, { closed_tabs: [100] });
-  assert.deepEqual(created, ["https://b.example/", LANDING]);
+  assert.deepEqual(created, ["about:blank", LANDING]);
   assert.deepEqual(tabs.map((t) => t.id), [101]);
 });
 
@@ -189,4 +232,32 @@ test("browser_close lets go of every tab the debugger holds in a person's browse
   const closed = await commands.run({ type: "command", id: "c", command: "browser_close", params: {} });
   assert.deepEqual(closed.result, { closed_tabs: [] });
   assert.deepEqual(detached, [7]);
+});
+
+test("browser_navigate is not answered by the load of a page that was still loading when it began", async () => {
+  const { run, chrome, tabs } = setup();
+  const nav = chrome.webNavigation;
+  const tab = tabs[0];
+  const event = (url) => ({ tabId: 7, frameId: 0, url, documentId: `doc-${url}` });
+  chrome.tabs.get = async (id) => ({ ...tabs.find((t) => t.id === id) });
+  // Chrome queues this navigation behind one about to commit: the earlier page commits and loads
+  // first, while the tab still has this url pending.
+  chrome.tabs.update = async (id, { url }) => {
+    tab.pendingUrl = url;
+    nav.onBeforeNavigate.emit(event(url));
+    setTimeout(() => {
+      nav.onCommitted.emit(event("https://earlier.example/"));
+      nav.onCompleted.emit(event("https://earlier.example/"));
+      Object.assign(tab, { url: "https://earlier.example/", title: "earlier" });
+    }, 5);
+    setTimeout(() => {
+      Object.assign(tab, { url, pendingUrl: undefined, title: "later" });
+      nav.onCommitted.emit(event(url));
+      nav.onCompleted.emit(event(url));
+    }, 60);
+    return { ...tab };
+  };
+  const result = await run({ url: "https://later.example/", tab_id: 7 }, "browser_navigate");
+  assert.equal(result.ok, true, JSON.stringify(result.error));
+  assert.deepEqual([result.result.url, result.result.title], ["https://later.example/", "later"]);
 });

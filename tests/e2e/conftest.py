@@ -196,20 +196,22 @@ def second_origin(pages: str) -> str:
     return pages.replace("127.0.0.1", "localhost")
 
 
-@pytest.fixture(scope="session")
+# The daemons and browsers are the package's: tests/reliability imports these fixtures and starts
+# its own, and those of tests/e2e are gone by then, not three Chromiums at once on a small machine.
+@pytest.fixture(scope="package")
 def daemon() -> Iterator[Daemon]:
     with spawn_daemon() as running:
         yield running
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser(daemon: Daemon, pages: str) -> Iterator[webdriver.Chrome]:
     """Chromium with the unpacked extension, pointed at the daemon, AI Web Pilot on."""
     with connected_browser(daemon, f"{pages}/index.html") as driver:
         yield driver
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def managed() -> Iterator[Daemon]:
     """`tabpilot serve --browser`: a daemon with its own headless Chromium, as `make run` starts."""
     with spawn_daemon("--browser") as running:

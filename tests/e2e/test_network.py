@@ -60,6 +60,10 @@ window.done = (async () => {{
 
 #: /api/next's answers: a new one each time (itertools.count is safe across the server's threads).
 _ANSWERS = itertools.count(1)
+#: Each load of the app page asks for its static files under urls of its own. Chromium shares a
+#: renderer process between tabs of one site once it has many, and a second load in that process
+#: takes the stylesheet and the image from Blink's memory cache, which no network log sees.
+_LOADS = itertools.count(1)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -76,7 +80,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         path = self.path.split("?")[0]
         if path == "/app.html":
-            self._answer(200, APP, "text/html")
+            load = next(_LOADS)
+            page = APP.replace(".css", f".css?load={load}").replace(".png", f".png?load={load}")
+            self._answer(200, page, "text/html")
         elif path == "/blank.html":
             self._answer(200, "<!doctype html><title>blank</title>", "text/html")
         elif path in ("/api/items", "/api/last", "/api/ping"):
@@ -136,7 +142,7 @@ def app_done(daemon: Daemon, tab: int) -> dict[str, Any]:
         # The stylesheet and the image load beside the app's own requests, and on a loaded
         # machine may end after them.
         static = [r for r in result["requests"] if "/static/" in r["url"] and r["status"] == 200]
-        return result if last and last[0]["status"] == 200 and len(static) == 2 else None
+        return result if last and last[0]["status"] == 200 and len(static) >= 2 else None
 
     found: dict[str, Any] = wait_for(finished, 10, "the app's requests")
     return found
@@ -200,7 +206,7 @@ def test_every_kind_of_request_from_before_the_first_call(
         assert len(network(daemon, tab, url="*/api/cach*")["requests"]) == 2
         assert network(daemon, tab, url="api/cach*")["requests"] == []  # anchored at the start
         images = network(daemon, tab, type="image")
-        assert f"{server}/static/pic.png" in [r["url"] for r in images["requests"]]
+        assert any(r["url"].startswith(f"{server}/static/pic.png?") for r in images["requests"])
 
 
 @pytest.mark.parametrize("which", BROWSERS)

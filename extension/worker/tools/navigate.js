@@ -178,6 +178,14 @@ export function createNavigateTools({ chrome, tabs, frames, dialogs, withTimeout
         }
         done = await tracker.wait(over, left());
       }
+      // A page still loading when this navigation began may finish first (Chrome lets a navigation
+      // about to commit do so, and queues this one): while the tab still has this url pending,
+      // the load heard was that page's.
+      const stillPending = async () => (await chrome.tabs.get(tab.id).catch(() => null))?.pendingUrl === url;
+      while (done && action === "goto" && !blocked && !tracker.state.error && !tracker.state.closed && (await stillPending())) {
+        Object.assign(tracker.state, { committed: false, domReady: false, loaded: false, sameDocument: false });
+        done = await tracker.wait(over, left());
+      }
       if (blocked) throw blocked;
       const now = tabInfo(await chrome.tabs.get(tab.id).catch(() => tab));
       const target = url ?? tracker.state.url ?? now.url;

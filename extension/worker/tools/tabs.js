@@ -31,7 +31,7 @@ const SUMMARIES = {
   browser_close: (_params, result) => `closed ${plural(result?.result?.closed_tabs?.length ?? 0, "tab")}`,
 };
 
-export function createTabsTools({ chrome, tabs, debug, landingUrl, aiTabs, openedTabs }) {
+export function createTabsTools({ chrome, tabs, debug, landingUrl, aiTabs, openedTabs, call }) {
   const describe = (tab) => ({ ...tabInfo(tab), active: tab.active === true, window_id: tab.windowId });
   // The window in front too, so that the tab is the active tab of the last focused window, where a
   // command without tab_id runs. Best effort: a headless browser may refuse.
@@ -64,10 +64,21 @@ export function createTabsTools({ chrome, tabs, debug, landingUrl, aiTabs, opene
           `A new tab opens an http or https url; ${JSON.stringify(url)} is neither.`,
         );
       }
-      const tab = await chrome.tabs.create({ url, active: true });
+      // Opened blank, made the AI's (its network rules then cover the first request), then loaded
+      // as browser_navigate loads: the answer comes once the page has, so that the next call finds
+      // the page it asked for, not the blank one or a page half parsed.
+      const tab = await chrome.tabs.create({ url: "about:blank", active: true });
       await aiTabs.add(tab);
       await focus(tab.windowId);
-      return { result: describe(tab), result_type: "object", tab: tabInfo(tab) };
+      try {
+        await call("browser_navigate", { url, tab_id: tab.id });
+      } catch (err) {
+        if (!(err instanceof CommandError)) throw err;
+        err.message = `Opened tab ${tab.id}, but ${err.message} The tab stays open: pass its tab_id to retry or close it.`;
+        throw err;
+      }
+      const loaded = await chrome.tabs.get(tab.id).catch(() => tab);
+      return { result: describe(loaded), result_type: "object", tab: tabInfo(loaded) };
     },
 
     async select(params) {

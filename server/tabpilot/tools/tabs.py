@@ -10,8 +10,15 @@ from pydantic import Field, field_validator, model_validator
 from tabpilot.tools.fields import Params, result_of, shifted, web_url
 from tabpilot.tools.tool import ClientFace, CliFace, GuardRule, Tool, describe
 
-#: browser_tabs is a quick chrome.tabs call (bridge.LIST_TABS_TIMEOUT_S).
+#: browser_tabs is a quick chrome.tabs call (bridge.LIST_TABS_TIMEOUT_S)…
 TABS_TIMEOUT_S = 5.0
+#: …but `new` answers once its page has loaded, as browser_navigate waits (its default 30 s),
+#: with time to open the tab and put it in the AI's group first.
+NEW_TAB_TIMEOUT_S = 32.0
+
+
+def tabs_timeout(params: Any) -> float:
+    return NEW_TAB_TIMEOUT_S if params.action == "new" else TABS_TIMEOUT_S
 
 
 class TabsParams(Params):
@@ -21,7 +28,7 @@ class TabsParams(Params):
 
     action: Literal["list", "new", "select", "close"] = Field(
         default="list",
-        description="`new` opens `url` in a new active tab.",
+        description="`new` opens `url` in a new active tab, once it has loaded.",
     )
     url: str | None = Field(default=None, max_length=8192, description="For `new`: an http(s) url.")
     tab_id: int | None = Field(
@@ -120,7 +127,7 @@ TABS = Tool(
         default. E.g. {"action": "list"} → 7 (active): A https://a.test/
         """
     ),
-    timeout_s=TABS_TIMEOUT_S,
+    timeout_s=tabs_timeout,
     text=browser_tabs_text,
     read_only=False,
     client=ClientFace(
