@@ -55,7 +55,8 @@ function setup({ managed = false, tabs = [{ id: 7, url: "https://a.example/", ti
         nav.onCompleted.emit({ tabId: id, frameId: 0, url, documentId: `doc-${url}` });
       }, 5);
     }
-    return { ...tab, active: active ?? tab.active };
+    if (active !== undefined) tab.active = active;
+    return { ...tab };
   };
   // The active tab is the last one opened, as in Chrome.
   chrome.tabs.query = async (q) => (q?.active ? tabs.slice(-1) : tabs);

@@ -66,16 +66,20 @@ export function createTabsTools({ chrome, tabs, debug, landingUrl, aiTabs, opene
       }
       // Opened blank, made the AI's (its network rules then cover the first request), then loaded
       // as browser_navigate loads: the answer comes once the page has, so that the next call finds
-      // the page it asked for, not the blank one or a page half parsed.
-      const tab = await chrome.tabs.create({ url: "about:blank", active: true });
+      // the page it asked for, not the blank one or a page half parsed. It comes to the front
+      // once loaded: in a headless window, a page that replaced the blank one in a tab already
+      // active did not get the focus.
+      const tab = await chrome.tabs.create({ url: "about:blank", active: false });
       await aiTabs.add(tab);
-      await focus(tab.windowId);
       try {
         await call("browser_navigate", { url, tab_id: tab.id });
       } catch (err) {
         if (!(err instanceof CommandError)) throw err;
         err.message = `Opened tab ${tab.id}, but ${err.message} The tab stays open: pass its tab_id to retry or close it.`;
         throw err;
+      } finally {
+        await Promise.resolve(chrome.tabs.update(tab.id, { active: true })).catch(() => {});
+        await focus(tab.windowId);
       }
       const loaded = await chrome.tabs.get(tab.id).catch(() => tab);
       return { result: describe(loaded), result_type: "object", tab: tabInfo(loaded) };
