@@ -50,7 +50,7 @@ function setup({ onSend = () => ({ ok: true, result: { description: "Clicked it"
   chrome.tabGroups = { query: async () => [], update: async (id, props) => calls.groups.push({ id, ...props }) };
   chrome.scripting.executeScript = async (details) => {
     calls.scripts.push(details);
-    return [{ frameId: 0, result: details.func.toString().includes("responseStatus") ? status : false }];
+    return [{ frameId: 0, result: details.func.toString().includes("responseStatus") ? { status, title: "" } : false }];
   };
   chrome.debugger = {
     onDetach: event(),

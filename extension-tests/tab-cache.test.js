@@ -64,3 +64,26 @@ test("an answer that was on its way while a tab event came is used, not kept", a
   await cache.resolve(undefined);
   assert.equal(asked.query, 2);
 });
+
+test("a command without tab_id goes to the window last brought to the front, by a command or by the person", async () => {
+  const tabs = [
+    { id: 7, url: "https://a.example/", title: "A", active: true, windowId: 1 },
+    { id: 9, url: "https://pay.example/", title: "Pay", active: true, windowId: 2 },
+  ];
+  const { chrome } = fakeChrome({ tabs });
+  // Window 2, a popup window, had the focus last, and a headless Chromium keeps it so.
+  chrome.tabs.query = async (q) =>
+    tabs.filter((t) => t.active && (q.windowId !== undefined ? t.windowId === q.windowId : t.windowId === 2));
+  const cache = createTabCache(chrome);
+  assert.equal((await cache.resolve(null)).id, 9);
+  cache.toFront(1);
+  assert.equal((await cache.resolve(null)).id, 7);
+  chrome.windows.onFocusChanged.emit(2);
+  assert.equal((await cache.resolve(null)).id, 9);
+  chrome.windows.onFocusChanged.emit(-1); // Chrome lost the focus to another application
+  assert.equal((await cache.resolve(null)).id, 9);
+  cache.toFront(1);
+  tabs.splice(0, 1); // window 1 closed with its tab
+  chrome.windows.onRemoved.emit(1);
+  assert.equal((await cache.resolve(null)).id, 9);
+});

@@ -262,3 +262,29 @@ test("browser_navigate is not answered by the load of a page that was still load
   assert.equal(result.ok, true, JSON.stringify(result.error));
   assert.deepEqual([result.result.url, result.result.title], ["https://later.example/", "later"]);
 });
+
+test("a new tab's answer is not its blank page's load, which may end after the url was asked for", async () => {
+  const { run, chrome, tabs } = setup();
+  const nav = chrome.webNavigation;
+  chrome.tabs.get = async (id) => ({ ...tabs.find((t) => t.id === id) });
+  const event = (id, url) => ({ tabId: id, frameId: 0, url, documentId: `doc-${url}` });
+  chrome.tabs.update = async (id, { active, url }) => {
+    const tab = tabs.find((t) => t.id === id);
+    if (active !== undefined) tab.active = active;
+    if (url === undefined) return { ...tab };
+    // The blank page commits and loads late, before Chrome starts the url's navigation.
+    nav.onCommitted.emit(event(id, "about:blank"));
+    nav.onCompleted.emit(event(id, "about:blank"));
+    Object.assign(tab, { url: "about:blank", title: "about:blank" });
+    setTimeout(() => {
+      nav.onBeforeNavigate.emit(event(id, url));
+      Object.assign(tab, { url, title: "Shop" });
+      nav.onCommitted.emit(event(id, url));
+      nav.onCompleted.emit(event(id, url));
+    }, 30);
+    return { ...tab };
+  };
+  const opened = await run({ action: "new", url: "https://shop.example/" });
+  assert.equal(opened.ok, true, JSON.stringify(opened.error));
+  assert.deepEqual([opened.result.url, opened.result.title], ["https://shop.example/", "Shop"]);
+});

@@ -112,6 +112,15 @@ def test_a_popup_window_is_said_and_followed(where: Where) -> None:
         body = where.daemon.execute("location.href + ' ' + document.title").json()
         assert body["result"] == f"{opened['url']} Checkout", body
         assert body["tab"]["id"] == opened["id"]
+        # Selecting a tab of another window takes the calls there, though the popup window had
+        # the focus last (a headless window is not focused on request).
+        ok(where.daemon, "browser_tabs", action="select", tab_id=where.tab)
+        assert where.daemon.execute("document.title").json()["tab"]["id"] == where.tab
+        fresh = ok(where.daemon, "browser_tabs", action="new", url=f"{where.pages}/index.html")
+        try:
+            assert where.daemon.execute("document.title").json()["result"] == fresh["title"]
+        finally:
+            where.close(fresh["id"])
     finally:
         where.close(opened["id"])
 

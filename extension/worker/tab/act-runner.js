@@ -148,6 +148,7 @@ export function createActRunner(deps) {
     const tab = await Promise.resolve(chrome.tabs.update(target.id, { active: true })).catch(() => null);
     if (!tab) return;
     await Promise.resolve(chrome.windows?.update?.(tab.windowId, { focused: true })).catch(() => {});
+    tabs.toFront?.(tab.windowId);
     target.followed = true;
   }
 

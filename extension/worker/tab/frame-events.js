@@ -26,8 +26,10 @@ export function createFrameEvents({ chrome, timers }) {
   chrome.tabs.onRemoved.addListener((tabId) => tell(tabId, "tabRemoved", {}));
 
   // Follows one tab's main frame from now on. `state` says what happened; `wait(done, ms)`
-  // resolves true once done(state) holds, false if `ms` pass first.
-  function follow(tabId) {
+  // resolves true once done(state) holds, false if `ms` pass first. With `startUrl` (http or https),
+  // the follower is about to start a navigation to it: until that one starts, the events of a page
+  // already on its way are not heard, nor ever those of a new tab's blank page, which may come late.
+  function follow(tabId, { startUrl = null } = {}) {
     const state = {
       started: false,
       committed: false,
@@ -51,6 +53,13 @@ export function createFrameEvents({ chrome, timers }) {
         // after it started, and its load is not this one's (documentId: Chrome 106+).
         const ours = () =>
           state.committed && (state.documentId == null || d.documentId == null || d.documentId === state.documentId);
+        if (startUrl !== null) {
+          // An http(s) navigation never ends on about:blank: such events are a new tab's blank page.
+          if (typeof d.url === "string" && d.url.startsWith("about:")) return;
+          const starts = (name === "onBeforeNavigate" || name === "onCommitted") && d.url === startUrl;
+          if (starts) state.started = true;
+          else if (!state.started && name !== "tabRemoved" && name !== "onErrorOccurred") return;
+        }
         if (name === "onBeforeNavigate") Object.assign(state, { started: true, url: d.url, ...fresh });
         else if (name === "onCommitted")
           Object.assign(state, { committed: true, url: d.url, documentId: d.documentId ?? null, ...fresh });

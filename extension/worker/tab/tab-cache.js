@@ -19,6 +19,17 @@ export function createTabCache(chrome) {
   const kept = new Map(); // tab id -> the tab as Chrome last described it
   let active = null; // id of the tab a command without tab_id goes to, while nothing changed
   let epoch = 0; // counts the events that drop what was kept
+  // The window last brought to the front: by the person (Chrome's focus events) or by a command
+  // (toFront). A headless Chromium ignores chrome.windows.update's `focused`, so after a popup
+  // window had the focus, "the last focused window" stayed the popup whatever tab was opened or
+  // selected since; the command's own word is kept here instead.
+  let front = null;
+  chrome.windows?.onFocusChanged?.addListener((windowId) => {
+    if (Number.isInteger(windowId) && windowId >= 0) front = windowId;
+  });
+  chrome.windows?.onRemoved?.addListener((windowId) => {
+    if (windowId === front) front = null;
+  });
 
   const forget = () => {
     epoch += 1;
@@ -39,7 +50,7 @@ export function createTabCache(chrome) {
     const tab = id === null ? undefined : kept.get(id);
     if (tab) return tab;
     const since = epoch;
-    const found = await resolveTab(chrome, tabId);
+    const found = await resolveTab(chrome, tabId, front);
     if (epoch === since) {
       kept.set(found.id, found);
       if (tabId === undefined || tabId === null) active = found.id;
@@ -47,5 +58,13 @@ export function createTabCache(chrome) {
     return found;
   }
 
-  return { resolve };
+  // A command brought `windowId` to the front (browser_tabs new and select, an act's `follow`):
+  // later commands without tab_id go to its active tab.
+  function toFront(windowId) {
+    if (!Number.isInteger(windowId)) return;
+    front = windowId;
+    forget();
+  }
+
+  return { resolve, toFront };
 }

@@ -53,9 +53,12 @@ export async function tabWithId(chrome, tabId, listed = "GET /tabs lists the ope
   }
 }
 
-export async function resolveTab(chrome, tabId) {
+// The tab `tabId` names; without one, the active tab of window `front` (tab-cache.js: the window
+// last brought to the front), else of the last focused window.
+export async function resolveTab(chrome, tabId, front = null) {
   if (tabId !== undefined && tabId !== null) return tabWithId(chrome, tabId);
-  let [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
+  let [tab] = Number.isInteger(front) ? await chrome.tabs.query({ active: true, windowId: front }) : [];
+  if (!tab) [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
   // A headless or never-focused browser may have no "last focused" window; any normal window's
   // active tab is then the best guess.
   if (!tab) [tab] = await chrome.tabs.query({ active: true, windowType: "normal" });

@@ -86,14 +86,20 @@ export function createNavigateTools({ chrome, tabs, frames, dialogs, withTimeout
       () => new Error("the page did not answer"),
     );
 
-  // The main document's HTTP status, as the page's own timing entry says; null where the page
+  // The main document's HTTP status, as the page's own timing entry says, and its title (Chrome
+  // may still show a tab that loaded in the background under its url); nulls where the page
   // cannot be read (an error page) or does not say.
-  async function statusOf(tabId) {
+  async function pageFacts(tabId) {
+    const facts = () => ({
+      status: performance.getEntriesByType("navigation")[0]?.responseStatus ?? null,
+      title: document.title,
+    });
     try {
-      const [first] = await askPage(tabId, () => performance.getEntriesByType("navigation")[0]?.responseStatus ?? null);
-      return Number.isInteger(first?.result) && first.result > 0 ? first.result : null;
+      const [first] = await askPage(tabId, facts);
+      const { status, title } = first?.result ?? {};
+      return { status: Number.isInteger(status) && status > 0 ? status : null, title: title || null };
     } catch {
-      return null;
+      return { status: null, title: null };
     }
   }
 
@@ -149,7 +155,8 @@ export function createNavigateTools({ chrome, tabs, frames, dialogs, withTimeout
     const tab = await tabs.resolve(params.tab_id);
     const deadline = Date.now() + timeoutMs;
     const left = () => deadline - Date.now();
-    const tracker = frames.follow(tab.id);
+    // A goto starts a navigation to its url; a same-document one is heard without it.
+    const tracker = frames.follow(tab.id, { startUrl: action === "goto" ? url : null });
     let blocked = null;
     // The page's own dialogs are dismissed, as for scripts; a "leave this page?" one is accepted,
     // since leaving is what was asked.
@@ -196,9 +203,11 @@ export function createNavigateTools({ chrome, tabs, frames, dialogs, withTimeout
         throw navigationFailed(NET_REASONS[net] ?? "other", target, now, { net_error: net, ms: timeoutMs });
       }
       if (!done) throw navigationFailed("timeout", target, now, { ms: timeoutMs });
-      const status = tracker.state.sameDocument && !tracker.state.committed ? null : await statusOf(tab.id);
+      const sameDocument = tracker.state.sameDocument && !tracker.state.committed;
+      const { status, title } = sameDocument ? { status: null, title: null } : await pageFacts(tab.id);
       if (status !== null && status >= 400) throw navigationFailed("http_status", now.url, now, { status });
-      return { result: { url: now.url, title: now.title, status }, result_type: "object", tab: now };
+      const loaded = { ...now, title: title ?? now.title };
+      return { result: { url: now.url, title: loaded.title, status }, result_type: "object", tab: loaded };
     } finally {
       unwatch();
       tracker.stop();

@@ -33,12 +33,13 @@ const SUMMARIES = {
 
 export function createTabsTools({ chrome, tabs, debug, landingUrl, aiTabs, openedTabs, call }) {
   const describe = (tab) => ({ ...tabInfo(tab), active: tab.active === true, window_id: tab.windowId });
-  // The window in front too, so that the tab is the active tab of the last focused window, where a
-  // command without tab_id runs. Best effort: a headless browser may refuse.
-  const focus = (windowId) =>
-    Number.isInteger(windowId) && chrome.windows?.update
-      ? Promise.resolve(chrome.windows.update(windowId, { focused: true })).catch(() => {})
-      : undefined;
+  // The window in front too, where a command without tab_id runs (tab-cache.js): asked of Chrome,
+  // which a headless browser ignores, and told to the tab cache.
+  const focus = async (windowId) => {
+    if (!Number.isInteger(windowId)) return;
+    await Promise.resolve(chrome.windows?.update?.(windowId, { focused: true })).catch(() => {});
+    tabs.toFront?.(windowId);
+  };
 
   const tabById = (tabId) => tabWithId(chrome, tabId, 'browser_tabs with action "list" lists the open tabs');
 
@@ -71,8 +72,9 @@ export function createTabsTools({ chrome, tabs, debug, landingUrl, aiTabs, opene
       // active did not get the focus.
       const tab = await chrome.tabs.create({ url: "about:blank", active: false });
       await aiTabs.add(tab);
+      let title = "";
       try {
-        await call("browser_navigate", { url, tab_id: tab.id });
+        ({ title } = (await call("browser_navigate", { url, tab_id: tab.id })).result);
       } catch (err) {
         if (!(err instanceof CommandError)) throw err;
         err.message = `Opened tab ${tab.id}, but ${err.message} The tab stays open: pass its tab_id to retry or close it.`;
@@ -81,7 +83,7 @@ export function createTabsTools({ chrome, tabs, debug, landingUrl, aiTabs, opene
         await Promise.resolve(chrome.tabs.update(tab.id, { active: true })).catch(() => {});
         await focus(tab.windowId);
       }
-      const loaded = await chrome.tabs.get(tab.id).catch(() => tab);
+      const loaded = { ...(await chrome.tabs.get(tab.id).catch(() => tab)), title };
       return { result: describe(loaded), result_type: "object", tab: tabInfo(loaded) };
     },
 
