@@ -307,6 +307,25 @@ async def test_another_mcp_session_cannot_redeem_a_sessions_token(
     assert scripts_run(fake.commands) == ["items"]
 
 
+async def test_sessionless_mcp_requests_are_told_apart_by_the_program_they_name(
+    daemon: Daemon,
+) -> None:
+    """The 2026-07-28 revision over HTTP has no session: a request names only its program."""
+    async with (
+        connected(daemon, scripted),
+        open_mcp("http", daemon.settings.port, name="agent-a") as mine,
+        open_mcp("http", daemon.settings.port, name="agent-b") as other,
+        open_mcp("http", daemon.settings.port, name="agent-a") as same_program,
+    ):
+        result, _ = await call(mine, "execute_javascript", script="keys")
+        token = (result.structured_content or {})["confirm_token"]
+        assert await error_code(other, "execute_javascript", confirm_token=token) == (
+            "confirm_token_unknown"
+        )
+        whole, text = await call(same_program, "execute_javascript", confirm_token=token)
+        assert not whole.is_error and json.loads(text) == KEYS
+
+
 async def test_another_socket_cannot_redeem_a_sockets_token(daemon: Daemon) -> None:
     async with (
         connected(daemon, scripted),
