@@ -55,6 +55,11 @@ class EscapingStream(io.TextIOBase):
     def flush(self) -> None:
         self._stream.flush()
 
+    def close(self) -> None:
+        # The stream is not this one's to close; nor to flush when this one is collected, by
+        # which time it may be closed itself.
+        pass
+
     def writable(self) -> bool:
         return True
 
