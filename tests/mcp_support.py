@@ -17,7 +17,7 @@ import httpx2
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
-from mcp_types import CallToolResult, ImageContent, TextContent
+from mcp_types import CallToolResult, ImageContent, Implementation, TextContent
 
 from tabpilot.mcp.hints import PREFIX
 
@@ -61,6 +61,7 @@ async def open_mcp(
     token: str | None = None,
     mode: str = "auto",
     caps: str | None = None,
+    name: str | None = None,
 ) -> AsyncIterator[Client]:
     """An initialized MCP client session to tabpilot over ``transport``.
 
@@ -68,11 +69,16 @@ async def open_mcp(
     Authorization header, as an agent's HTTP configuration would. ``mode`` is the SDK client's:
     "auto" speaks the 2026-07-28 revision (over HTTP each request on its own, no session),
     "legacy" the initialize handshake, which opens a session (Mcp-Session-Id over HTTP).
-    ``caps``: the MCP capabilities asked for (`--caps`, `/mcp?caps=`).
+    ``caps``: the MCP capabilities asked for (`--caps`, `/mcp?caps=`). ``name``: the client
+    program's name in its ``clientInfo``.
     """
+    info = Implementation(name=name, version="1") if name is not None else None
     if transport == "stdio":
         async with Client(
-            stdio_parameters(port, token, caps), read_timeout_seconds=CALL_TIMEOUT_S, mode=mode
+            stdio_parameters(port, token, caps),
+            read_timeout_seconds=CALL_TIMEOUT_S,
+            mode=mode,
+            client_info=info,
         ) as client:
             yield client
         return
@@ -80,7 +86,9 @@ async def open_mcp(
     async with httpx2.AsyncClient(headers=headers, trust_env=False) as http:
         query = f"?caps={caps}" if caps is not None else ""
         streams = streamable_http_client(f"http://127.0.0.1:{port}/mcp{query}", http_client=http)
-        async with Client(streams, read_timeout_seconds=CALL_TIMEOUT_S, mode=mode) as client:
+        async with Client(
+            streams, read_timeout_seconds=CALL_TIMEOUT_S, mode=mode, client_info=info
+        ) as client:
             yield client
 
 

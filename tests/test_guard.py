@@ -20,6 +20,7 @@ from tabpilot import AsyncClient, Client, ClientError, Preview, guard
 from tabpilot.guard import store as guard_store
 from tests.mcp_support import TRANSPORTS, call, open_mcp
 from tests.support import Command, Daemon, Reply, connected, ok, run_daemon
+from tests.test_calls import answer as socket_answer
 from tests.test_calls import call as socket_call
 from tests.test_calls import calls_socket
 
@@ -266,3 +267,137 @@ def test_a_client_with_a_bad_guard_is_refused_at_once(limit: Any) -> None:
     with pytest.raises(ClientError) as refused:
         Client(1, guard=limit)
     assert refused.value.code == "invalid_request" and "`guard`" in refused.value.message
+
+
+# -- a confirm_token answers only the caller that received it ------------------------------------
+
+
+@pytest.mark.parametrize(("transport", "mode"), [("stdio", "auto"), ("http", "legacy")])
+async def test_another_mcp_session_cannot_redeem_a_sessions_token(
+    daemon: Daemon, transport: str, mode: str
+) -> None:
+    """Over stdio each session is a `tabpilot mcp` process (its own /ws/calls socket); at /mcp, an
+    Mcp-Session-Id."""
+    async with (
+        connected(daemon, scripted) as fake,
+        open_mcp(transport, daemon.settings.port, mode=mode) as mine,
+        open_mcp(transport, daemon.settings.port, mode=mode) as other,
+    ):
+        result, _ = await call(mine, "execute_javascript", script="items")
+        token = (result.structured_content or {})["confirm_token"]
+        refused, text = await call(other, "execute_javascript", confirm_token=token)
+        assert refused.is_error and (refused.structured_content or {})["error"]["code"] == (
+            "confirm_token_unknown"
+        )
+        assert "another caller" in text and "token of your own" in text
+        # Nor over HTTP or a socket of its own: a program is another caller too.
+        async with daemon.client() as http:
+            body = (await http.post("/execute_javascript", json={"confirm_token": token})).json()
+        assert body["error"]["code"] == "confirm_token_unknown"
+        # The owner still gets its whole answer, and nothing ran again.
+        whole, text = await call(mine, "execute_javascript", confirm_token=token)
+        assert not whole.is_error and json.loads(text) == ITEMS
+        # Once spent, the other session is still told nothing of it; the owner is.
+        assert await error_code(other, "execute_javascript", confirm_token=token) == (
+            "confirm_token_unknown"
+        )
+        assert await error_code(mine, "execute_javascript", confirm_token=token) == (
+            "confirm_token_used"
+        )
+    assert scripts_run(fake.commands) == ["items"]
+
+
+async def test_sessionless_mcp_requests_are_told_apart_by_the_program_they_name(
+    daemon: Daemon,
+) -> None:
+    """The 2026-07-28 revision over HTTP has no session: a request names only its program."""
+    async with (
+        connected(daemon, scripted),
+        open_mcp("http", daemon.settings.port, name="agent-a") as mine,
+        open_mcp("http", daemon.settings.port, name="agent-b") as other,
+        open_mcp("http", daemon.settings.port, name="agent-a") as same_program,
+    ):
+        result, _ = await call(mine, "execute_javascript", script="keys")
+        token = (result.structured_content or {})["confirm_token"]
+        assert await error_code(other, "execute_javascript", confirm_token=token) == (
+            "confirm_token_unknown"
+        )
+        whole, text = await call(same_program, "execute_javascript", confirm_token=token)
+        assert not whole.is_error and json.loads(text) == KEYS
+
+
+async def test_another_socket_cannot_redeem_a_sockets_token(daemon: Daemon) -> None:
+    async with (
+        connected(daemon, scripted),
+        calls_socket(daemon) as mine,
+        calls_socket(daemon) as other,
+    ):
+        frame = await socket_call(mine, "browser_snapshot", {"guard": True})
+        token = frame["envelope"]["confirm_token"]
+        refused = await socket_call(other, "browser_snapshot", {"confirm_token": token})
+        assert refused["envelope"]["error"]["code"] == "confirm_token_unknown"
+        # A call of the socket that names a context is still the socket's.
+        context = (await socket_call(mine, "status"))["envelope"]["result"]["default_context"]
+        named = {"confirm_token": token}
+        await mine.send(
+            json.dumps(
+                {
+                    "type": "call",
+                    "id": 2,
+                    "method": "browser_snapshot",
+                    "params": named,
+                    "context": context,
+                }
+            )
+        )
+        envelope = (await socket_answer(mine))["envelope"]
+        assert envelope["success"] is True and envelope["result"].startswith('Page "')
+        # Another Python client is another socket; its own token answers it.
+        async with AsyncClient(daemon.settings.port) as program:
+            cut = await program.envelope("execute_javascript", {"script": "keys", "guard": True})
+            frame = await socket_call(
+                other, "execute_javascript", {"confirm_token": cut["confirm_token"]}
+            )
+            assert frame["envelope"]["error"]["code"] == "confirm_token_unknown"
+            rest = await program.envelope(
+                "execute_javascript", {"confirm_token": cut["confirm_token"]}
+            )
+            assert rest["result"] == KEYS
+
+
+async def test_http_callers_are_told_apart_by_the_context_they_name(daemon: Daemon) -> None:
+    async with connected(daemon, scripted), daemon.client() as http:
+        context = (await http.get("/status")).json()["result"]["default_context"]
+        body = (
+            await http.post("/execute_javascript", json={"script": "keys", "guard": True})
+        ).json()
+        token = body["confirm_token"]
+        # Another caller: HTTP naming a context, and a socket.
+        response = await http.post(
+            f"/execute_javascript?context={context}", json={"confirm_token": token}
+        )
+        assert (response.status_code, response.json()["error"]["code"]) == (
+            404,
+            "confirm_token_unknown",
+        )
+        async with calls_socket(daemon) as ws:
+            frame = await socket_call(ws, "execute_javascript", {"confirm_token": token})
+            assert frame["envelope"]["error"]["code"] == "confirm_token_unknown"
+        # Any HTTP request that names no context is the same caller: it gets the rest.
+        async with daemon.client() as again:
+            response = await again.post("/execute_javascript", json={"confirm_token": token})
+        assert response.json()["result"] == KEYS
+        # And a token given in a named context answers requests naming it.
+        body = (
+            await http.post(
+                f"/execute_javascript?context={context}", json={"script": "keys", "guard": True}
+            )
+        ).json()
+        response = await http.post(
+            "/execute_javascript", json={"confirm_token": body["confirm_token"]}
+        )
+        assert response.json()["error"]["code"] == "confirm_token_unknown"
+        response = await http.post(
+            f"/execute_javascript?context={context}", json={"confirm_token": body["confirm_token"]}
+        )
+        assert response.json()["result"] == KEYS

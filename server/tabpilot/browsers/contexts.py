@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -97,16 +98,36 @@ class Scope:
 
     An MCP session and a ``/ws/calls`` socket each hold one for their life; an HTTP request gets
     its own. :meth:`naming` gives a call's view that names a context for that call alone.
+
+    ``caller`` is who the caller is, for what is kept for it alone (the guard's cut answers,
+    tabpilot.guard.store): the strongest identity each face has. An MCP session over ``/mcp`` is
+    ``("mcp", key)``, its session key (tabpilot.mcp.hints.session_key: the ``Mcp-Session-Id``
+    the SDK checked, or for a request without a session the client program it names); a
+    ``/ws/calls`` socket is ``("calls", n)``, that connection and no other (``tabpilot mcp``,
+    the CLI and the Python clients each call over one); an HTTP request, which carries nothing of
+    its sender but the shared token, is ``("http", context)``, the ``?context=`` it names (None:
+    none), so HTTP requests naming the same context are one caller.
     """
 
     def __init__(
-        self, contexts: Contexts, *, named: str | None = None, owner: Scope | None = None
+        self,
+        contexts: Contexts,
+        *,
+        named: str | None = None,
+        owner: Scope | None = None,
+        caller: Hashable = None,
     ) -> None:
         self.contexts = contexts
         #: The context this call names (HTTP ?context=, a call frame's ``context``).
         self.named = named
         self._owner = owner
+        self._caller = caller
         self._active: str | None = None
+
+    @property
+    def caller(self) -> Hashable:
+        """Who the caller is (the class's doc); a call's view is its caller's."""
+        return self._owner.caller if self._owner is not None else self._caller
 
     @property
     def active(self) -> str | None:

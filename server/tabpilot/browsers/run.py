@@ -26,11 +26,11 @@ async def run(
     tool: Tool, scope: Scope, params: Params | None, ask: Ask, request_id: str
 ) -> ResultFrame:
     """The tool's answer, in the caller's context (``scope``), as ``ask`` wants it: whole,
-    previewed, or taken from the store."""
+    previewed, or taken from the store. A kept answer is the caller's own (``scope.caller``)."""
     if ask.token is not None:
-        return STORE.take(tool.name, ask.token, request_id)
+        return STORE.take(scope.caller, tool.name, ask.token, request_id)
     assert params is not None
     answer = await call(tool, scope, params, request_id)
     if ask.limit is None or not answer.ok:
         return answer
-    return preview(tool, answer, ask.limit)
+    return preview(tool, answer, ask.limit, scope.caller)

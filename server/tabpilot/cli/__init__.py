@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from tabpilot.cli.commands import EXIT_FAILED, cmd_mcp, format_result
 from tabpilot.cli.parser import build_parser
+from tabpilot.cli.terminal import terminal_streams
 from tabpilot.cli.tool_commands import CliError
 
 __all__ = ["build_parser", "cmd_mcp", "format_result", "main"]
@@ -37,11 +38,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="tabpilot.replace")
     args = build_parser().parse_args(argv)
-    try:
-        code: int = args.func(args)
-    except CliError as error:
-        print(f"Error: {error}", file=sys.stderr)
-        return EXIT_FAILED
-    except KeyboardInterrupt:
-        return EXIT_FAILED
+    # A page's text is escaped on its way to the terminal (tabpilot.cli.terminal), an error's
+    # message included: it may quote the page.
+    with terminal_streams(raw=args.raw or getattr(args, "own_streams", False)):
+        try:
+            code: int = args.func(args)
+        except CliError as error:
+            print(f"Error: {error}", file=sys.stderr)
+            return EXIT_FAILED
+        except KeyboardInterrupt:
+            return EXIT_FAILED
     return code

@@ -21,6 +21,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run JavaScript in a real Chrome tab, gated by the AI Web Pilot switch.",
     )
     parser.add_argument("--version", action="version", version=f"tabpilot {__version__}")
+    parser.add_argument(
+        "--raw",
+        action="store_true",
+        help="print what pages sent as is; by default, control characters, escape sequences and "
+        "bidirectional overrides in the output are shown escaped (ESC as \\u001b), so that a "
+        "page cannot drive your terminal",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     port_help = f"daemon port (default: $TABPILOT_PORT or {DEFAULT_PORT})"
     add_serve_parser(commands, port_help)
@@ -73,7 +80,8 @@ def add_serve_parser(commands: Any, port_help: str) -> None:
         "$TABPILOT_TOKEN, else the file token in the state dir); other users can read a "
         "command line, so prefer the file",
     )
-    serve.set_defaults(func=cmd_serve)
+    # Its output is the daemon's log (uvicorn colours it on a terminal), not a page's text.
+    serve.set_defaults(func=cmd_serve, own_streams=True)
 
 
 def add_exec_parser(commands: Any, port_help: str) -> None:
@@ -135,7 +143,8 @@ def add_mcp_parser(commands: Any, port_help: str) -> None:
         "save browser contexts)",
     )
     mcp.add_argument("--port", type=int, help=port_help)
-    mcp.set_defaults(func=cmd_mcp)
+    # Its stdout is the MCP protocol itself.
+    mcp.set_defaults(func=cmd_mcp, own_streams=True)
 
 
 def add_status_parser(commands: Any, port_help: str) -> None:

@@ -9,12 +9,16 @@ from tabpilot.errors._base import RequestRefused
 class ConfirmTokenUnknown(RequestRefused):
     code, status = "confirm_token_unknown", 404
     meaning = (
-        "No answer was ever kept under that confirm_token (or the daemon restarted since); run "
-        "the tool again."
+        "No answer was ever kept under that confirm_token for this caller (a token answers only "
+        "the MCP session, /ws/calls socket or HTTP context it was given to), or the daemon "
+        "restarted since; run the tool again to get a token of your own."
     )
+    # Said the same of another caller's token, whatever became of it: nobody learns that it exists.
     default_message = (
-        "No answer is kept under that confirm_token: it was never given out, or the daemon "
-        "restarted. Run the tool again, asking for less."
+        "No answer is kept under that confirm_token for you: it was never given out, it was "
+        "given to another caller (a token answers only the MCP session, /ws/calls socket or "
+        "HTTP context that received it), or the daemon restarted. Run the tool again, asking "
+        "for less, to get a token of your own."
     )
 
 

@@ -6,7 +6,7 @@ Past the limit (:data:`LIMITS`, in characters of the answer's text as a model re
 carries a preview instead of the result (:mod:`tabpilot.guard.preview`), and the fields
 ``truncated``, ``total_length``, ``shown_length``, ``confirm_token`` and ``advice``. The daemon
 keeps the whole answer under the token (:mod:`tabpilot.guard.store`); the same tool called with
-``confirm_token`` alone answers it.
+``confirm_token`` alone, by the same caller, answers it.
 
 This module is what the faces share: how a body asks (:func:`split`; an MCP call:
 :mod:`tabpilot.mcp.confirm`) and the guard's line in a model's text (:func:`text`). A call runs as

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tabpilot.envelope import answer_body, result_text
-from tabpilot.guard.store import STORE, guarded
+from tabpilot.guard.store import STORE, Caller, guarded
 from tabpilot.protocol import ResultFrame
 
 if TYPE_CHECKING:
@@ -32,8 +32,9 @@ SCRIPT_ADVICE: dict[str, str] = {
 GENERIC_ADVICE = "Ask for less: narrow the script or use a specialized tool."
 
 
-def preview(tool: Tool, answer: ResultFrame, limit: int) -> ResultFrame:
-    """``answer`` if its text fits in ``limit`` characters, else its preview, the whole kept."""
+def preview(tool: Tool, answer: ResultFrame, limit: int, caller: Caller) -> ResultFrame:
+    """``answer`` if its text fits in ``limit`` characters, else its preview, the whole kept for
+    ``caller``."""
     envelope = answer_body(answer.id, answer, time.perf_counter())
     whole = tool.text(envelope, None)
     if len(whole) <= limit:
@@ -46,7 +47,7 @@ def preview(tool: Tool, answer: ResultFrame, limit: int) -> ResultFrame:
         advice = tool.guard.advice or GENERIC_ADVICE
     result = _fit(lambda value: tool.text({**envelope, "result": value}, None), result, tool, limit)
     shown = tool.text({**envelope, "result": result}, None)
-    token = STORE.keep(tool.name, answer, whole)
+    token = STORE.keep(caller, tool.name, answer, whole)
     fields: dict[str, Any] = {
         "truncated": True,
         "total_length": len(whole),

@@ -6,6 +6,11 @@ same tool called with the token alone answers it, without running anything again
 :data:`PAGE_CHARS` characters of text, else the next part of its text (:data:`PART`) with a token
 for the one after. A token answers once; a spent, old, unknown or other tool's token raises
 confirm_token_used, confirm_token_expired, confirm_token_unknown or confirm_token_mismatch.
+
+A token answers only the caller it was given to (its :data:`Caller`: an MCP session, a
+``/ws/calls`` socket, HTTP requests naming one context; tabpilot.browsers.contexts.Scope says
+which). Another caller's token raises confirm_token_unknown, as one never given out does, used,
+expired or not, so that nobody learns it exists; it stays good for its own caller.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import secrets
 import time
 from collections import OrderedDict
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +40,8 @@ KEEP_S = 600.0
 KEEP_BYTES = 32 * 1024 * 1024
 #: The result_type of a part of a whole answer's text (its result is that text).
 PART = "text_part"
+#: Who a kept answer belongs to: any value that is equal only for the same caller.
+Caller = Hashable
 
 
 class Guarded(ResultFrame):
@@ -44,8 +52,10 @@ class Guarded(ResultFrame):
 
 @dataclass
 class Kept:
-    """A whole answer kept under a token: its frame, its text, and where the next part starts."""
+    """A whole answer kept under a token: its caller, its frame, its text, and where the next
+    part starts."""
 
+    caller: Caller
     tool: str
     answer: ResultFrame
     text: str
@@ -65,12 +75,16 @@ class Store:
         self.keep_bytes = keep_bytes
         self._kept: OrderedDict[str, Kept] = OrderedDict()
         self._size = 0
-        # Tokens that were good once, and why they are no more: "used" or "expired". Bounded.
-        self._gone: OrderedDict[str, str] = OrderedDict()
+        # Tokens that were good once, whose they were, and why they are no more: "used" or
+        # "expired". Bounded.
+        self._gone: OrderedDict[str, tuple[Caller, str]] = OrderedDict()
 
-    def keep(self, tool: str, answer: ResultFrame, text: str, start: int = 0) -> str | None:
-        """Keep ``answer`` (its text ``text``); its token, or None when it is too large to keep."""
-        kept = Kept(tool, answer, text, start, time.monotonic() + self.keep_s)
+    def keep(
+        self, caller: Caller, tool: str, answer: ResultFrame, text: str, start: int = 0
+    ) -> str | None:
+        """Keep ``answer`` (its text ``text``) for ``caller``; its token, or None when it is too
+        large to keep."""
+        kept = Kept(caller, tool, answer, text, start, time.monotonic() + self.keep_s)
         if kept.size > self.keep_bytes:
             return None
         self._sweep()
@@ -81,18 +95,21 @@ class Store:
         self._size += kept.size
         return token
 
-    def take(self, tool: str, token: str, request_id: str) -> ResultFrame:
-        """The answer kept under ``token`` for ``tool``: whole, or its next part; raises."""
+    def take(self, caller: Caller, tool: str, token: str, request_id: str) -> ResultFrame:
+        """The answer kept under ``token`` for ``caller`` and ``tool``: whole, or its next part;
+        raises."""
         self._sweep()
         kept = self._kept.get(token)
         if kept is not None and kept.until <= time.monotonic():
             self._drop(token, "expired")
             kept = None
         if kept is None:
-            gone = self._gone.get(token)
-            if gone == "used":
-                raise ConfirmTokenUsed()
-            raise ConfirmTokenExpired() if gone else ConfirmTokenUnknown()
+            owner, gone = self._gone.get(token, (None, None))
+            if gone is None or owner != caller:
+                raise ConfirmTokenUnknown()
+            raise ConfirmTokenUsed() if gone == "used" else ConfirmTokenExpired()
+        if kept.caller != caller:
+            raise ConfirmTokenUnknown()  # the same words as a token never given out
         if kept.tool != tool:
             raise ConfirmTokenMismatch(
                 f"That confirm_token belongs to {kept.tool}: call {kept.tool} with it (the token "
@@ -109,7 +126,7 @@ class Store:
             "shown_length": min(end, len(kept.text)),
         }
         if end < len(kept.text):
-            fields["confirm_token"] = self.keep(tool, kept.answer, kept.text, end)
+            fields["confirm_token"] = self.keep(caller, tool, kept.answer, kept.text, end)
             fields["advice"] = (
                 f"Characters {kept.start:,} to {end:,} of {len(kept.text):,}; call {tool} with "
                 "the new confirm_token for the next part."
@@ -119,7 +136,7 @@ class Store:
     def _drop(self, token: str, why: str) -> None:
         kept = self._kept.pop(token)
         self._size -= kept.size
-        self._gone[token] = why
+        self._gone[token] = (kept.caller, why)
         while len(self._gone) > GONE_TOKENS:
             self._gone.popitem(last=False)
 
@@ -153,6 +170,7 @@ __all__ = [
     "PAGE_CHARS",
     "PART",
     "STORE",
+    "Caller",
     "Guarded",
     "Store",
     "guarded",

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import logging
 from collections.abc import Callable
@@ -55,6 +56,10 @@ CALL_EXAMPLE = (
 )
 
 
+#: Numbers each socket, for its caller identity: never reused while the daemon runs.
+_SOCKETS = itertools.count(1)
+
+
 class CallsSocket:
     """One caller's socket: reads its calls, runs each in its own task, writes each answer."""
 
@@ -66,8 +71,9 @@ class CallsSocket:
         settings: Settings,
     ) -> None:
         self._ws = ws
-        # The socket's active context: browser_context_switch on it moves this caller only.
-        self._scope = Scope(contexts)
+        # The socket's active context: browser_context_switch on it moves this caller only. The
+        # socket is the caller: what is kept for it (the guard's answers) answers it alone.
+        self._scope = Scope(contexts, caller=("calls", next(_SOCKETS)))
         self._status = status
         self._settings = settings
         self._in_flight: dict[str | int, asyncio.Task[None]] = {}

@@ -87,9 +87,10 @@ CONTEXT_PARAMETER = {
 
 
 def scope_of(request: Request | WebSocket, contexts: Contexts) -> Scope:
-    """An HTTP request's view of the contexts: the one its ``?context=`` names, if any."""
-    named = request.query_params.get("context")
-    return Scope(contexts, named=named if named else None)
+    """An HTTP request's view of the contexts: the one its ``?context=`` names, if any. Its caller
+    is HTTP in that context: a request carries nothing else of who sent it (Scope)."""
+    named = request.query_params.get("context") or None
+    return Scope(contexts, named=named, caller=("http", named))
 
 
 def add_tool_routes(app: FastAPI, contexts: Contexts) -> None:

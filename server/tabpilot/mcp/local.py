@@ -30,7 +30,9 @@ class LocalBackend:
         self._scopes: OrderedDict[object, Scope] = OrderedDict()
 
     def _scope(self, session: object | None) -> Scope:
-        scope = self._scopes.pop(session, None) or Scope(self._contexts)
+        # The session is the caller: a confirm_token it got answers it alone, even after its
+        # scope was forgotten here and made again.
+        scope = self._scopes.pop(session, None) or Scope(self._contexts, caller=("mcp", session))
         self._scopes[session] = scope
         while len(self._scopes) > MAX_SCOPES:
             self._scopes.popitem(last=False)
