@@ -103,10 +103,10 @@ function rowOf(entry) {
   return row;
 }
 
-// "execute_javascript ×28, browser_snapshot ×2": which commands a folded refusal holds.
+// "execute_javascript: 28, browser_snapshot: 2": which commands a folded refusal holds.
 function namesOf(commands) {
   return Object.entries(commands)
-    .map(([name, n]) => `${name} ×${n}`)
+    .map(([name, n]) => `${name}: ${n}`)
     .join(", ");
 }
 

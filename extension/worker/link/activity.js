@@ -95,8 +95,12 @@ export function createActivity({
         };
         entries.unshift(entry);
         entries.length = Math.min(entries.length, MAX_ENTRIES);
-        if (KEPT_COMMANDS.has(entry.command)) keep({ ...entry });
         save();
+        // Written at once: a worker stopped within SAVE_DELAY_MS must not forget an export.
+        if (KEPT_COMMANDS.has(entry.command)) {
+          keep({ ...entry });
+          flush();
+        }
       } catch (err) {
         console.warn("tabpilot: could not record a command", err);
       }
