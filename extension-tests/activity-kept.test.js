@@ -239,3 +239,15 @@ test("the popup gets both lists; a refused frame from the daemon is listed; clea
   assert.equal(cleared.entries.length, MAX_ENTRIES, "the recent list stays");
   await until(async () => (await ask(chrome, { type: "get_activity" })).kept.entries.length === 0, "kept empty");
 });
+
+test("an export the daemon refused itself is kept too, folded with the same refusals", async () => {
+  const { activity } = await activityWith();
+  activity.refused(refusedFrame(3, { execute_javascript: 1, storage_export: 2 }));
+  activity.refused(refusedFrame(1, { storage_export: 1 }));
+  activity.refused(refusedFrame(1, { execute_javascript: 1 }));
+  const { entries } = await activity.kept();
+  assert.deepEqual(
+    entries.map((e) => [e.command, e.outcome, e.refused, e.count, e.summary]),
+    [["storage_export", "pilot_disabled", true, 3, "refused storage_export while AI Web Pilot was off"]],
+  );
+});

@@ -79,9 +79,8 @@ function rowOf(entry) {
   const kind = ok ? "ok" : entry.refused ? "refused" : "failed";
   const outcome = element("span", `outcome ${kind}`, String(entry.outcome));
   // In the title, so that the host keeps its room next to a long error code.
-  outcome.title = entry.daemon
-    ? "refused by the daemon, which did not send them"
-    : `${ok ? "answered" : kind} in ${Math.round(entry.duration_ms ?? 0)} ms`;
+  const took = typeof entry.duration_ms === "number" ? ` in ${Math.round(entry.duration_ms)} ms` : "";
+  outcome.title = entry.daemon ? "refused by the daemon, which did not send them" : `${ok ? "answered" : kind}${took}`;
   const where = element("span", "where", placeOf(entry.tab));
   if (entry.tab) where.title = [entry.tab.title, entry.tab.url].filter(Boolean).join("\n");
   const meta = element("div", "meta");

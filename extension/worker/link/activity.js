@@ -112,7 +112,7 @@ export function createActivity({
   function keep(entry) {
     const newest = kept[0];
     if (entry.outcome !== "ok" && newest?.command === entry.command && newest.outcome === entry.outcome) {
-      newest.count = (newest.count ?? 1) + 1;
+      newest.count = (newest.count ?? 1) + (entry.count ?? 1);
       newest.time = entry.time;
       return;
     }
@@ -156,9 +156,24 @@ export function createActivity({
         entries.length = Math.min(entries.length, MAX_ENTRIES);
       }
       save();
+      keepRefused(frame.commands, code, why, time);
     } catch (err) {
       console.warn("tabpilot: could not record the daemon's refusals", err);
     }
+  }
+
+  // A refused export is kept like one the extension refused: the person sees that it was tried.
+  function keepRefused(commands, code, why, time) {
+    const counted = {};
+    addNames(counted, commands);
+    let any = false;
+    for (const command of KEPT_COMMANDS) {
+      if (!Object.hasOwn(counted, command)) continue;
+      const summary = `refused ${command}${why ? ` ${why}` : ""}`;
+      keep({ id: `refused-${time}-${command}`, time, command, script: null, tab: null, outcome: code, refused: true, summary, count: counted[command] });
+      any = true;
+    }
+    if (any) flush();
   }
 
   // At most one write per SAVE_DELAY_MS, always of the latest lists. A write is an IPC that the
