@@ -27,8 +27,9 @@ export const SAVE_DELAY_MS = 100;
 // (storage.js), and the handoffs of browser_ask_human.
 export const KEPT_COMMANDS = new Set(["storage_export", "browser_ask_human"]);
 // Codes that say a rule held a command back rather than that it failed; the popup shows them as
-// refusals. What the daemon reports in a `refused` frame is a refusal whatever its code.
-export const REFUSAL_CODES = new Set(["pilot_disabled", "export_disabled", "debugger_disabled", "site_blocked"]);
+// refusals (human_turn: the tab waits for the person, browser_ask_human). What the daemon reports in
+// a `refused` frame is a refusal whatever its code.
+export const REFUSAL_CODES = new Set(["pilot_disabled", "export_disabled", "debugger_disabled", "site_blocked", "human_turn"]);
 // How a folded entry of the daemon's refusals says why, by code.
 const REFUSAL_WORDS = {
   pilot_disabled: "while AI Web Pilot was off",
