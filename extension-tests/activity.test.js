@@ -4,12 +4,10 @@ import assert from "node:assert/strict";
 import { beforeEach, test } from "node:test";
 
 import { ACTIVITY_KEY, createActivity, SAVE_DELAY_MS } from "../extension/worker/link/activity.js";
-import { createBackground } from "../extension/worker/main.js";
-import { FakeWebSocket, fakeChrome, manualTimers, realTimers, results, until } from "./support/fake-chrome.js";
+import { ask, PAGE, startBackground } from "./support/activity.js";
+import { FakeWebSocket, fakeChrome, manualTimers, results, until } from "./support/fake-chrome.js";
 import { workerSummaries } from "./support/worker.js";
 
-const PAGE = { id: 7, url: "https://example.test/a", title: "Example", active: true, windowId: 1 };
-const POPUP = { url: "chrome-extension://mmgjobhjaeaocmcbdnjglfiobpnpkdpf/popup.html" };
 
 const execute = (id, script = "document.title") => ({
   type: "command",
@@ -140,23 +138,7 @@ test("clear empties the list in memory and in storage.session", async () => {
 
 // Through the whole background, as the daemon and the popup see it.
 
-async function start(options = {}) {
-  const { chrome, fetch } = fakeChrome({
-    storage: { pilotEnabled: true },
-    tabs: [PAGE],
-    onSend: () => ({ ok: true, result: "Example", result_type: "string", url: PAGE.url, title: "Example" }),
-    ...options,
-  });
-  const timers = { ...realTimers, setTimeout: (fn, ms) => setTimeout(fn, ms).unref(), setInterval: (fn, ms) => setInterval(fn, ms).unref() };
-  const background = createBackground({ chrome, WebSocket: FakeWebSocket, fetch, timers });
-  await background.ready;
-  const ws = FakeWebSocket.last();
-  ws.open();
-  ws.receive({ type: "hello", protocol_version: 1, daemon_version: "0.1.0" });
-  return { chrome, ws, background };
-}
-
-const ask = (chrome, message, sender = POPUP) => new Promise((resolve) => chrome.runtime.onMessage.emit(message, sender, resolve));
+const start = startBackground;
 
 beforeEach(() => {
   FakeWebSocket.instances = [];
@@ -181,8 +163,9 @@ test("the popup's get_activity lists answered commands, refusals included, and c
   assert.deepEqual(entries[1].tab, { id: 7, url: PAGE.url, title: "Example" });
   assert.ok(entries[1].duration_ms >= 0);
 
-  assert.deepEqual(await ask(chrome, { type: "clear_activity" }), { entries: [] });
-  assert.deepEqual(await ask(chrome, { type: "get_activity" }), { entries: [] });
+  const none = { entries: [], kept: { entries: [], dropped: null } };
+  assert.deepEqual(await ask(chrome, { type: "clear_activity" }), none);
+  assert.deepEqual(await ask(chrome, { type: "get_activity" }), none);
 });
 
 test("a content script may neither read nor clear the activity", async () => {
@@ -192,6 +175,7 @@ test("a content script may neither read nor clear the activity", async () => {
   const page = { url: PAGE.url, tab: PAGE };
   assert.match((await ask(chrome, { type: "get_activity" }, page)).error, /extension's own pages/);
   assert.match((await ask(chrome, { type: "clear_activity" }, page)).error, /extension's own pages/);
+  assert.match((await ask(chrome, { type: "clear_kept" }, page)).error, /extension's own pages/);
   assert.equal((await ask(chrome, { type: "get_activity" })).entries.length, 1);
 });
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tabpilot.browsers.refusals import REPORT_DELAY_S
 from tabpilot.config import Settings
 from tabpilot.protocol import (
     CLOSE_BUSY,
@@ -22,6 +23,7 @@ from tests.e2e.harness import spawn_daemon
 from tests.support import (
     Command,
     Daemon,
+    FakeExtension,
     Reply,
     connected,
     echo,
@@ -265,6 +267,52 @@ async def test_pilot_off_in_hello_fails_fast_without_sending(
         again = await run(client, "again")
         assert (again.status_code, error_code(again)) == (403, "pilot_disabled")
     assert [c.params["script"] for c in fake.commands] == ["now"]
+
+
+async def test_refusals_the_daemon_answers_itself_reach_the_extension_counted(
+    daemon: Daemon, client: httpx.AsyncClient
+) -> None:
+    """The popup lists every command, so the daemon tells the extension what it refused without
+    sending it; a flood is counted into a few frames, not one each."""
+
+    def refused(fake: FakeExtension) -> list[dict[str, object]]:
+        return [f for f in fake.frames if f.get("type") == "refused"]
+
+    async with connected(daemon, pilot_enabled=False) as fake:
+        answers = await asyncio.gather(
+            *(run(client, f"{i}") for i in range(40)),
+            client.post("/browser_snapshot", json={}),
+            client.post("/browser_snapshot", json={}),
+        )
+        assert {error_code(a) for a in answers} == {"pilot_disabled"}
+
+        def counted() -> int:
+            return sum(int(f["count"]) for f in refused(fake))  # type: ignore[call-overload]
+
+        await until(lambda: counted() == 42, "42 refusals to be reported")
+        frames = refused(fake)
+        assert len(frames) <= 3, frames
+        assert {f["code"] for f in frames} == {"pilot_disabled"}
+        by_name: dict[str, int] = {}
+        for frame in frames:
+            for name, n in frame["commands"].items():  # type: ignore[attr-defined]
+                by_name[name] = by_name.get(name, 0) + n
+        assert by_name == {"execute_javascript": 40, "browser_snapshot": 2}
+
+        # With the pilot on, a command is sent and answered, and nothing is reported.
+        await fake.set_pilot(True)
+        await until(lambda: _is_true(status(client), "extension", "pilot_enabled"), "the pilot on")
+        assert (await run(client, "now")).json()["result"] == "now"
+        await asyncio.sleep(REPORT_DELAY_S * 2)
+        assert counted() == 42
+    assert [c.params["script"] for c in fake.commands] == ["now"]
+
+
+async def _is_true(value: Awaitable[dict[str, object]], *keys: str) -> bool:
+    found: object = await value
+    for key in keys:
+        found = found[key]  # type: ignore[index]
+    return found is True
 
 
 async def _is_false(value: Awaitable[object]) -> bool:

@@ -17,9 +17,17 @@ const tokenForm = document.getElementById("token-form");
 const tokenInput = document.getElementById("daemon-token");
 const activity = createActivityView({
   chrome,
-  list: document.getElementById("activity-list"),
-  empty: document.getElementById("activity-empty"),
-  clearButton: document.getElementById("activity-clear"),
+  recent: {
+    list: document.getElementById("activity-list"),
+    empty: document.getElementById("activity-empty"),
+    clearButton: document.getElementById("activity-clear"),
+  },
+  kept: {
+    list: document.getElementById("kept-list"),
+    empty: document.getElementById("kept-empty"),
+    clearButton: document.getElementById("kept-clear"),
+    dropped: document.getElementById("kept-dropped"),
+  },
 });
 
 async function load() {

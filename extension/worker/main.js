@@ -53,6 +53,10 @@ export function createBackground({ chrome, WebSocket, fetch, timers, userAgent =
         recorded(result); // after the answer, and it never throws
       });
     },
+    // Commands the daemon refused without sending them (the switch off): listed all the same.
+    refused(frame) {
+      activity.refused(frame);
+    },
   };
 
   const connection = createConnection({
@@ -94,12 +98,17 @@ export function createBackground({ chrome, WebSocket, fetch, timers, userAgent =
       })),
     get_activity: (_message, sender) =>
       ownPage(sender)
-        .then(() => activity.list())
-        .then((entries) => ({ entries })),
+        .then(() => Promise.all([activity.list(), activity.kept()]))
+        .then(([entries, kept]) => ({ entries, kept })),
+    // Each Clear empties its own list: clearing the recent commands keeps the exports.
     clear_activity: (_message, sender) =>
       ownPage(sender)
         .then(() => activity.clear())
-        .then(() => ({ entries: [] })),
+        .then(() => messageHandlers.get_activity(_message, sender)),
+    clear_kept: (_message, sender) =>
+      ownPage(sender)
+        .then(() => activity.clearKept())
+        .then(() => messageHandlers.get_activity(_message, sender)),
     // A content script's report of a dialog its page opens (dialogs.js). Chrome sets sender.tab.
     page_dialog: async (message, sender) => {
       if (Number.isInteger(sender?.tab?.id) && sender.frameId === 0) commands.dialogs.report(sender.tab.id, message);

@@ -222,7 +222,20 @@ class CommandFrame(_Frame):
     params: dict[str, Any] = Field(default_factory=dict)
 
 
-DaemonFrame = Annotated[DaemonHello | CommandFrame | KeepaliveFrame, Field(discriminator="type")]
+class RefusedFrame(_Frame):
+    """Commands the daemon refused itself without sending them (the AI Web Pilot off), so that the
+    popup's Recent activity lists them too: ``count`` of them with ``code`` since the last such
+    frame, ``commands`` by name (tabpilot.browsers.refusals)."""
+
+    type: Literal["refused"] = "refused"
+    code: str
+    count: int
+    commands: dict[str, int] = Field(default_factory=dict)
+
+
+DaemonFrame = Annotated[
+    DaemonHello | CommandFrame | KeepaliveFrame | RefusedFrame, Field(discriminator="type")
+]
 
 #: Parses one daemon -> extension frame (used by tests and tools that play the extension).
 DAEMON_FRAME: TypeAdapter[DaemonFrame] = TypeAdapter(DaemonFrame)

@@ -1,4 +1,5 @@
-"""The popup's recent activity shows the human what the AI ran, newest first."""
+"""The popup's activity shows the human what the AI ran, newest first: every command, refusals
+included, and the exports of their cookies kept until they clear them."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ from typing import Any
 
 from selenium import webdriver
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webelement import WebElement
 
-from tests.e2e.harness import POPUP_URL, Daemon, wait_for
+from tests.e2e.harness import POPUP_URL, Daemon, set_pilot, set_popup_switch, wait_for
 
 FAILING = "const reason = 'popup test';\nthrow new Error(reason)"
 
@@ -28,8 +30,12 @@ def popup(driver: webdriver.Chrome) -> Iterator[None]:
         driver.switch_to.window(previous)
 
 
-def rows(driver: webdriver.Chrome) -> list[WebElement]:
-    return driver.find_elements(By.CSS_SELECTOR, "#activity-list > li")
+def rows(driver: webdriver.Chrome, list_id: str = "activity-list") -> list[WebElement]:
+    return driver.find_elements(By.CSS_SELECTOR, f"#{list_id} > li")
+
+
+def kept_rows(driver: webdriver.Chrome) -> list[WebElement]:
+    return rows(driver, "kept-list")
 
 
 def row_text(row: WebElement, css: str) -> str:
@@ -79,3 +85,70 @@ def test_clear_empties_the_list(
             lambda: browser.find_element(By.ID, "activity-empty").is_displayed(), 5, "empty state"
         )
         assert rows(browser) == []
+
+
+def test_an_export_stays_kept_after_25_more_scripts_until_the_person_clears_it(
+    daemon: Daemon, browser: webdriver.Chrome, page: dict[str, Any]
+) -> None:
+    set_popup_switch(browser, "export-toggle", True)
+    try:
+        saved = daemon.post_json("/browser_context_save_storage", {}, timeout=60).json()
+        assert saved["success"], saved
+    finally:
+        set_popup_switch(browser, "export-toggle", False)
+    # Enough trivial scripts to push the export out of the 20 recent commands, and more.
+    for _ in range(25):
+        assert daemon.execute("1").json()["result"] == 1
+
+    with popup(browser):
+        wait_for(lambda: kept_rows(browser), 5, "the kept list")
+        [export] = kept_rows(browser)[:1]
+        assert row_text(export, ".script").startswith("saved this browser's cookies and storage (")
+        assert row_text(export, ".outcome") == "ok"
+        # The recent list holds the 25 scripts' newest 20, and no longer the export.
+        wait_for(lambda: len(rows(browser)) == 20, 5, "20 recent rows")
+        assert {row_text(r, ".script") for r in rows(browser)} == {"1"}
+
+        # The kept section comes first, and its Clear is a labelled button a keyboard can press.
+        sections = browser.find_elements(By.CSS_SELECTOR, "section.activity h2")
+        assert [h.text for h in sections] == ["Kept until you clear them", "Recent activity"]
+        clear = browser.find_element(By.ID, "kept-clear")
+        assert clear.accessible_name == "Clear the kept entries"
+        clear.send_keys(Keys.ENTER)
+        wait_for(lambda: not kept_rows(browser), 5, "the kept list to empty")
+        assert browser.find_element(By.ID, "kept-empty").text == "None so far."
+        assert len(rows(browser)) == 20, "the recent list is not the kept list's to clear"
+
+    # The worker's kept list is empty too: a fresh popup shows none.
+    with popup(browser):
+        wait_for(lambda: browser.find_element(By.ID, "kept-empty").is_displayed(), 5, "none kept")
+        assert kept_rows(browser) == []
+
+
+def test_commands_refused_with_the_pilot_off_are_listed_as_one_entry_with_a_count(
+    daemon: Daemon, browser: webdriver.Chrome, page: dict[str, Any]
+) -> None:
+    set_pilot(browser, daemon, False)
+    try:
+        # The daemon knows the switch is off and refuses at once, without sending the commands.
+        refused = [daemon.execute(f"{i}") for i in range(3)]
+        refused.append(daemon.post_json("/browser_snapshot", {}))
+        assert {(r.status_code, r.json()["error"]["code"]) for r in refused} == {
+            (403, "pilot_disabled")
+        }
+        with popup(browser):
+            words = "refused 4 commands while AI Web Pilot was off"
+            wait_for(
+                lambda: rows(browser) and row_text(rows(browser)[0], ".script") == words,
+                5,
+                "the refusals in the popup",
+            )
+            newest = rows(browser)[0]
+            outcome = newest.find_element(By.CSS_SELECTOR, ".outcome")
+            assert outcome.text == "pilot_disabled"
+            assert "refused" in (outcome.get_attribute("class") or "")
+            assert newest.find_element(By.CSS_SELECTOR, ".script").get_attribute("title") == (
+                "execute_javascript: 3, browser_snapshot: 1"
+            )
+    finally:
+        set_pilot(browser, daemon, True)

@@ -21,6 +21,7 @@ from tabpilot.browsers import tab_ids
 from tabpilot.browsers.functions import FunctionRegistry
 from tabpilot.browsers.handshake import close_socket
 from tabpilot.browsers.managed import ManagedBrowser
+from tabpilot.browsers.refusals import Refusals
 from tabpilot.config import Settings
 from tabpilot.envelope import dialog_dicts
 from tabpilot.errors import (
@@ -77,6 +78,8 @@ class _Link:
     send_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     pending: set[str] = field(default_factory=set)
     closed: bool = False
+    #: The refusals the daemon answered itself, on their way to the popup (set once linked).
+    refusals: Refusals | None = None
 
 
 class Bridge:
@@ -192,6 +195,7 @@ class Bridge:
     ) -> ResultFrame:
         link = await self._wait_for_link()
         if not link.pilot_enabled:
+            self.report_refusal(command, PilotDisabled.code, link)
             raise PilotDisabled()
         if request_id in self._pending:
             raise InternalError(f"Request id {request_id!r} is already in flight.")
@@ -267,6 +271,14 @@ class Bridge:
                 return await self._wait_for_link()
         return self._link
 
+    def report_refusal(self, command: str, code: str, link: _Link | None = None) -> None:
+        """Tell the extension that the daemon refused ``command`` with ``code`` without sending
+        it, so that the popup lists the refusal like one the extension answered. Refusals are
+        gathered and sent a few times a second at most (tabpilot.browsers.refusals)."""
+        link = link or self._link
+        if link is not None and link.refusals is not None and not link.closed:
+            link.refusals.note(command, code)
+
     @property
     def first_page_pending(self) -> bool:
         """Whether a start of the managed browser is still waiting for its first page: calls wait
@@ -311,6 +323,7 @@ class Bridge:
             extension_id=origin[len(EXTENSION_ORIGIN_PREFIX) :].rstrip("/") or None,
             pilot_enabled=hello.pilot_enabled,
         )
+        link.refusals = Refusals(lambda frame: self._send(link, frame))
         holder = self._link
         if holder is not None:
             # First come, first served: taking the link from a live extension would fail its
@@ -394,6 +407,8 @@ class Bridge:
         if link.closed:
             return
         link.closed = True
+        if link.refusals is not None:
+            link.refusals.close()
         if self._link is link:
             self._link = None
             self._linked.clear()
