@@ -12,7 +12,7 @@ const SUMMARIES = {
   browser_network_requests: () => "listed the network requests",
 };
 
-export function createLogsTools({ chrome, tabs, ports, pilot, timers, ruleBook }) {
+export function createLogsTools({ chrome, tabs, ports, pilot, timers, ruleBook, sites }) {
   const onBody = (tabId, raw) => networkLog.onBody(tabId, raw);
   const consoleLog = createConsoleLog({ chrome, tabs, ports, pilot, timers, onBody });
   const networkLog = createNetworkLog({ chrome, tabs, pilot, ruleBook, flushPage: (tab) => consoleLog.flush(tab) });
@@ -26,6 +26,8 @@ export function createLogsTools({ chrome, tabs, ports, pilot, timers, ruleBook }
     messages: {
       // A batch of a page's console log (content.js); Chrome sets the sender, the page cannot.
       page_log: async (message, sender) => {
+        // Nothing of a ruled-out site is kept (link/site-rules.js).
+        if (sites?.active() && sites.check(String(sender?.url ?? ""))) return {};
         consoleLog.onPageLog(message, sender);
         return {};
       },
