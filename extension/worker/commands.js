@@ -61,7 +61,9 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
   async function ruledOutNow(tabId) {
     if (!machinery.sites.active() || !Number.isInteger(tabId)) return null;
     const tab = await chrome.tabs.get(tabId).catch(() => null);
-    return tab ? siteRefusal(machinery.sites, tab) : null;
+    if (!tab) return null;
+    // Where it is going counts too: its old page may be gone before Chrome reports the new url.
+    return siteRefusal(machinery.sites, tab) ?? (tab.pendingUrl ? siteRefusal(machinery.sites, { ...tab, url: tab.pendingUrl }) : null);
   }
 
   // Never rejects: every path ends in one result frame for frame.id.
