@@ -297,3 +297,18 @@ test("a page's console batches from a ruled-out site are not kept", async () => 
   const logs = await run(commands, "browser_console_messages", { tab_id: BANK.id });
   assert.ok(!JSON.stringify(logs).includes("balance"));
 });
+
+test("a storage export leaves out the cookies and the pages of ruled-out sites", async () => {
+  const cookie = (domain) => ({ name: "sid", value: domain, domain, path: "/", secure: true, httpOnly: true, sameSite: "lax", session: true, storeId: "0", hostOnly: false });
+  const { commands } = setup({
+    rules: { mode: "never", sites: ["bank.example"] },
+    storage: { [SITE_RULES_KEY]: { mode: "never", sites: ["bank.example"] }, exportEnabled: true },
+    cookies: [cookie(".bank.example"), cookie("127.0.0.1")],
+    onScript: (_details, tab) => ({ origin: new URL(tab.url).origin, items: [{ name: "k", value: "v" }] }),
+  });
+  const { result } = await run(commands, "storage_export");
+  assert.deepEqual(result.cookies.map((c) => c.value), ["127.0.0.1"]);
+  assert.deepEqual(result.pages.map((p) => p.tab_id), [ALLOWED.id]);
+  assert.deepEqual(result.skipped, [{ tab_id: BANK.id, url: "https://www.bank.example", reason: "a site ruled out by the site rules: not read" }]);
+  assert.ok(!JSON.stringify(result).includes("bank.example/accounts"));
+});
