@@ -148,6 +148,7 @@ test("the gate is the tab's: snapshot, read, act, screenshot and the logs are re
     ["browser_wait_for", { text: "x", timeout_ms: 50 }],
     ["browser_navigate", { action: "reload" }],
     ["browser_tabs", { action: "select", tab_id: BANK.id }],
+    ["browser_tabs", { action: "close", tab_id: BANK.id }], // the person's tab, not the AI's
   ]) {
     const result = await run(commands, command, { tab_id: BANK.id, ...params });
     assert.equal(result.error?.code, "site_blocked", `${command}: ${JSON.stringify(result.error)}`);

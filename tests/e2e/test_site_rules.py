@@ -194,7 +194,7 @@ def test_a_page_that_goes_to_a_ruled_out_site_stops_answering(
     refused(daemon, "browser_snapshot", 403, "site_blocked", tab_id=tab)
     # A link the AI clicks that leads there: the click's answer is site_blocked.
     browser.get(f"{pages}/index.html")
-    js(daemon, tab, f"document.body.innerHTML = '<a href={target!r}>Go to the other site</a>'; 1")
+    js(daemon, tab, f"document.body.innerHTML = '<a href=\"{target}\">Go to the other site</a>'; 1")
     link = ref(daemon, tab, 'link "Go to the other site"')
     refused(daemon, "browser_act", 403, "site_blocked", kind="click", ref=link, tab_id=tab)
     wait_for(lambda: browser.current_url == target, 10, "the click to have led to localhost")
