@@ -201,6 +201,20 @@ def test_a_page_that_goes_to_a_ruled_out_site_stops_answering(
     browser.get(f"{pages}/index.html")
 
 
+def test_a_frame_of_a_ruled_out_site_is_not_reached(
+    browser: webdriver.Chrome, daemon: Daemon, pages: str, second_origin: str, tab: int
+) -> None:
+    set_sites(browser, "never", ["localhost"])
+    url = f"{pages}/frames/two.html?o={second_origin}"
+    ok(daemon, "browser_navigate", url=url, tab_id=tab)
+    snapshot = ok(daemon, "browser_snapshot", tab_id=tab)["snapshot"]
+    # The host page is read; each frame from localhost is named with the rule, and not read.
+    assert "Host page" in snapshot
+    assert 'button "Send"' not in snapshot
+    assert snapshot.count('rule "localhost"') == 2, snapshot
+    browser.get(f"{pages}/index.html")
+
+
 def test_only_the_sites_listed(
     browser: webdriver.Chrome, daemon: Daemon, second_origin: str, tab: int, blocked_tab: int
 ) -> None:
