@@ -197,7 +197,7 @@ test("a page that navigates into a ruled-out site while a command runs ends it w
 test("a port opens only to the document whose url was checked: a page that went to a ruled-out site gets nothing", async () => {
   const { chrome, commands } = setup({ rules: { mode: "never", sites: ["bank.example"] }, onSend: () => answer42 });
   assert.equal((await run(commands, "execute_javascript", script(ALLOWED.id))).result, 42);
-  assert.deepEqual(chrome.calls.connect[0].options, { frameId: 0, name: "tabpilot", documentId: `doc:${ALLOWED.url}` });
+  assert.deepEqual(chrome.calls.connect[0].options, { documentId: `doc:${ALLOWED.url}`, name: "tabpilot" });
   // Another tab, whose page has just gone to the bank: Chrome reports the tab's old url still, its
   // document is the bank's.
   const { chrome: chrome2, commands: commands2 } = setup({ rules: { mode: "never", sites: ["bank.example"] }, onSend: () => answer42 });

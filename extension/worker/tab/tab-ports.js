@@ -26,7 +26,8 @@ export function createTabPorts(chrome, sites = null) {
 
   function open(tabId, frameId, documentId = undefined) {
     const key = keyOf(tabId, frameId);
-    const port = chrome.tabs.connect(tabId, { frameId, name: "tabpilot", ...(documentId ? { documentId } : {}) });
+    // A documentId names its frame too; Chrome takes the one or the other.
+    const port = chrome.tabs.connect(tabId, documentId ? { documentId, name: "tabpilot" } : { frameId, name: "tabpilot" });
     const link = { port, pending: new Map(), reached: false };
     port.onMessage.addListener((reply) => {
       // The content script says so first thing when it takes the port: from then on, whatever
@@ -63,7 +64,9 @@ export function createTabPorts(chrome, sites = null) {
   function send(tabId, message, frameId = 0) {
     const key = keyOf(tabId, frameId);
     const link = links.get(key);
-    if (!link && sites?.active()) return checkedDocument(sites, chrome, tabId, frameId).then((doc) => post(key, links.get(key) ?? open(tabId, frameId, doc), message));
+    if (!link && sites?.active()) {
+      return checkedDocument(sites, chrome, tabId, frameId).then((doc) => post(key, links.get(key) ?? open(tabId, frameId, doc), message));
+    }
     return post(key, link ?? open(tabId, frameId), message);
   }
 
