@@ -14,8 +14,10 @@ const SUMMARIES = {
 
 export function createLogsTools({ chrome, tabs, ports, pilot, timers, ruleBook, sites }) {
   const onBody = (tabId, raw) => networkLog.onBody(tabId, raw);
-  const consoleLog = createConsoleLog({ chrome, tabs, ports, pilot, timers, onBody });
-  const networkLog = createNetworkLog({ chrome, tabs, pilot, ruleBook, flushPage: (tab) => consoleLog.flush(tab) });
+  // An earlier page of the tab on a ruled-out site is left out of either log (link/site-rules.js).
+  const ruledOut = (url) => Boolean(sites?.active() && url && sites.check(url));
+  const consoleLog = createConsoleLog({ chrome, tabs, ports, pilot, timers, onBody, ruledOut });
+  const networkLog = createNetworkLog({ chrome, tabs, pilot, ruleBook, ruledOut, flushPage: (tab) => consoleLog.flush(tab) });
   return {
     handlers: {
       browser_console_messages: (params) => consoleLog.browser_console_messages(params),
