@@ -23,7 +23,12 @@ export function createSitesView({ chrome, document }) {
     $("never-scriptable").append(item);
   }
 
-  const save = (next) => chrome.storage.local.set({ [SITE_RULES_KEY]: next });
+  // Kept here at once, so that a second change made before storage reports the first builds on it.
+  const save = (next) => {
+    rules = personRules(next);
+    render();
+    return chrome.storage.local.set({ [SITE_RULES_KEY]: rules });
+  };
 
   function showError(text) {
     error.textContent = text;

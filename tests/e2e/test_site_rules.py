@@ -132,6 +132,11 @@ def test_the_popup_says_what_to_write_for_a_site_that_is_not_one(browser: webdri
         field.send_keys("https://WWW.Example.com/path?q=1", Keys.ENTER)
         wait_for(lambda: listed(browser) == ["www.example.com"], 5, "the host to be listed")
         assert not error.is_displayed()
+        # The pages Chrome keeps every extension out of are listed, with the reason.
+        browser.find_element(By.CSS_SELECTOR, ".never-scriptable summary").click()
+        never = browser.find_element(By.ID, "never-scriptable").text
+        assert "chromewebstore.google.com the Chrome Web Store" in never
+        assert "chrome:// Chrome's own pages" in never
     set_sites(browser, "never", [])
 
 
