@@ -100,7 +100,13 @@ export function createTabPorts(chrome, sites = null) {
     link.pending.clear();
   }
 
-  return { send, forget };
+  // The site_blocked error for a frame at `url`, or null: for whoever explains why a frame is silent.
+  const ruledOut = (url, what) => {
+    const found = sites?.active() ? sites.check(url) : null;
+    return found ? sites.refusal(found, what) : null;
+  };
+
+  return { send, forget, ruledOut };
 }
 
 // The documentId of the frame's current document once its url passed the site rules; throws
