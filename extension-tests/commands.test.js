@@ -205,15 +205,23 @@ test("any other send failure is never resent: the message may have been delivere
 
 test("an injection Chrome refuses gives tab_not_scriptable", async () => {
   const { chrome, commands } = setup({
-    tabs: [{ ...PAGE, url: "https://chromewebstore.google.com/", refuseInjection: true }],
+    tabs: [{ ...PAGE, url: "https://refusing.example/", refuseInjection: true }],
     onSend: () => {
       throw new Error(NO_RECEIVER);
     },
   });
   const result = await commands.run(execute());
   assert.equal(result.error.code, "tab_not_scriptable");
-  assert.match(result.error.message, /chromewebstore/);
+  assert.match(result.error.message, /refusing\.example.*Cannot access contents/);
   assert.equal(chrome.calls.delivered.length, 1);
+});
+
+test("the Chrome Web Store is refused before anything is sent, saying that Chrome never allows it", async () => {
+  const { chrome, commands } = setup({ tabs: [{ ...PAGE, url: "https://chromewebstore.google.com/detail/x" }] });
+  const result = await commands.run(execute());
+  assert.equal(result.error.code, "tab_not_scriptable");
+  assert.match(result.error.message, /Chrome never lets extensions act on the Chrome Web Store/);
+  assert.equal(chrome.calls.delivered.length, 0);
 });
 
 test("list_tabs gives id, url, title, active and window_id of every tab", async () => {

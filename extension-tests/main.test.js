@@ -176,7 +176,26 @@ test("get_status answers the popup with connection, port, pilot and daemon versi
     const keepOpen = chrome.runtime.onMessage.emit({ type: "get_status" }, {}, resolve)[0];
     assert.equal(keepOpen, true);
   });
-  assert.deepEqual(answer, { connected: true, port: 7878, last_error: null, pilot_enabled: true, daemon_version: "0.1.0" });
+  assert.deepEqual(answer, {
+    connected: true,
+    port: 7878,
+    last_error: null,
+    pilot_enabled: true,
+    daemon_version: "0.1.0",
+    daemon_site_rules: null,
+  });
+});
+
+test("the daemon's site rules in its hello refuse the commands that follow it, and the popup is told them", async () => {
+  const { chrome, ws } = await start();
+  ws.receive({ type: "hello", protocol_version: 1, daemon_version: "0.1.0", site_rules: { never: ["example.test"], only: null } });
+  ws.receive(command("c1"));
+  const [result] = await results(ws, 1);
+  assert.equal(result.error.code, "site_blocked");
+  assert.match(result.error.message, /--block-site rule "example\.test"/);
+  assert.equal(chrome.calls.delivered.length, 0);
+  const status = await new Promise((resolve) => chrome.runtime.onMessage.emit({ type: "get_status" }, {}, resolve));
+  assert.deepEqual(status.daemon_site_rules, { never: ["example.test"], only: null });
 });
 
 test("an unknown runtime message is logged and still answered", async (t) => {

@@ -28,6 +28,7 @@ TABLE = {
     "forbidden_host": 403,
     "forbidden_origin": 403,
     "pilot_disabled": 403,
+    "site_blocked": 403,
     "debugger_disabled": 403,
     "ref_not_found": 404,
     "request_not_found": 404,

@@ -91,7 +91,12 @@ def test_malformed_or_unknown_frames_are_validation_errors(text: str) -> None:
 
 def test_daemon_frames_serialize_with_their_type() -> None:
     hello = json.loads(DaemonHello(daemon_version="0.1.0").model_dump_json())
-    assert hello == {"type": "hello", "protocol_version": 1, "daemon_version": "0.1.0"}
+    assert hello == {
+        "type": "hello",
+        "protocol_version": 1,
+        "daemon_version": "0.1.0",
+        "site_rules": None,
+    }
     command = CommandFrame(id="r1", command="list_tabs")
     assert json.loads(command.model_dump_json()) == {
         "type": "command",

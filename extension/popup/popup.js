@@ -2,6 +2,7 @@
 // The switch and the port live in chrome.storage.local; the service worker reacts to their changes.
 import { DEFAULT_CONTEXT, isContextName, loadManaged } from "../worker/link/managed.js";
 import { createActivityView } from "./popup-activity.js";
+import { createSitesView } from "./popup-sites.js";
 
 const REFRESH_MS = 1000;
 
@@ -15,6 +16,7 @@ const portForm = document.getElementById("port-form");
 const portInput = document.getElementById("daemon-port");
 const tokenForm = document.getElementById("token-form");
 const tokenInput = document.getElementById("daemon-token");
+const sites = createSitesView({ chrome, document });
 const activity = createActivityView({
   chrome,
   recent: {
@@ -143,6 +145,7 @@ async function refresh() {
     show(`The extension's background is not answering${answer?.error ? ` (${answer.error})` : ""}.`, false);
     return;
   }
+  sites.showDaemon(answer.daemon_site_rules);
   if (portInput.value === "" && document.activeElement !== portInput && answer.port) portInput.value = answer.port;
   const port = answer.port ?? portInput.value;
   if (answer.connected) {

@@ -7,6 +7,7 @@
 // file only gathers them: a new family is one file in tools/ and its line in FAMILIES.
 import { CommandError, errorPayload } from "./link/errors.js";
 import { createTabMachinery } from "./tab/machinery.js";
+import { siteRefusal } from "./tab/tabs.js";
 import { createCaptureTools } from "./tools/capture.js";
 import { createEmulateTools } from "./tools/emulate.js";
 import { createFilesTools } from "./tools/files.js";
@@ -54,9 +55,21 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
   const gather = (part) => Object.assign({}, ...Object.values(families).map((family) => family[part] ?? {}));
   const handlers = gather("handlers");
 
+  // A command's tab may have navigated into a ruled-out site while the command ran (a link it
+  // clicked, a redirect, the page itself): its answer, whatever it was, is then site_blocked, so
+  // that nothing read there, and no error that describes it, goes out. Only while rules are set.
+  async function ruledOutNow(tabId) {
+    if (!machinery.sites.active() || !Number.isInteger(tabId)) return null;
+    const tab = await chrome.tabs.get(tabId).catch(() => null);
+    if (!tab) return null;
+    // Where it is going counts too: its old page may be gone before Chrome reports the new url.
+    return siteRefusal(machinery.sites, tab) ?? (tab.pendingUrl ? siteRefusal(machinery.sites, { ...tab, url: tab.pendingUrl }) : null);
+  }
+
   // Never rejects: every path ends in one result frame for frame.id.
   async function run(frame) {
     const id = frame?.id ?? null;
+    let ran = false;
     try {
       const handler = Object.hasOwn(handlers, frame?.command) ? handlers[frame.command] : null;
       if (!handler) {
@@ -71,8 +84,14 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
       // passes here, listing tabs included.
       await pilot.ready;
       if (!pilot.isEnabled()) throw new CommandError("pilot_disabled", PILOT_OFF);
-      return { type: "result", id, ok: true, ...(await handler(frame.params ?? {}, id)) };
-    } catch (err) {
+      ran = true;
+      const answer = await handler(frame.params ?? {}, id);
+      const refused = await ruledOutNow(answer?.tab?.id ?? frame.params?.tab_id);
+      if (refused) throw refused;
+      return { type: "result", id, ok: true, ...answer };
+    } catch (caught) {
+      let err = caught;
+      if (ran && err?.code !== "site_blocked") err = (await ruledOutNow(err?.tab?.id ?? frame?.params?.tab_id).catch(() => null)) ?? err;
       if (!(err instanceof CommandError)) console.error("tabpilot: command failed", err);
       const result = { type: "result", id, ok: false, error: errorPayload(err), ...(err?.extra ?? {}) };
       if (err?.tab) result.tab = err.tab;
@@ -88,5 +107,6 @@ export function createCommands({ chrome, pilot, timers, fetch, managed, landingU
     families,
     dialogs: machinery.dialogs,
     debug: machinery.debug,
+    sites: machinery.sites,
   };
 }

@@ -43,6 +43,9 @@ export function createBackground({ chrome, WebSocket, fetch, timers, userAgent =
   const frameHandlers = {
     hello(frame) {
       daemonVersion = typeof frame.daemon_version === "string" ? frame.daemon_version : null;
+      // The daemon's own site rules (tabpilot serve --block-site/--only-site), applied before the
+      // commands that follow this frame on the socket; they only add refusals (link/site-rules.js).
+      commands.sites.setDaemon(frame.site_rules);
       connection.healthy();
     },
     keepalive() {},
@@ -95,6 +98,7 @@ export function createBackground({ chrome, WebSocket, fetch, timers, userAgent =
         ...connection.status(),
         pilot_enabled: pilot.isEnabled(),
         daemon_version: daemonVersion,
+        daemon_site_rules: commands.sites.daemon(),
       })),
     get_activity: (_message, sender) =>
       ownPage(sender)

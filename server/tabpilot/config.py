@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from tabpilot import __version__
 
@@ -76,6 +78,59 @@ def read_token(state_dir: Path) -> str | None:
     return token or None
 
 
+_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
+_IPV4 = re.compile(r"^\d{1,3}(\.\d{1,3}){3}$")
+
+
+def parse_site(text: str) -> str:
+    """A site rule as the extension keeps it (extension/worker/link/site-rules.js, the same
+    syntax): ``bank.example`` (that host and its subdomains) or ``*.example.com`` (only the
+    subdomains), lower case, an international name in punycode; a pasted url counts for its
+    host. Raises ValueError saying what to write."""
+    value = text.strip().lower()
+    if not value:
+        raise ValueError("an empty site; write one like bank.example or *.example.com")
+    if re.match(r"^[a-z][a-z0-9+.-]*://", value):
+        value = urlsplit(value).hostname or ""
+    wildcard = value.startswith("*.")
+    if wildcard:
+        value = value[2:]
+    if not value or re.search(r"[/:?#@\s*]", value):
+        raise ValueError(
+            f"{text!r} is not a site: write a host only, like bank.example or *.example.com "
+            "(no path, no port; a rule covers every port and both http and https)"
+        )
+    try:
+        host = value.rstrip(".").encode("idna").decode("ascii")
+    except UnicodeError:
+        raise ValueError(f"{text!r} is not a host name") from None
+    if not _IPV4.match(host) and (
+        len(host) > 253 or not all(_LABEL.match(label) for label in host.split("."))
+    ):
+        raise ValueError(f"{text!r} is not a host name")
+    if wildcard and _IPV4.match(host):
+        raise ValueError(f"{text!r}: an IP address has no subdomains; write it without *.")
+    return f"*.{host}" if wildcard else host
+
+
+def parse_sites(values: str | list[str] | None, source: str) -> tuple[str, ...]:
+    """Sites from a flag given several times or an environment variable (commas or spaces
+    between them); exits naming `source` when one is not a site."""
+    items = [values] if isinstance(values, str) else list(values or ())
+    sites: list[str] = []
+    for item in items:
+        for part in re.split(r"[,\s]+", str(item)):
+            if not part:
+                continue
+            try:
+                site = parse_site(part)
+            except ValueError as exc:
+                raise SystemExit(f"tabpilot: {source}: {exc}.") from None
+            if site not in sites:
+                sites.append(site)
+    return tuple(sites)
+
+
 @dataclass(frozen=True)
 class Settings:
     """Settings of one daemon. Built from the environment by :meth:`from_env`."""
@@ -115,6 +170,12 @@ class Settings:
     upload_max_bytes: int = 50 * 1024 * 1024
     #: Path of a Chromium binary; found on PATH when None.
     chromium_path: str | None = None
+    #: Sites no browser of this daemon lets the AI act on (`--block-site`, TABPILOT_BLOCK_SITES),
+    #: and, when not None, the only ones it may (`--only-site`, TABPILOT_ONLY_SITES). Sent to each
+    #: extension in the daemon's hello; they add to the person's own rules, never lift them
+    #: (docs/security.md, "Site rules").
+    block_sites: tuple[str, ...] = ()
+    only_sites: tuple[str, ...] | None = None
     #: Shared secret that callers and the extension must present (README, "Security model");
     #: None leaves the daemon open to every local process, as before.
     token: str | None = field(default=None, repr=False)
@@ -135,10 +196,22 @@ class Settings:
             if os.environ.get("TABPILOT_UPLOAD_DIR")
             else None,
             upload_max_bytes=_env_int("TABPILOT_UPLOAD_MAX_BYTES", cls.upload_max_bytes),
+            block_sites=parse_sites(os.environ.get("TABPILOT_BLOCK_SITES"), "TABPILOT_BLOCK_SITES"),
+            only_sites=parse_sites(os.environ["TABPILOT_ONLY_SITES"], "TABPILOT_ONLY_SITES")
+            if os.environ.get("TABPILOT_ONLY_SITES")
+            else None,
             token=read_token(state_dir),
         )
         given = {key: value for key, value in overrides.items() if value is not None}
         return replace(settings, **given)  # type: ignore[arg-type]
+
+    @property
+    def site_rules(self) -> dict[str, list[str] | None] | None:
+        """The rules the hello carries to the extension, or None when there are none."""
+        if not self.block_sites and self.only_sites is None:
+            return None
+        only = None if self.only_sites is None else list(self.only_sites)
+        return {"never": list(self.block_sites), "only": only}
 
     @property
     def max_body_bytes(self) -> int:

@@ -211,6 +211,9 @@ class DaemonHello(_Frame):
     type: Literal["hello"] = "hello"
     protocol_version: int = PROTOCOL_VERSION
     daemon_version: str
+    #: The daemon's site rules (``tabpilot serve --block-site/--only-site``): ``{"never": [...],
+    #: "only": [...] | None}``, which the extension adds to the person's own; None: none.
+    site_rules: dict[str, list[str] | None] | None = None
 
 
 class CommandFrame(_Frame):

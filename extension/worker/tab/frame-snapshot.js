@@ -57,6 +57,8 @@ export async function withFrames({ chrome, ports, tab, first, nonce, ask, maxCha
     const frame = candidates.find((f) => originOf(f.url) === src) ?? (candidates.length === 1 ? candidates[0] : null);
     if (!frame) return "no page has loaded in it yet";
     if (frame.errorOccurred || frame.url.startsWith("chrome-error:")) return "its page failed to load (a browser error page)";
+    const refused = ports.ruledOut?.(frame.url, `It shows ${originOf(frame.url)}`);
+    if (refused) return `site_blocked. ${refused.message}`;
     return `it did not answer within ${PATH_MS / 1000} s (still loading, or busy)`;
   };
 

@@ -11,6 +11,8 @@
 //   frames    frame-events.js: each tab's main-frame navigation events.
 //   downloads downloads.js: the downloads the AI's acts and scripts start.
 //   ruleBook  rule-book.js: the network rules, which the network log marks requests with.
+//   sites     link/site-rules.js: the sites the person (and the daemon) rule out; the tab cache and
+//             the ports refuse them.
 //   withTimeout(promise, ms, onExpire): below.
 import { createAiTabs } from "./ai-tabs.js";
 import { createDebugger } from "./debugger.js";
@@ -18,14 +20,16 @@ import { createDialogs } from "./dialogs.js";
 import { createDownloads } from "./downloads.js";
 import { createFrameEvents } from "./frame-events.js";
 import { createOpenedTabs } from "./opened-tabs.js";
+import { createSiteRules } from "../link/site-rules.js";
 import { createRuleBook } from "./rule-book.js";
 import { createTabCache } from "./tab-cache.js";
 import { createTabPorts } from "./tab-ports.js";
 import { createTabWatch } from "./tab-watch.js";
 
 export function createTabMachinery({ chrome, timers, managed }) {
-  const ports = createTabPorts(chrome);
-  const tabs = createTabCache(chrome);
+  const sites = createSiteRules({ chrome });
+  const ports = createTabPorts(chrome, sites);
+  const tabs = createTabCache(chrome, sites);
   const debug = createDebugger({ chrome, managed });
   const dialogs = createDialogs({ chrome, debug });
   const aiTabs = createAiTabs({ chrome, debug });
@@ -58,5 +62,5 @@ export function createTabMachinery({ chrome, timers, managed }) {
     });
   }
 
-  return { ports, tabs, debug, dialogs, aiTabs, openedTabs, tabWatch, frames, downloads, ruleBook, withTimeout };
+  return { ports, tabs, debug, dialogs, aiTabs, openedTabs, tabWatch, frames, downloads, ruleBook, sites, withTimeout };
 }

@@ -9,13 +9,16 @@
 //   what was kept, and the next command asks Chrome again.
 // An answer that was on its way while such an event came is used once and not kept. A worker that
 // Chrome restarts starts with nothing kept.
-import { resolveTab } from "./tabs.js";
+import { resolveTab, siteRefusal } from "./tabs.js";
 
 // Events after which "the active tab of the last focused window" may be another tab.
 const TAB_EVENTS = ["onActivated", "onCreated", "onRemoved", "onReplaced", "onAttached", "onDetached", "onMoved"];
 const WINDOW_EVENTS = ["onFocusChanged", "onCreated", "onRemoved"];
 
-export function createTabCache(chrome) {
+// `sites` (link/site-rules.js): the one gate of every command that takes a tab. A tab that shows a
+// ruled-out site is refused here with site_blocked, by its url as Chrome last reported it; the
+// ports (tab-ports.js) check the document itself before anything reaches it.
+export function createTabCache(chrome, sites = null) {
   const kept = new Map(); // tab id -> the tab as Chrome last described it
   let active = null; // id of the tab a command without tab_id goes to, while nothing changed
   let epoch = 0; // counts the events that drop what was kept
@@ -44,8 +47,16 @@ export function createTabCache(chrome) {
   });
 
   // The tab `tabId` names, or the active one when it is null or undefined; the errors of
-  // resolveTab (tabs.js).
+  // resolveTab (tabs.js), and site_blocked.
   async function resolve(tabId) {
+    if (sites) await sites.ready;
+    const tab = await find(tabId);
+    const refused = siteRefusal(sites, tab);
+    if (refused) throw refused;
+    return tab;
+  }
+
+  async function find(tabId) {
     const id = tabId ?? active;
     const tab = id === null ? undefined : kept.get(id);
     if (tab) return tab;

@@ -8,14 +8,26 @@ export const NO_RECEIVER = "Receiving end does not exist";
 // What was posted on the port never reached a content script: sending again cannot run it twice.
 export class NotDelivered extends Error {}
 
-export function createTabPorts(chrome) {
+// `sites` (link/site-rules.js): while any site rule is set, a port opens only to a document whose
+// url was checked, named by its documentId, so that a page that navigated meanwhile into a
+// ruled-out site gets nothing (Chrome fails the connect, and the next send checks anew); a
+// document's host never changes, so the check holds for the port's life. The rules changing drops
+// every port, so the next send checks again.
+export function createTabPorts(chrome, sites = null) {
   const links = new Map(); // "tabId:frameId" -> {port, pending: Map(seq -> {resolve, reject})}
   let sequence = 0;
   const keyOf = (tabId, frameId) => `${tabId}:${frameId}`;
+  sites?.onChange(() => {
+    for (const key of [...links.keys()]) {
+      const [tabId, frameId] = key.split(":").map(Number);
+      forget(tabId, frameId, "the site rules changed");
+    }
+  });
 
-  function open(tabId, frameId) {
+  function open(tabId, frameId, documentId = undefined) {
     const key = keyOf(tabId, frameId);
-    const port = chrome.tabs.connect(tabId, { frameId, name: "tabpilot" });
+    // A documentId names its frame too; Chrome takes the one or the other.
+    const port = chrome.tabs.connect(tabId, documentId ? { documentId, name: "tabpilot" } : { frameId, name: "tabpilot" });
     const link = { port, pending: new Map(), reached: false };
     port.onMessage.addListener((reply) => {
       // The content script says so first thing when it takes the port: from then on, whatever
@@ -51,7 +63,14 @@ export function createTabPorts(chrome) {
   // The content script's answer to `message`; rejects when the port closes first.
   function send(tabId, message, frameId = 0) {
     const key = keyOf(tabId, frameId);
-    const link = links.get(key) ?? open(tabId, frameId);
+    const link = links.get(key);
+    if (!link && sites?.active()) {
+      return checkedDocument(sites, chrome, tabId, frameId).then((doc) => post(key, links.get(key) ?? open(tabId, frameId, doc), message));
+    }
+    return post(key, link ?? open(tabId, frameId), message);
+  }
+
+  function post(key, link, message) {
     const seq = ++sequence;
     return new Promise((resolve, reject) => {
       link.pending.set(seq, { resolve, reject });
@@ -68,7 +87,7 @@ export function createTabPorts(chrome) {
 
   // Closes the tab's port, so that the next send opens one to whichever content script listens now
   // (a newly injected copy; the one before stopped listening for ports when it retired).
-  function forget(tabId, frameId = 0) {
+  function forget(tabId, frameId = 0, why = "tabpilot reconnected to the tab") {
     const key = keyOf(tabId, frameId);
     const link = links.get(key);
     if (!link) return;
@@ -76,10 +95,29 @@ export function createTabPorts(chrome) {
     try {
       link.port.disconnect();
     } catch {}
-    const error = new Error("The message channel closed: tabpilot reconnected to the tab.");
+    const error = new Error(`The message channel closed: ${why}.`);
     for (const waiter of link.pending.values()) waiter.reject(error);
     link.pending.clear();
   }
 
-  return { send, forget };
+  // The site_blocked error for a frame at `url`, or null: for whoever explains why a frame is silent.
+  const ruledOut = (url, what) => {
+    const found = sites?.active() ? sites.check(url) : null;
+    return found ? sites.refusal(found, what) : null;
+  };
+
+  return { send, forget, ruledOut };
+}
+
+// The documentId of the frame's current document once its url passed the site rules; throws
+// site_blocked for a ruled-out one. A frame Chrome does not know is left to the connect to fail.
+export async function checkedDocument(sites, chrome, tabId, frameId) {
+  const frame = await Promise.resolve(chrome.webNavigation?.getFrame?.({ tabId, frameId })).catch(() => null);
+  if (!frame) return undefined;
+  const found = sites.check(frame.url);
+  if (found) {
+    const where = frameId === 0 ? `Tab ${tabId} shows ${found.host || "a file page"}` : `A frame of tab ${tabId} shows ${found.host || "a file page"}`;
+    throw sites.refusal(found, where, { id: tabId, url: "", title: "" });
+  }
+  return frame.documentId ?? undefined;
 }

@@ -1,5 +1,6 @@
 // Finding the target tab and getting a message to its content script (protocol.md §2).
 import { CommandError } from "../link/errors.js";
+import { neverScriptable } from "../link/site-rules.js";
 import { NotDelivered } from "./tab-ports.js";
 
 // Chrome lets extensions script http(s) pages, and file pages when the user allows file access.
@@ -32,8 +33,36 @@ export function tabInfo(tab) {
   return { id: tab.id, url: tab.url || tab.pendingUrl || "", title: tab.title || "" };
 }
 
+// A tab showing a ruled-out site, as an answer shows it: its url down to the origin, no title, since
+// the path and the title say what the person does there.
+export function hiddenTab(tab) {
+  const { id, url } = tabInfo(tab);
+  let origin = "";
+  try {
+    origin = new URL(url).origin;
+  } catch {}
+  return { id, url: origin === "null" ? "" : origin, title: "" };
+}
+
+// site_blocked for a tab that shows a site the rules (link/site-rules.js) refuse, else null.
+export function siteRefusal(sites, tab) {
+  if (!sites?.active()) return null;
+  const found = sites.check(tabInfo(tab).url);
+  return found ? sites.refusal(found, `Tab ${tab.id} shows ${found.host || "a file page"}`, hiddenTab(tab)) : null;
+}
+
+// The same, asked of Chrome now: for a command whose tab may have navigated since it began.
+export async function assertSiteNow(chrome, sites, tab) {
+  if (!sites?.active()) return;
+  const now = await chrome.tabs.get(tab.id).catch(() => null);
+  const refused = now && siteRefusal(sites, now);
+  if (refused) throw refused;
+}
+
 function notScriptable(tab, why) {
   const { url } = tabInfo(tab);
+  // Chrome's own refusals say so, so that nobody retries them.
+  why = neverScriptable(url) ?? why;
   return new CommandError(
     "tab_not_scriptable",
     `Cannot run scripts in tab ${tab.id} (${url || "no url"})${why ? `: ${why}` : ""}. ` +
@@ -81,7 +110,8 @@ export function assertScriptable(tab) {
       { tab: tabInfo(tab) },
     );
   }
-  if (!SCRIPTABLE_URL.test(tabInfo(tab).url)) throw notScriptable(tab);
+  const { url } = tabInfo(tab);
+  if (!SCRIPTABLE_URL.test(url) || neverScriptable(url)) throw notScriptable(tab);
 }
 
 // Sends `message` to the tab's top frame over its port (tab-ports.js) and returns the content
@@ -137,7 +167,14 @@ async function injectFiles(chrome, tab, frameId) {
   }
 }
 
-export async function listTabs(chrome) {
+// Every open tab; one that shows a ruled-out site (`sites`, link/site-rules.js) is listed with
+// `blocked: true` and neither its path nor its title: the rules are about acting, and the titles of
+// such a site would tell what the person does there.
+export async function listTabs(chrome, sites = null) {
   const tabs = await chrome.tabs.query({});
-  return tabs.map((tab) => ({ ...tabInfo(tab), active: tab.active === true, window_id: tab.windowId }));
+  return tabs.map((tab) => ({ ...listed(tab, sites), active: tab.active === true, window_id: tab.windowId }));
+}
+
+export function listed(tab, sites) {
+  return siteRefusal(sites, tab) ? { ...hiddenTab(tab), blocked: true } : tabInfo(tab);
 }

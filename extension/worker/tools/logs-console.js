@@ -40,7 +40,7 @@ function cleanEntry(raw) {
 
 // `onBody(tabId, record)` takes the fetch and XHR response bodies the page world sends beside
 // its console entries (logs-network.js keeps them).
-export function createConsoleLog({ chrome, tabs, ports, pilot, timers, onBody = () => {} }) {
+export function createConsoleLog({ chrome, tabs, ports, pilot, timers, onBody = () => {}, ruledOut = () => false }) {
   const log = createTabLog();
 
   // A committed navigation of the top frame (not a same-document one: Chrome reports those as
@@ -104,7 +104,7 @@ export function createConsoleLog({ chrome, tabs, ports, pilot, timers, onBody = 
     const tab = await tabs.resolve(params.tab_id);
     await flush(tab);
     const rank = RANK[level];
-    const answer = log.query(tab.id, { ...options, match: (entry) => RANK[entry.level] <= rank });
+    const answer = log.query(tab.id, { ...options, hidden: ruledOut, match: (entry) => RANK[entry.level] <= rank });
     const cleared = options.clear ? log.clear(tab.id) : null;
     return {
       result: { messages: answer.entries, level, all_pages: options.allPages, ...logAnswer(answer, cleared) },

@@ -57,7 +57,7 @@ function statusMatcher(status) {
   );
 }
 
-export function createNetworkLog({ chrome, tabs, pilot, ruleBook, flushPage }) {
+export function createNetworkLog({ chrome, tabs, pilot, ruleBook, flushPage, ruledOut = () => false }) {
   const log = createTabLog();
   const active = new Map(); // webRequest requestId -> {tabId, entry} of a request under way
   const mainFrame = new Map(); // tab id -> its main_frame request that has not committed yet
@@ -192,7 +192,7 @@ export function createNetworkLog({ chrome, tabs, pilot, ruleBook, flushPage }) {
   }
 
   async function withBody(tab, seq) {
-    const entry = log.find(tab.id, seq);
+    const entry = log.find(tab.id, seq, ruledOut);
     if (!entry) {
       throw new CommandError(
         "request_not_found",
@@ -256,7 +256,7 @@ export function createNetworkLog({ chrome, tabs, pilot, ruleBook, flushPage }) {
       }
       return true;
     };
-    const answer = log.query(tab.id, { ...options, match });
+    const answer = log.query(tab.id, { ...options, hidden: ruledOut, match });
     const cleared = options.clear ? log.clear(tab.id) : null;
     const result = { requests: answer.entries, all_pages: options.allPages, hidden, ...logAnswer(answer, cleared) };
     return { result, result_type: "object", tab: tabInfo(tab) };

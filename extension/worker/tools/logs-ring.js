@@ -82,23 +82,26 @@ export function createTabLog({ capacity = LOG_CAPACITY } = {}) {
     },
 
     // The entry with this seq, if it is still in the ring.
-    find(tabId, seq) {
+    find(tabId, seq, hidden = () => false) {
       const log = tabs.get(tabId);
       if (!log) return null;
-      return live(log).find((entry) => entry.seq === seq) ?? null;
+      const entry = live(log).find((candidate) => candidate.seq === seq) ?? null;
+      return entry && !hidden(log.pages.get(entry.page)?.url ?? "") ? entry : null;
     },
 
     // Entries that match, newest `limit` of them, oldest first, with the counts an answer states:
     // `matched` (before the limit), `total` (on the pages asked for, whatever matched), `evicted`
     // (dropped by the ring since the tab's log began or was cleared), `last_seq` (what `since`
     // should be next time), the current page, and the pages the entries shown belong to.
-    query(tabId, { since = 0, limit = 50, allPages = false, match = () => true } = {}) {
+    // `hidden(url)`: a page whose entries are left out altogether (a ruled-out site's, link/site-rules.js).
+    query(tabId, { since = 0, limit = 50, allPages = false, match = () => true, hidden = () => false } = {}) {
       const log = tabOf(tabId);
       const pageId = log.page.id;
       const picked = [];
       let total = 0;
       for (const entry of live(log)) {
         if (!allPages && entry.page !== pageId) continue;
+        if (hidden(log.pages.get(entry.page)?.url ?? "")) continue;
         total += 1;
         if (entry.seq <= since) continue;
         if (match(entry)) picked.push(entry);

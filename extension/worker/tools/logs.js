@@ -12,10 +12,12 @@ const SUMMARIES = {
   browser_network_requests: () => "listed the network requests",
 };
 
-export function createLogsTools({ chrome, tabs, ports, pilot, timers, ruleBook }) {
+export function createLogsTools({ chrome, tabs, ports, pilot, timers, ruleBook, sites }) {
   const onBody = (tabId, raw) => networkLog.onBody(tabId, raw);
-  const consoleLog = createConsoleLog({ chrome, tabs, ports, pilot, timers, onBody });
-  const networkLog = createNetworkLog({ chrome, tabs, pilot, ruleBook, flushPage: (tab) => consoleLog.flush(tab) });
+  // An earlier page of the tab on a ruled-out site is left out of either log (link/site-rules.js).
+  const ruledOut = (url) => Boolean(sites?.active() && url && sites.check(url));
+  const consoleLog = createConsoleLog({ chrome, tabs, ports, pilot, timers, onBody, ruledOut });
+  const networkLog = createNetworkLog({ chrome, tabs, pilot, ruleBook, ruledOut, flushPage: (tab) => consoleLog.flush(tab) });
   return {
     handlers: {
       browser_console_messages: (params) => consoleLog.browser_console_messages(params),
@@ -26,6 +28,8 @@ export function createLogsTools({ chrome, tabs, ports, pilot, timers, ruleBook }
     messages: {
       // A batch of a page's console log (content.js); Chrome sets the sender, the page cannot.
       page_log: async (message, sender) => {
+        // Nothing of a ruled-out site is kept (link/site-rules.js).
+        if (sites?.active() && sites.check(String(sender?.url ?? ""))) return {};
         consoleLog.onPageLog(message, sender);
         return {};
       },

@@ -78,7 +78,7 @@ function navigateSummary(params) {
 }
 
 // withTimeout(promise, ms, onExpire): tab/machinery.js's, which rejects with onExpire() after ms.
-export function createNavigateTools({ chrome, tabs, frames, dialogs, withTimeout }) {
+export function createNavigateTools({ chrome, tabs, frames, dialogs, sites, withTimeout }) {
   const askPage = (tabId, func, args = []) =>
     withTimeout(
       chrome.scripting.executeScript({ target: { tabId, frameIds: [0] }, world: "ISOLATED", func, args }),
@@ -149,6 +149,9 @@ export function createNavigateTools({ chrome, tabs, frames, dialogs, withTimeout
       throw new CommandError("invalid_request", `browser_navigate "${action}" takes no url; use "goto" to open one.`);
     }
     const url = action === "goto" ? checkUrl(params.url) : null;
+    // A ruled-out site is refused before anything starts; back, forward and a redirect are judged
+    // where they land (commands.js).
+    if (url) sites.assertUrl(url, `Cannot open ${url}`);
     const timeoutMs = Number.isInteger(params.timeout_ms)
       ? Math.min(Math.max(params.timeout_ms, 1), MAX_NAVIGATE_MS)
       : DEFAULT_NAVIGATE_MS;

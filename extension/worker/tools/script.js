@@ -6,7 +6,7 @@ import { CommandError } from "../link/errors.js";
 import { pageError } from "../tab/ref-docs.js";
 import { createRoutes } from "../tab/script-routes.js";
 import { deliverToRefs } from "../tab/ref-frames.js";
-import { assertScriptable, deliver, reinject, tabInfo } from "../tab/tabs.js";
+import { assertScriptable, assertSiteNow, deliver, reinject, tabInfo } from "../tab/tabs.js";
 
 const DEFAULT_TIMEOUT_MS = 5000;
 // How long a script's answer waits for a download it started to finish (tab/downloads.js).
@@ -67,7 +67,7 @@ function noAnswer(tab) {
 }
 
 export function createScriptTools(deps) {
-  const { chrome, fetch, now, ports, tabs, debug, dialogs, tabWatch, downloads, openedTabs, withTimeout } = deps;
+  const { chrome, fetch, now, ports, tabs, debug, dialogs, tabWatch, downloads, openedTabs, sites, withTimeout } = deps;
   const routes = createRoutes({ chrome, debug, fetch, now });
 
   async function executeJavascript(params, id) {
@@ -119,6 +119,8 @@ export function createScriptTools(deps) {
       // The other routes run apart from the content script: they find the element by its path.
       const path = typeof message.ref === "string" ? answer.error.path : undefined;
       if (path === null) throw refBlocked(tab);
+      // The other routes run in whatever document the tab shows now, which no port checked.
+      await assertSiteNow(chrome, sites, tab);
       return routes.fallback(tab, { ...params, path, timeout_ms: Math.max(1, deadline - now()) }, answer.error);
     }
     return answer;

@@ -12,7 +12,7 @@
 // for any origin, reachable or not, through a proxy or not.
 import { plural } from "../link/activity.js";
 import { CommandError } from "../link/errors.js";
-import { tabInfo } from "../tab/tabs.js";
+import { hiddenTab, tabInfo } from "../tab/tabs.js";
 import { fromChromeCookie, toChromeSetDetails } from "../../shared/storage-state.js";
 
 export const EXPORT_KEY = "exportEnabled";
@@ -77,7 +77,11 @@ export function createStorageTools(deps) {
 }
 
 // The two commands, keyed by name. `debug`: debugger.js's, whose send attaches first.
-export function createStorage({ chrome, debug, managed, timers }) {
+export function createStorage({ chrome, debug, managed, timers, sites = null }) {
+  // A site the rules refuse (link/site-rules.js) is neither read nor written: its cookies stay out
+  // of an export and out of an import, its pages are skipped.
+  const ruledOut = (url) => Boolean(sites?.active() && sites.check(url));
+  const cookieRuledOut = (cookie) => ruledOut(`https://${String(cookie?.domain ?? "").replace(/^\./, "")}/`);
   const fulfilling = new Map(); // tab id -> the origin whose document the debugger answers there
   const loads = new Map(); // tab id -> what hears its main frame's loads (writeOrigin)
 
@@ -105,7 +109,9 @@ export function createStorage({ chrome, debug, managed, timers }) {
       const stored = await chrome.storage.local.get(EXPORT_KEY);
       if (stored?.[EXPORT_KEY] !== true) throw new CommandError("export_disabled", EXPORT_OFF);
     }
-    const [cookies, read] = await Promise.all([allCookies(), readPages()]);
+    if (sites) await sites.ready;
+    const [all, read] = await Promise.all([allCookies(), readPages()]);
+    const cookies = all.filter((cookie) => !cookieRuledOut(cookie));
     if (read.pages.length === 0) throw noValidPage(read.skipped);
     return { result: { cookies: cookies.map(fromChromeCookie), ...read }, result_type: "object", tab: null };
   }
@@ -124,6 +130,7 @@ export function createStorage({ chrome, debug, managed, timers }) {
     const tabs = (await chrome.tabs.query({})).filter((tab) => WEB_URL.test(tabInfo(tab).url) && !tab.incognito);
     const answers = await Promise.all(
       tabs.map(async (tab) => {
+        if (ruledOut(tabInfo(tab).url)) return { reason: "a site ruled out by the site rules: not read" };
         const reason = await unreadable(tab);
         return reason ? { reason } : readTab(tab);
       }),
@@ -134,7 +141,8 @@ export function createStorage({ chrome, debug, managed, timers }) {
     for (const [index, tab] of tabs.entries()) {
       const answer = answers[index];
       if (answer.reason) {
-        skipped.push({ tab_id: tab.id, url: tabInfo(tab).url, reason: answer.reason });
+        const url = ruledOut(tabInfo(tab).url) ? hiddenTab(tab).url : tabInfo(tab).url;
+        skipped.push({ tab_id: tab.id, url, reason: answer.reason });
         continue;
       }
       pages.push({ tab_id: tab.id, url: tabInfo(tab).url, origin: answer.origin });
@@ -219,10 +227,16 @@ export function createStorage({ chrome, debug, managed, timers }) {
     expired.catch(() => {});
     const work = async () => {
       await Promise.all((await allCookies()).map((cookie) => chrome.cookies.remove(removeDetails(cookie))));
-      const outcomes = await Promise.all(cookies.map(setCookie));
+      const outcomes = await Promise.all(
+        cookies.map((cookie) =>
+          cookieRuledOut(cookie)
+            ? { name: cookie.name, domain: cookie.domain, reason: "its site is ruled out by the site rules" }
+            : setCookie(cookie),
+        ),
+      );
       const refused = outcomes.filter((outcome) => outcome !== true);
       let written = 0;
-      const queue = origins.filter((entry) => entry.localStorage.length > 0);
+      const queue = origins.filter((entry) => entry.localStorage.length > 0 && !ruledOut(`${entry.origin}/`));
       const worker = async () => {
         for (let entry = queue.shift(); entry && !cancelled; entry = queue.shift()) {
           await writeOrigin(entry, opened, () => cancelled);

@@ -11,7 +11,7 @@
 // the last minutes (an OAuth popup that closed itself), marked `closed`, with the url each ended on.
 import { CommandError } from "../link/errors.js";
 import { plural } from "../link/activity.js";
-import { listTabs, tabInfo, tabWithId } from "../tab/tabs.js";
+import { listTabs, listed as listedTab, siteRefusal, tabInfo, tabWithId } from "../tab/tabs.js";
 
 const OPENABLE_URL = /^https?:\/\//i;
 
@@ -31,8 +31,8 @@ const SUMMARIES = {
   browser_close: (_params, result) => `closed ${plural(result?.result?.closed_tabs?.length ?? 0, "tab")}`,
 };
 
-export function createTabsTools({ chrome, tabs, debug, landingUrl, aiTabs, openedTabs, call }) {
-  const describe = (tab) => ({ ...tabInfo(tab), active: tab.active === true, window_id: tab.windowId });
+export function createTabsTools({ chrome, tabs, debug, landingUrl, aiTabs, openedTabs, sites, call }) {
+  const describe = (tab) => ({ ...listedTab(tab, sites), active: tab.active === true, window_id: tab.windowId });
   // The window in front too, where a command without tab_id runs (tab-cache.js): asked of Chrome,
   // which a headless browser ignores, and told to the tab cache.
   const focus = async (windowId) => {
@@ -48,12 +48,16 @@ export function createTabsTools({ chrome, tabs, debug, landingUrl, aiTabs, opene
     await openedTabs.ready;
     const open = await chrome.tabs.query({});
     const openers = new Map(open.map((tab) => [tab.id, openedTabs.openerOf(tab)]));
-    return (await listTabs(chrome)).map((tab) => ({ ...tab, opener: openers.get(tab.id) ?? null }));
+    return (await listTabs(chrome, sites)).map((tab) => ({ ...tab, opener: openers.get(tab.id) ?? null }));
   }
 
   const actions = {
     async list() {
-      const closed = openedTabs.recentlyClosed().map((tab) => ({ ...tab, active: false }));
+      // A closed tab that ended on a ruled-out site is listed as the open ones are.
+      const ruledOut = (tab) => [tab.url, tab.ended_url].some((url) => url && siteRefusal(sites, { ...tab, url }));
+      const closed = openedTabs
+        .recentlyClosed()
+        .map((tab) => ({ ...tab, ...(ruledOut(tab) ? { url: "", title: "", ended_url: "", blocked: true } : {}), active: false }));
       return { result: [...(await listed()), ...closed], result_type: "array", tab: null };
     },
 
@@ -65,6 +69,7 @@ export function createTabsTools({ chrome, tabs, debug, landingUrl, aiTabs, opene
           `A new tab opens an http or https url; ${JSON.stringify(url)} is neither.`,
         );
       }
+      sites.assertUrl(url, `Cannot open ${url}`);
       // Opened blank, made the AI's (its network rules then cover the first request), then loaded
       // as browser_navigate loads: the answer comes once the page has, so that the next call finds
       // the page it asked for, not the blank one or a page half parsed. It comes to the front
@@ -89,6 +94,8 @@ export function createTabsTools({ chrome, tabs, debug, landingUrl, aiTabs, opene
 
     async select(params) {
       const tab = await tabById(params.tab_id);
+      const refused = siteRefusal(sites, tab);
+      if (refused) throw refused;
       const selected = await chrome.tabs.update(tab.id, { active: true });
       await focus(tab.windowId);
       return { result: describe(selected ?? tab), result_type: "object", tab: tabInfo(selected ?? tab) };
@@ -96,6 +103,9 @@ export function createTabsTools({ chrome, tabs, debug, landingUrl, aiTabs, opene
 
     async close(params) {
       const tab = params.tab_id == null ? await activeAiTab() : await tabById(params.tab_id);
+      // The AI may close a tab of its own that went to a ruled-out site, not one of the person's.
+      const refused = siteRefusal(sites, tab);
+      if (refused && !(await aiTabs.has(tab.id))) throw refused;
       // Chrome closes even a tab whose page is stuck in a loop, and ends its renderer.
       const opened = await remove([tab.id]);
       const result = { closed: tab.id };
@@ -152,6 +162,6 @@ export function createTabsTools({ chrome, tabs, debug, landingUrl, aiTabs, opene
     return { result: { closed_tabs: closing }, result_type: "object", tab: null };
   }
 
-  const handlers = { list_tabs: async () => ({ result: await listTabs(chrome), result_type: "array", tab: null }), browser_tabs: browserTabs, browser_close: closeBrowser };
+  const handlers = { list_tabs: async () => ({ result: await listTabs(chrome, sites), result_type: "array", tab: null }), browser_tabs: browserTabs, browser_close: closeBrowser };
   return { handlers, summaries: SUMMARIES };
 }

@@ -342,8 +342,10 @@ class Bridge:
             async with link.send_lock:
                 self._link, self._last = link, link
                 self._linked.set()
-                hello_frame = DaemonHello(daemon_version=self._settings.version)
-                await ws.send_text(hello_frame.model_dump_json())
+                hello_frame = DaemonHello(
+                    daemon_version=self._settings.version, site_rules=self._settings.site_rules
+                )
+                await ws.send_text(hello_frame.model_dump_json(exclude_none=True))
             log.info(
                 "extension %s %s connected (pilot %s)",
                 link.extension_id,

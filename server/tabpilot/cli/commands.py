@@ -16,7 +16,7 @@ from tabpilot.cli.tool_commands import (
     fetch_envelope,
     port_of,
 )
-from tabpilot.config import LOOPBACK_HOST, Settings
+from tabpilot.config import LOOPBACK_HOST, Settings, parse_sites
 from tabpilot.envelope import failure_body, result_text
 from tabpilot.errors import InvalidRequest
 from tabpilot.ids import new_request_id
@@ -50,6 +50,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         headed=args.headed,
         access_log=args.access_log or None,
         token=args.token,
+        block_sites=parse_sites(args.block_site, "--block-site") if args.block_site else None,
+        only_sites=parse_sites(args.only_site, "--only-site") if args.only_site else None,
     )
     serve(settings)
     return EXIT_OK

@@ -74,6 +74,21 @@ def add_serve_parser(commands: Any, port_help: str) -> None:
         "call's own work in the daemon)",
     )
     serve.add_argument(
+        "--block-site",
+        action="append",
+        metavar="SITE",
+        help="never let the AI act on SITE (bank.example covers its subdomains, *.example.com "
+        "only them), in the managed browser and in a person's Chrome, on top of the rules in its "
+        "popup; repeat for more (default: $TABPILOT_BLOCK_SITES)",
+    )
+    serve.add_argument(
+        "--only-site",
+        action="append",
+        metavar="SITE",
+        help="let the AI act only on the sites given so (repeat for more; default: "
+        "$TABPILOT_ONLY_SITES)",
+    )
+    serve.add_argument(
         "--token",
         metavar="SECRET",
         help="require this shared secret from every caller and the extension (default: "

@@ -13,6 +13,7 @@ The hierarchy (``tests/test_errors.py`` checks that it names every code)::
      │    ├── ForbiddenHost            403 forbidden_host
      │    ├── ForbiddenOrigin          403 forbidden_origin
      │    ├── PilotDisabled            403 pilot_disabled
+     │    ├── SiteBlocked              403 site_blocked
      │    ├── ExportDisabled           403 export_disabled  (contexts)
      │    ├── DebuggerDisabled         403 debugger_disabled  (page)
      │    ├── UploadPathOutside        403 upload_path_outside  (files)
@@ -117,6 +118,7 @@ from tabpilot.errors.api import (
     QueueFull,
     ResultTooLarge,
     ScriptTooLarge,
+    SiteBlocked,
     TabClosed,
     TabCrashed,
     TabDiscarded,
@@ -267,6 +269,7 @@ __all__ = [
     "RuleNotFound",
     "ScriptFailed",
     "ScriptTooLarge",
+    "SiteBlocked",
     "StaleRef",
     "StorageStateNotFound",
     "TabClosed",

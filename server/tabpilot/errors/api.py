@@ -55,6 +55,19 @@ class PilotDisabled(RequestRefused):
     )
 
 
+class SiteBlocked(RequestRefused):
+    code, status = "site_blocked", 403
+    meaning = (
+        "The tab shows, or the url leads to, a site the person at the browser ruled out (the "
+        "popup's Sites list) or the daemon's --block-site/--only-site rules do; the message "
+        "names the rule."
+    )
+    default_message = (
+        "The person at this browser does not let the AI act on this site (the Sites list in the "
+        "tabpilot popup). Work on another site; only the person can change the list."
+    )
+
+
 class TabNotFound(RequestRefused):
     code, status = "tab_not_found", 404
     meaning = "No tab has the given tab_id."
