@@ -175,12 +175,15 @@ test("wrapped built-ins answer the native source text, through Function.prototyp
 
 test("a body is read as the page takes it whole, and a longer one only to the read cap", async () => {
   const small = counted(3, 1000, "text/plain", 201);
+  const medium = counted(3, 40_000, "text/plain", 203); // longer than the 64 KiB kept
   const big = counted(80, 64 * 1024, "text/plain", 202); // 5 MiB, no Content-Length
-  const page = makeFetchPage({ "/small": small.response, "/big": big.response });
+  const page = makeFetchPage({ "/small": small.response, "/big": big.response, "/medium": medium.response });
   await page.run(`fetch("/small").then((r) => r.text())`);
   await page.run(`fetch("/big").then((r) => r.arrayBuffer())`);
+  await page.run(`fetch("/medium").then((r) => r.blob())`);
   await settle();
-  const [first, second] = page.bodies();
+  const [first, second, third] = page.bodies();
+  assert.deepEqual([third.status, third.size, third.truncated, third.body.length, third.note], [203, 120_000, true, 65536, undefined]);
   assert.deepEqual([first.status, first.size, first.truncated, first.body.length], [201, 3000, false, 3000]);
   assert.deepEqual([second.status, second.size, second.truncated, second.body.length], [202, null, true, 65536]);
   assert.match(second.note, /first 4194304 bytes/);

@@ -361,11 +361,12 @@
     entry.method = typeof method === "string" ? apply(upper, method, []) : "GET";
     entry.url = cut(wellFormed(StringCtor(url)), 2048);
     entry.status = status;
-    // text: what was read; whole: whether that is all of it (then `size` is its length).
-    const done = (text, note, whole = true) => {
+    // text: what was read (its start at least), or null and `note` says why; size: the whole
+    // body's length in characters, null when it was not read to its end.
+    const done = (text, note, size = typeof text === "string" ? text.length : null) => {
       if (typeof text === "string") {
-        entry.size = whole ? text.length : null;
-        entry.truncated = !whole || text.length > MAX_BODY;
+        entry.size = size;
+        entry.truncated = size === null || size > MAX_BODY;
         entry.body = wellFormed(text.length > MAX_BODY ? apply(slice, text, [0, MAX_BODY]) : text);
         if (note) entry.note = note;
       } else {
@@ -434,9 +435,11 @@
       if (stream === null) return done(""); // no body (a 204, a HEAD)
       const reader = apply(getReader, stream, []);
       const decoder = new TextDecoderCtor();
-      let text = "";
+      let text = ""; // its start: what the entry can hold
+      let chars = 0;
       let bytes = 0;
       const take = (part) => {
+        chars += part.length;
         if (text.length <= MAX_BODY) text += part;
       };
       const step = () =>
@@ -446,7 +449,7 @@
             try {
               if (result.done) {
                 take(apply(decode, decoder, []));
-                return done(text);
+                return done(text, undefined, chars);
               }
               const chunk = result.value;
               bytes += apply(byteLength, chunk, []);
@@ -455,7 +458,7 @@
               take(apply(decode, decoder, [chunk, streamOn]));
               if (bytes < MAX_READ) return step();
               listen(apply(readerCancel, reader, []), () => {}, () => {});
-              done(text, `only its first ${MAX_READ} bytes were read: its whole length is not known`, false);
+              done(text, `only its first ${MAX_READ} bytes were read: its whole length is not known`, null);
             } catch (err) {
               done(null, failure(err));
             }
