@@ -388,3 +388,22 @@ test("the pilot switch the worker posts on the wake port turns the page world's 
   assert.equal(await logged("on again"), 1);
   assert.equal(page.chrome.messages.some((m) => m.batch.includes("while off")), false);
 });
+
+test("injected again, the page world logs each message once and heeds the newest channel only", async () => {
+  const page = pairedPage();
+  page.chrome.ports[0].post({ pilot: true });
+  page.loadMain(); // the service worker injects both sides again
+  page.loadContent();
+  const newest = page.chrome.ports.at(-1);
+  newest.post({ pilot: true });
+  const logged = async (text) => {
+    vm.runInContext(`console.log(${JSON.stringify(text)})`, page.main);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    const batches = page.chrome.messages.filter((m) => m.type === "page_log").map((m) => JSON.parse(m.batch));
+    return batches.flatMap((b) => b.entries).filter((e) => e.text === text).length;
+  };
+  assert.equal(await logged("once"), 1);
+  page.chrome.ports[0].post({ pilot: true }); // the retired copy's word is not heard
+  newest.post({ pilot: false });
+  assert.equal(await logged("off"), 0);
+});

@@ -334,7 +334,9 @@
     // The console log's batches go to content.js, which hands them to the worker; content.js says
     // whether the log is kept ("on" while AI Web Pilot is on, in the top frame).
     const logEvent = "tabpilot:log:" + nonce;
-    const keepLog = pageLog ? pageLog.attach((json) => fire(logEvent, json)) : () => {};
+    // (A hook of another version, left by the extension before an update, may answer otherwise.)
+    const attached = pageLog ? pageLog.attach((json) => fire(logEvent, json)) : undefined;
+    const keepLog = typeof attached === "function" ? attached : () => {};
     const onLogState = (event) => {
       const state = apply(detailGetter, event, []);
       if (state === "on" || state === "off") keepLog(state === "on");
@@ -344,7 +346,7 @@
       apply(addListener, doc, ["tabpilot:logflush:" + nonce, flushLog]);
       apply(addListener, doc, ["tabpilot:logstate:" + nonce, onLogState]);
       apply(addListener, doc, [HELLO, onHello]);
-      pageLog?.relisten();
+      if (typeof pageLog?.relisten === "function") pageLog.relisten();
     };
     hearRequests();
     // document.open() erases every listener on the document and the window; it also empties the
