@@ -116,7 +116,8 @@
   // the top frame (a child frame's log is not kept), while AI Web Pilot is on, and while the
   // extension is there. storage.local is closed to content scripts (worker/link/pilot.js), so the
   // worker says where the switch stands on the wake port below, when it opens and when it flips.
-  // Until its first word the page world keeps what it logs to itself; "off" throws that away.
+  // Until its first word the page world logs as usual (the worker keeps nothing while the switch is
+  // off); "off" also throws away what waits in the page world.
   let pilotOn = null;
   let orphaned = false;
   const tellLogState = () => {

@@ -125,9 +125,9 @@
   install(Function.prototype, "toString", toStrings.toString, nativeToString);
 
   // On while AI Web Pilot is on (content.js says so through inject.js, from the worker's word a few
-  // ms after the page starts). Until that first word the log is kept in the queue here, which an
-  // "off" empties before anything leaves the page: the page-world files are meant to be there only
-  // where the switch was on when the page loaded.
+  // ms after the page starts). Until that first word the log is kept as usual: the page-world files
+  // are meant to be there only where the switch was on when the page loaded, and the worker keeps
+  // nothing that reaches it while the switch is off.
   let keeping = true;
 
   //: Longest text of one message, and of an error's stack, in characters (README, "Console").
