@@ -407,7 +407,9 @@
     const fetched = new WeakMap(); // a response of the page's fetch, until its body is taken -> method
     const methodOf = (input, init) => {
       try {
-        if (init && typeof init === "object" && typeof init.method === "string") return init.method;
+        // Read once: a page's getter sees the hook read it as few times as possible.
+        const method = init && typeof init === "object" ? init.method : undefined;
+        if (typeof method === "string") return method;
         if (requestMethod && typeof input === "object" && input !== null) return apply(requestMethod, input, []);
       } catch {}
       return "GET";
