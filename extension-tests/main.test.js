@@ -235,3 +235,30 @@ test("service-worker.js wires the real globals and connects", async () => {
   assert.equal(FakeWebSocket.last().url, "ws://127.0.0.1:7878/ws");
   assert.equal(chrome.runtime.onMessage.listeners.length, 1);
 });
+
+test("each wake port hears the pilot switch when it opens and whenever it flips", async () => {
+  const { chrome } = await start({ storage: { pilotEnabled: true } });
+  const port = (name) => {
+    const heard = [];
+    const onDisconnect = [];
+    const opened = {
+      name,
+      postMessage: (message) => heard.push(message),
+      disconnect: () => heard.push("disconnected"),
+      onDisconnect: { addListener: (fn) => onDisconnect.push(fn) },
+      close: () => onDisconnect.forEach((fn) => fn()),
+    };
+    chrome.runtime.onConnect.emit(opened);
+    return { heard, close: opened.close };
+  };
+  const wake = port("tabpilot-wake");
+  const other = port("something-else");
+  await tick();
+  assert.deepEqual(wake.heard, [{ pilot: true }]);
+  assert.deepEqual(other.heard, ["disconnected"]);
+  await chrome.storage.local.set({ pilotEnabled: false });
+  assert.deepEqual(wake.heard, [{ pilot: true }, { pilot: false }]);
+  wake.close(); // a closed port hears nothing more
+  await chrome.storage.local.set({ pilotEnabled: true });
+  assert.deepEqual(wake.heard, [{ pilot: true }, { pilot: false }]);
+});

@@ -46,10 +46,14 @@ function fakeChrome() {
   const ports = [];
   const connectToWorker = ({ name }) => {
     const onDisconnect = new Set();
+    const onMessage = new Set();
     const port = {
       name,
       open: true,
       onDisconnect: { addListener: (fn) => onDisconnect.add(fn) },
+      onMessage: { addListener: (fn) => onMessage.add(fn) },
+      // What the worker posts on it: the pilot switch, {pilot: true | false}.
+      post: (message) => onMessage.forEach((fn) => fn(JSON.parse(JSON.stringify(message)))),
       disconnect: () => (port.open = false),
       drop: () => {
         port.open = false;
@@ -60,8 +64,26 @@ function fakeChrome() {
     return port;
   };
   const stopWorker = () => ports.filter((p) => p.open).forEach((p) => p.drop());
+  // Runtime messages to the worker (the console log's batches); gone() makes the extension go, as
+  // when it is reloaded or removed: an orphaned content script's calls throw.
+  const messages = [];
+  let gone = false;
+  const sendMessage = (message) => {
+    if (gone) throw new Error("Extension context invalidated.");
+    messages.push(message);
+    return Promise.resolve();
+  };
+  const connectOrThrow = (options) => {
+    if (gone) throw new Error("Extension context invalidated.");
+    return connectToWorker(options);
+  };
   return {
-    runtime: { id: "extension", onConnect, connect: connectToWorker, lastError: undefined },
+    runtime: { id: "extension", onConnect, connect: connectOrThrow, sendMessage, lastError: undefined },
+    messages,
+    goAway: () => {
+      gone = true;
+      stopWorker();
+    },
     listeners,
     connect,
     send,
@@ -153,9 +175,9 @@ test("errors, promises and serialized values come back in the answer", async () 
 test("the libraries are taken off the page's globals", () => {
   const page = pairedPage();
   assert.equal(vm.runInContext("typeof __tabpilotSerialize + typeof __tabpilotReturns + typeof __tabpilotExecutor", page.main), "undefinedundefinedundefined");
-  // Only the flags a second copy of the files looks for stay; no library, and no captured built-in.
-  const left = vm.runInContext("Object.getOwnPropertyNames(globalThis).filter((name) => name.startsWith('__tabpilot'))", page.main);
-  assert.deepEqual([...left].sort(), ["__tabpilotInject", "__tabpilotPageLogHook"]);
+  // Nothing at all: a second copy of the files finds the first through events on the document.
+  const left = vm.runInContext("Object.getOwnPropertyNames(globalThis).filter((name) => /tabpilot/i.test(name))", page.main);
+  assert.deepEqual([...left], []);
 });
 
 test("without a paired page world the answer says so, for the worker to take another route", async () => {
@@ -348,4 +370,40 @@ test("a result over 16 MiB of JSON is refused in the page as result_too_large", 
   assert.deepEqual([fits.ok, fits.result], [true, 10_000_000]);
   const whole = await page.execute("'y'.repeat(10 * 1000 * 1000)");
   assert.equal(whole.result.length, 10_000_000);
+});
+
+test("the pilot switch the worker posts on the wake port turns the page world's log off and on", async () => {
+  const page = pairedPage();
+  const [wake] = page.chrome.ports;
+  const logged = async (text) => {
+    vm.runInContext(`console.log(${JSON.stringify(text)})`, page.main);
+    await new Promise((resolve) => setTimeout(resolve, 40)); // a batch leaves within 20 ms
+    return page.chrome.messages.filter((m) => m.type === "page_log" && m.batch.includes(text)).length;
+  };
+  wake.post({ pilot: true });
+  assert.equal(await logged("while on"), 1);
+  wake.post({ pilot: false });
+  assert.equal(await logged("while off"), 0);
+  wake.post({ pilot: true });
+  assert.equal(await logged("on again"), 1);
+  assert.equal(page.chrome.messages.some((m) => m.batch.includes("while off")), false);
+});
+
+test("injected again, the page world logs each message once and heeds the newest channel only", async () => {
+  const page = pairedPage();
+  page.chrome.ports[0].post({ pilot: true });
+  page.loadMain(); // the service worker injects both sides again
+  page.loadContent();
+  const newest = page.chrome.ports.at(-1);
+  newest.post({ pilot: true });
+  const logged = async (text) => {
+    vm.runInContext(`console.log(${JSON.stringify(text)})`, page.main);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    const batches = page.chrome.messages.filter((m) => m.type === "page_log").map((m) => JSON.parse(m.batch));
+    return batches.flatMap((b) => b.entries).filter((e) => e.text === text).length;
+  };
+  assert.equal(await logged("once"), 1);
+  page.chrome.ports[0].post({ pilot: true }); // the retired copy's word is not heard
+  newest.post({ pilot: false });
+  assert.equal(await logged("off"), 0);
 });

@@ -78,7 +78,9 @@
     }
     try {
       chrome.runtime.sendMessage({ type: "page_log", batch: event.detail }).catch(() => {});
-    } catch {} // an orphaned copy (the extension was reloaded) has no worker to tell
+    } catch {
+      orphan(); // the extension was reloaded or removed: there is no worker to tell, now or later
+    }
   };
   const logFlush = (sendResponse) => {
     if (!paired) {
@@ -107,6 +109,28 @@
     paired = true;
     doc.removeEventListener("tabpilot:main-ready", onMainReady);
     doc.removeEventListener("tabpilot:ready:" + nonce, onReady);
+    tellLogState();
+  };
+
+  // Whether the page world keeps its console log and reads response bodies (page-log.js): only in
+  // the top frame (a child frame's log is not kept), while AI Web Pilot is on, and while the
+  // extension is there. storage.local is closed to content scripts (worker/link/pilot.js), so the
+  // worker says where the switch stands on the wake port below, when it opens and when it flips.
+  // Until its first word the page world logs as usual (the worker keeps nothing while the switch is
+  // off); "off" also throws away what waits in the page world.
+  let pilotOn = null;
+  let orphaned = false;
+  const tellLogState = () => {
+    // A retired copy is no longer in charge: the page world heeds the newest channel only.
+    if (!paired || retired) return;
+    let state = null;
+    if (!TOP || orphaned || pilotOn === false) state = "off";
+    else if (pilotOn === true) state = "on";
+    if (state !== null) fire("tabpilot:logstate:" + nonce, state);
+  };
+  const orphan = () => {
+    orphaned = true;
+    tellLogState();
   };
 
   const onResult = (event) => {
@@ -300,7 +324,8 @@
 
   // Chrome stops the service worker when it idles, or when told to; the port to it closes then, and
   // opening a new one starts the worker again at once. Without this, a stopped worker comes back
-  // only at its 30 s alarm, and every command meanwhile fails with extension_not_connected.
+  // only at its 30 s alarm, and every command meanwhile fails with extension_not_connected. The
+  // worker posts the pilot switch on it: {pilot: true | false}.
   const WAKE_MIN_MS = 100;
   const WAKE_MAX_MS = 30_000;
   let wakePort = null;
@@ -312,8 +337,14 @@
     try {
       wakePort = chrome.runtime.connect({ name: "tabpilot-wake" });
     } catch {
-      return; // the extension was reloaded or removed: this copy is orphaned
+      orphan(); // the extension was reloaded or removed: this copy is orphaned
+      return;
     }
+    wakePort.onMessage.addListener((message) => {
+      if (typeof message?.pilot !== "boolean") return;
+      pilotOn = message.pilot;
+      tellLogState();
+    });
     wakePort.onDisconnect.addListener(() => {
       void chrome.runtime.lastError; // read, so Chrome does not log it as unchecked
       wakePort = null;

@@ -7,27 +7,44 @@
   "use strict";
 
   const g = globalThis;
-  if (g.__tabpilotFilesHook || !g.HTMLInputElement) return;
-  Object.defineProperty(g, "__tabpilotFilesHook", { value: true });
-
+  if (!g.HTMLInputElement) return;
   const { apply, defineProperty, getOwnPropertyDescriptor } = Reflect;
-  const proto = g.HTMLInputElement.prototype;
   const doc = g.document;
   const addListener = EventTarget.prototype.addEventListener;
   const dispatch = EventTarget.prototype.dispatchEvent;
+  const detailOf = getOwnPropertyDescriptor(CustomEvent.prototype, "detail").get;
+  const CustomEventCtor = CustomEvent;
+
+  // A second copy (the worker injects the page-world files again) stands down when a first one
+  // answers this synchronous event: an event, not a property of window, so that nothing of
+  // tabpilot's is on the page's globals (page-log.js says more).
+  const HELLO = "tabpilot:files";
+  const asked = Object.create(null);
+  apply(dispatch, doc, [new CustomEventCtor(HELLO, { detail: asked })]);
+  if (asked.here === true) return;
+  apply(addListener, doc, [
+    HELLO,
+    (event) => {
+      const box = apply(detailOf, event, []);
+      if (box !== null && typeof box === "object") box.here = true;
+    },
+  ]);
+
+  const proto = g.HTMLInputElement.prototype;
+  // page-log.js's, before inject.js takes it off globalThis: a patch answers its native's source
+  // text while it is in place.
+  const disguise = typeof g.__tabpilotPageLog?.disguise === "function" ? g.__tabpilotPageLog.disguise : (wrapper) => wrapper;
   const typeOf = getOwnPropertyDescriptor(proto, "type").get;
   const filesOf = getOwnPropertyDescriptor(proto, "files").get;
   const setFiles = getOwnPropertyDescriptor(proto, "files").set;
   const multipleOf = getOwnPropertyDescriptor(proto, "multiple").get;
   const acceptOf = getOwnPropertyDescriptor(proto, "accept").get;
   const connected = getOwnPropertyDescriptor(Node.prototype, "isConnected").get;
-  const detailOf = getOwnPropertyDescriptor(CustomEvent.prototype, "detail").get;
   const targetOf = getOwnPropertyDescriptor(Event.prototype, "target").get;
   const { parse, stringify } = JSON;
   const DataTransferCtor = g.DataTransfer;
   const itemsOf = getOwnPropertyDescriptor(DataTransferCtor.prototype, "items").get;
   const EventCtor = Event;
-  const CustomEventCtor = CustomEvent;
   const PromiseCtor = Promise;
   const DOMExceptionCtor = DOMException;
   const setTimer = g.setTimeout;
@@ -107,9 +124,13 @@
     },
   };
 
+  // As the natives are: writable, enumerable and configurable.
+  const put = (target, name, value) => defineProperty(target, name, { value, configurable: true, writable: true, enumerable: true });
+  for (const name of [...names, "showOpenFilePicker"]) if (own[name]) disguise(patched[name], own[name]);
+
   function patch() {
-    for (const name of names) if (own[name]) defineProperty(proto, name, { value: patched[name], configurable: true, writable: true });
-    if (own.showOpenFilePicker) defineProperty(g, "showOpenFilePicker", { value: patched.showOpenFilePicker, configurable: true, writable: true });
+    for (const name of names) if (own[name]) put(proto, name, patched[name]);
+    if (own.showOpenFilePicker) put(g, "showOpenFilePicker", patched.showOpenFilePicker);
   }
 
   // Puts back what was there, unless the page replaced it meanwhile.
@@ -117,10 +138,8 @@
     if (!armed) return;
     clearTimer(armed.timer);
     armed = null;
-    for (const name of names) if (own[name] && proto[name] === patched[name]) defineProperty(proto, name, { value: own[name], configurable: true, writable: true });
-    if (own.showOpenFilePicker && g.showOpenFilePicker === patched.showOpenFilePicker) {
-      defineProperty(g, "showOpenFilePicker", { value: own.showOpenFilePicker, configurable: true, writable: true });
-    }
+    for (const name of names) if (own[name] && proto[name] === patched[name]) put(proto, name, own[name]);
+    if (own.showOpenFilePicker && g.showOpenFilePicker === patched.showOpenFilePicker) put(g, "showOpenFilePicker", own.showOpenFilePicker);
   }
 
   apply(addListener, doc, [

@@ -22,24 +22,29 @@
 
   // A second copy (the service worker re-injecting the page-world files) stands down while an
   // unpaired copy is waiting: two paired copies would run every script twice. A paired copy is
-  // left alone, since its content script may be gone and a new one needs a partner.
-  const FLAG = "__tabpilotInject";
-  const existing = g[FLAG];
-  try {
-    if (existing && typeof existing.isPaired === "function" && !existing.isPaired()) return;
-  } catch {}
-
-  // Own copies of everything the channel touches, taken before page scripts run (protocol.md §3).
-  const { apply } = Reflect;
-  const { create, defineProperty, freeze, getOwnPropertyDescriptor, setPrototypeOf } = Object;
-  // No prototype: a page's Array.prototype index setters or toJSON must not see or change them.
-  const list = () => setPrototypeOf([], null);
+  // left alone, since its content script may be gone and a new one needs a partner. The copies
+  // find each other with a synchronous event on the document, not a property of window: nothing
+  // of tabpilot's is on the page's globals for a script that lists them (page-log.js says more).
+  const HELLO = "tabpilot:inject";
   const doc = g.document;
-  const addListener = EventTarget.prototype.addEventListener;
-  const removeListener = EventTarget.prototype.removeEventListener;
+  const { apply } = Reflect;
+  const { create, defineProperty, getOwnPropertyDescriptor, setPrototypeOf } = Object;
   const dispatch = EventTarget.prototype.dispatchEvent;
   const CustomEventCtor = CustomEvent;
   const detailGetter = getOwnPropertyDescriptor(CustomEvent.prototype, "detail").get;
+  const asked = create(null);
+  try {
+    const init = create(null);
+    init.detail = asked;
+    apply(dispatch, doc, [new CustomEventCtor(HELLO, init)]);
+  } catch {}
+  if (asked.unpaired === true) return;
+
+  // Own copies of everything the channel touches, taken before page scripts run (protocol.md §3).
+  // No prototype: a page's Array.prototype index setters or toJSON must not see or change them.
+  const list = () => setPrototypeOf([], null);
+  const addListener = EventTarget.prototype.addEventListener;
+  const removeListener = EventTarget.prototype.removeEventListener;
   const targetGetter = getOwnPropertyDescriptor(Event.prototype, "target").get;
   const shadowRootGetter = g.Element ? getOwnPropertyDescriptor(g.Element.prototype, "shadowRoot")?.get : undefined;
   const frameDocument = (frame) => {
@@ -62,6 +67,8 @@
   const observe = MutationObserverCtor ? MutationObserverCtor.prototype.observe : null;
   const { serialize, wellFormed, listen } = serializer;
   const { execute } = executor;
+  // page-log.js's: a wrapper answers its native's source text (without it, as itself).
+  const disguise = typeof pageLog?.disguise === "function" ? pageLog.disguise : (wrapper) => wrapper;
 
   let nonce = null;
   // Longest answer, in characters of JSON: 16 MiB, MAX_RESULT_CHARS in the daemon's protocol.py.
@@ -179,7 +186,7 @@
       },
     };
     const descriptor = create(null);
-    descriptor.value = wrappers[type];
+    descriptor.value = disguise(wrappers[type], native);
     descriptor.writable = true;
     descriptor.enumerable = true;
     descriptor.configurable = true;
@@ -324,27 +331,40 @@
     nonce = offered;
     apply(removeListener, doc, ["tabpilot:channel", onChannel]);
     const flushLog = () => pageLog?.flush();
+    // The console log's batches go to content.js, which hands them to the worker; content.js says
+    // whether the log is kept ("on" while AI Web Pilot is on, in the top frame).
+    const logEvent = "tabpilot:log:" + nonce;
+    // (A hook of another version, left by the extension before an update, may answer otherwise.)
+    const attached = pageLog ? pageLog.attach((json) => fire(logEvent, json)) : undefined;
+    const keepLog = typeof attached === "function" ? attached : () => {};
+    const onLogState = (event) => {
+      const state = apply(detailGetter, event, []);
+      if (state === "on" || state === "off") keepLog(state === "on");
+    };
     const hearRequests = () => {
       apply(addListener, doc, ["tabpilot:req:" + nonce, onRequest]);
       apply(addListener, doc, ["tabpilot:logflush:" + nonce, flushLog]);
+      apply(addListener, doc, ["tabpilot:logstate:" + nonce, onLogState]);
+      apply(addListener, doc, [HELLO, onHello]);
+      if (typeof pageLog?.relisten === "function") pageLog.relisten();
     };
     hearRequests();
-    // document.open() erases every listener on the document; it also empties it, which this sees.
-    // Adding the same listener again is a no-op otherwise.
+    // document.open() erases every listener on the document and the window; it also empties the
+    // document, which this sees. Adding the same listener again is a no-op otherwise.
     if (MutationObserverCtor) apply(observe, new MutationObserverCtor(hearRequests), [doc, { childList: true }]);
     fire("tabpilot:ready:" + nonce, "");
-    // The console log's batches go to content.js, which hands them to the worker.
-    const logEvent = "tabpilot:log:" + nonce;
-    pageLog?.attach((json) => fire(logEvent, json));
+  };
+
+  // A later copy asks whether this one still waits for its partner.
+  const onHello = (event) => {
+    try {
+      const box = apply(detailGetter, event, []);
+      if (nonce === null && box !== null && typeof box === "object") box.unpaired = true;
+    } catch {}
   };
 
   for (const type of ["alert", "confirm", "prompt"]) wrapDialog(type);
-  defineProperty(g, FLAG, {
-    value: freeze({ isPaired: () => nonce !== null }),
-    configurable: true,
-    enumerable: false,
-    writable: false,
-  });
+  apply(addListener, doc, [HELLO, onHello]);
   apply(addListener, doc, ["tabpilot:channel", onChannel]);
   fire("tabpilot:main-ready", "");
 })();

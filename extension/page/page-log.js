@@ -1,21 +1,51 @@
 // The page world's console log (browser_console_messages): wraps console.log/info/warn/error/debug
-// and listens for uncaught errors, unhandled rejections and CSP violations, from document_start on.
+// and listens for uncaught errors, unhandled rejections and CSP violations, from document_start on;
+// and the response bodies of the page's own fetch and XHR (browser_network_requests' include_body).
 // Entries wait here, in a closure the page cannot reach, until inject.js has paired with content.js;
 // then they go out in batches through the secret channel (protocol.md §3), and content.js hands
 // them to the worker, which keeps each tab's ring (worker/tools/logs-console.js).
 //
+// Nothing is kept while the log is off: content.js says "off" through the channel while AI Web
+// Pilot is off, in a child frame (whose log nobody keeps) and once its extension is gone. Then the
+// wrappers only call what they replaced: no entry is made and no body is read.
+//
 // A classic script in the MAIN world, after serialize.js and before inject.js, which takes
-// `__tabpilotPageLog` off globalThis before any page script runs. What a page can do: see that the
-// console methods are wrapped, replace them (what its replacement does not pass on is not
-// captured), and log messages of its own. What it cannot: read what was captured, nor erase it.
+// `__tabpilotPageLog` off globalThis before any page script runs; nothing of tabpilot stays on the
+// page's globals. What a page can do: see that the console methods are wrapped (their source text
+// is the native one, but their behaviour shows), replace them (what its replacement does not pass
+// on is not captured), and log messages of its own. What it cannot: read what was captured, nor
+// erase it.
 (() => {
   "use strict";
 
   const g = globalThis;
-  const FLAG = "__tabpilotPageLogHook";
-  // A second copy (the worker injects the page-world files again into a tab) must not wrap the
-  // console twice: it hands the first copy's hook to its own inject.js.
-  const earlier = Object.getOwnPropertyDescriptor(g, FLAG)?.value;
+  const doc = g.document;
+  const { apply, defineProperty } = Reflect;
+  const { create, freeze, getOwnPropertyDescriptor } = Object;
+  const CustomEventCtor = g.CustomEvent;
+  const addListener = EventTarget.prototype.addEventListener;
+  const dispatch = EventTarget.prototype.dispatchEvent;
+  const detailGetter = CustomEventCtor && getOwnPropertyDescriptor(CustomEventCtor.prototype, "detail")?.get;
+
+  // A second copy (the worker injects the page-world files again into a tab whose channel was lost,
+  // or after the extension was reloaded) must not wrap anything twice: it asks the first copy for
+  // its hook with a synchronous event on the document, and hands that hook to its own inject.js.
+  // An event rather than a property of window: no name of tabpilot's is on the page's globals, for
+  // a script that lists them to find. A script that knows this event's name can ask too; what it
+  // gets (adding a sink of its own, which replaces tabpilot's) lets it hide its own page's log,
+  // which replacing `console` does already.
+  const HELLO = "tabpilot:page-log";
+  const ask = () => {
+    if (!doc || !CustomEventCtor) return undefined;
+    const box = create(null);
+    const init = create(null);
+    init.detail = box;
+    try {
+      apply(dispatch, doc, [new CustomEventCtor(HELLO, init)]);
+    } catch {}
+    return box.hook;
+  };
+  const earlier = ask();
   if (earlier && typeof earlier.attach === "function") {
     g.__tabpilotPageLog = earlier;
     return;
@@ -23,19 +53,20 @@
   const serializer = g.__tabpilotSerialize;
   if (!serializer) return;
 
-  const { apply, defineProperty } = Reflect;
-  const { create, freeze, getOwnPropertyDescriptor } = Object;
   const ErrorCtor = Error;
   const StringCtor = String;
   const now = Date.now;
   const jsonStringify = JSON.stringify;
   const setTimer = g.setTimeout;
-  const addListener = EventTarget.prototype.addEventListener;
-  const { slice, indexOf, replace, split } = String.prototype;
+  const captureStack = typeof ErrorCtor.captureStackTrace === "function" ? ErrorCtor.captureStackTrace : null;
+  const { slice, indexOf, replace, split, toLowerCase } = String.prototype;
   // No prototype: a page's Array.prototype.toJSON or index setters must not reach the queue.
   const list = () => Object.setPrototypeOf([], null);
   const regexpExec = RegExp.prototype.exec;
-  const { serialize, wellFormed } = serializer;
+  const weakGet = WeakMap.prototype.get;
+  const weakSet = WeakMap.prototype.set;
+  const weakDelete = WeakMap.prototype.delete;
+  const { serialize, wellFormed, listen } = serializer;
   const getter = (ctor, name) => (typeof ctor === "function" ? getOwnPropertyDescriptor(ctor.prototype, name)?.get : undefined);
   const errorEventGetters = ["message", "filename", "lineno", "colno", "error"].map((name) => [name, getter(g.ErrorEvent, name)]);
   const reasonGetter = getter(g.PromiseRejectionEvent, "reason");
@@ -43,6 +74,61 @@
     name,
     getter(g.SecurityPolicyViolationEvent, name),
   ]);
+
+  // ---- Wrapped built-ins look like the ones they replace: their source text is the native one,
+  // through Function.prototype.toString too (which is itself wrapped, and answers its own native
+  // text), their `length` is the native's, and an error the native throws does not show a frame of
+  // tabpilot's files. inject.js and files.js wrap theirs with the same `disguise`.
+  const nativeToString = Function.prototype.toString;
+  const shown = new WeakMap(); // wrapper -> the native whose text it answers
+  const hideFrames = (err, wrapper) => {
+    try {
+      if (captureStack && err !== null && typeof err === "object") apply(captureStack, ErrorCtor, [err, wrapper]);
+    } catch {}
+  };
+  // Calls the native a wrapper replaced, as the page called the wrapper.
+  const callNative = (native, self, args, wrapper) => {
+    try {
+      return apply(native, self, args);
+    } catch (err) {
+      hideFrames(err, wrapper);
+      throw err;
+    }
+  };
+  const disguise = (wrapper, native) => {
+    apply(weakSet, shown, [wrapper, native]);
+    try {
+      const length = create(null);
+      length.value = getOwnPropertyDescriptor(native, "length")?.value ?? 0;
+      length.configurable = true;
+      defineProperty(wrapper, "length", length);
+    } catch {}
+    return wrapper;
+  };
+  const toStrings = {
+    toString() {
+      const native = apply(weakGet, shown, [this]);
+      return callNative(nativeToString, native === undefined ? this : native, [], toStrings.toString);
+    },
+  };
+  disguise(toStrings.toString, nativeToString);
+  // Installs a wrapper as the native's own property is: same writable, enumerable, configurable.
+  const install = (target, name, wrapper, native) => {
+    const descriptor = create(null);
+    const old = getOwnPropertyDescriptor(target, name);
+    descriptor.value = disguise(wrapper, native);
+    descriptor.writable = old ? old.writable !== false : true;
+    descriptor.enumerable = old ? old.enumerable === true : false;
+    descriptor.configurable = true;
+    defineProperty(target, name, descriptor);
+  };
+  install(Function.prototype, "toString", toStrings.toString, nativeToString);
+
+  // On while AI Web Pilot is on (content.js says so through inject.js, from the worker's word a few
+  // ms after the page starts). Until that first word the log is kept as usual: the page-world files
+  // are meant to be there only where the switch was on when the page loaded, and the worker keeps
+  // nothing that reaches it while the switch is off.
+  let keeping = true;
 
   //: Longest text of one message, and of an error's stack, in characters (README, "Console").
   const MAX_TEXT = 10_000;
@@ -111,15 +197,15 @@
     return cut(wellFormed(text), MAX_TEXT);
   };
 
-  // ---- The queue and the sinks (inject.js attaches one per paired channel).
+  // ---- The queue, and the sink of the paired channel (`current`, set by attach below).
   let waiting = list();
   let dropped = 0;
   let timer = null;
-  const sinks = list();
+  let current = null; // [sink] of the newest channel: the one content script still in charge
 
   const flush = () => {
     timer = null;
-    if (sinks.length === 0 || (waiting.length === 0 && dropped === 0)) return;
+    if (current === null || (waiting.length === 0 && dropped === 0)) return;
     const batch = create(null);
     batch.entries = waiting;
     batch.dropped = dropped;
@@ -131,14 +217,13 @@
     } catch {
       return;
     }
-    for (let i = 0; i < sinks.length; i++) {
-      try {
-        sinks[i](json);
-      } catch {}
-    }
+    try {
+      current[0](json);
+    } catch {}
   };
 
   const push = (entry) => {
+    if (!keeping) return;
     entry.time = now();
     waiting[waiting.length] = entry;
     if (waiting.length > MAX_WAITING) {
@@ -147,7 +232,7 @@
       waiting = kept;
       dropped += 1;
     }
-    if (sinks.length === 0) return;
+    if (current === null) return;
     if (waiting.length >= BATCH_SIZE) flush();
     else if (timer === null) timer = apply(setTimer, g, [flush, BATCH_MS]);
   };
@@ -174,17 +259,19 @@
     if (typeof native !== "function") return;
     const wrappers = {
       [method](...args) {
-        try {
-          let stack;
+        if (keeping) {
           try {
-            stack = new ErrorCtor().stack;
+            let stack;
+            try {
+              stack = new ErrorCtor().stack;
+            } catch {}
+            record(method, LEVELS[method], formatArgs(args), whereFrom(stack));
           } catch {}
-          record(method, LEVELS[method], formatArgs(args), whereFrom(stack));
-        } catch {}
-        return apply(native, this, args);
+        }
+        return callNative(native, this, args, wrappers[method]);
       },
     };
-    defineProperty(console, method, { value: wrappers[method], writable: true, enumerable: true, configurable: true });
+    install(console, method, wrappers[method], native);
   };
   for (const method of ["log", "info", "warn", "error", "debug"]) wrap(method);
 
@@ -205,10 +292,14 @@
   // Events, and are the network log's business).
   // In capture, on the window: before any listener of the page's (a worker or a test world has
   // no window events, and records the console only).
+  const windowListeners = list();
   const on = (type, listener) => {
-    try {
-      apply(addListener, g, [type, listener, true]);
-    } catch {}
+    const pair = list();
+    pair[0] = type;
+    pair[1] = (event) => {
+      if (keeping) listener(event);
+    };
+    windowListeners[windowListeners.length] = pair;
   };
   on(
     "error",
@@ -243,13 +334,25 @@
     },
   );
 
-  // ---- Response bodies of fetch and XHR, for browser_network_requests' include_body: read from a
-  // clone as the page reads its own, cut at MAX_BODY characters, and sent like log entries (type
-  // "body"); the worker keeps a tab's last few and matches them to its requests. A response
-  // announced larger than MAX_READ bytes is not read at all.
+  // ---- Response bodies of fetch and XHR, for browser_network_requests' include_body, sent like log
+  // entries (type "body"); the worker keeps a tab's last few and matches them to its requests.
+  //
+  // Only what the page itself consumes is read, and never more than MAX_READ bytes of it:
+  // - A response of the page's fetch is read when the page asks for its whole body (text(), json(),
+  //   arrayBuffer(), blob(), formData(), bytes()). Those read the body to its end anyway, at the
+  //   network's pace, so a copy read beside them takes nothing the page did not ask for. text()'s
+  //   own answer is kept as it is; for the others a clone is read through a reader, and cancelled
+  //   once MAX_READ bytes have come (then `size` is not known). Not at the response: Chrome's
+  //   clone() of a network body (BytesConsumerTee in Blink) drains the network into both copies as
+  //   fast as it comes, whoever reads, so an early clone would buffer a body the page reads slowly,
+  //   or never, without end; that is how an endless chunked stream grew a tab to a gigabyte.
+  // - A body the page reads as a stream (response.body) is not read at all, for the same reason: a
+  //   copy would take the stream off the page's pace. Its entry says so.
+  // - An event stream (text/event-stream) is never read, whichever way the page reads it. A
+  //   WebSocket's upgrade never reaches fetch or XHR, and its messages are not hooked.
+  // - An XHR is read once it has loaded, from what it holds (it keeps the whole body itself).
   const MAX_BODY = 64 * 1024;
   const MAX_READ = 4 * 1024 * 1024;
-  const { listen } = serializer;
   const upper = String.prototype.toUpperCase;
   const recordBody = (source, method, url, status, read) => {
     const entry = create(null);
@@ -258,11 +361,14 @@
     entry.method = typeof method === "string" ? apply(upper, method, []) : "GET";
     entry.url = cut(wellFormed(StringCtor(url)), 2048);
     entry.status = status;
-    const done = (text, note) => {
+    // text: what was read (its start at least), or null and `note` says why; size: the whole
+    // body's length in characters, null when it was not read to its end.
+    const done = (text, note, size = typeof text === "string" ? text.length : null) => {
       if (typeof text === "string") {
-        entry.size = text.length;
-        entry.truncated = text.length > MAX_BODY;
-        entry.body = wellFormed(entry.truncated ? apply(slice, text, [0, MAX_BODY]) : text);
+        entry.size = size;
+        entry.truncated = size === null || size > MAX_BODY;
+        entry.body = wellFormed(text.length > MAX_BODY ? apply(slice, text, [0, MAX_BODY]) : text);
+        if (note) entry.note = note;
       } else {
         entry.body = null;
         entry.note = note;
@@ -275,58 +381,191 @@
       done(null, "could not be read: " + StringCtor(err?.message ?? err));
     }
   };
+  const failure = (err) => "could not be read: " + StringCtor(err?.message ?? err);
+  const EVENT_STREAM = "an event stream (text/event-stream): tabpilot never reads one";
+  const isEventStream = (type) => typeof type === "string" && apply(indexOf, apply(toLowerCase, type, []), ["text/event-stream"]) !== -1;
 
   const ResponseProto = typeof g.Response === "function" ? g.Response.prototype : null;
   const responseGet = (name) => ResponseProto && getOwnPropertyDescriptor(ResponseProto, name)?.get;
-  const [responseUrl, responseStatus, responseHeaders, responseType] = ["url", "status", "headers", "type"].map(responseGet);
+  const [responseUrl, responseStatus, responseHeaders, responseType, responseBody, responseUsed] = ["url", "status", "headers", "type", "body", "bodyUsed"].map(
+    responseGet,
+  );
   const responseClone = ResponseProto?.clone;
-  const responseText = ResponseProto?.text;
   const headersGet = typeof g.Headers === "function" ? g.Headers.prototype.get : null;
+  const StreamProto = typeof g.ReadableStream === "function" ? g.ReadableStream.prototype : null;
+  const getReader = StreamProto?.getReader;
+  const ReaderProto = typeof g.ReadableStreamDefaultReader === "function" ? g.ReadableStreamDefaultReader.prototype : null;
+  const readerRead = ReaderProto?.read;
+  const readerCancel = ReaderProto?.cancel;
+  const TextDecoderCtor = typeof g.TextDecoder === "function" ? g.TextDecoder : null;
+  const decode = TextDecoderCtor?.prototype.decode;
+  const byteLength = getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), "byteLength")?.get;
   const requestMethod = getter(g.Request, "method");
   const nativeFetch = g.fetch;
-  if (typeof nativeFetch === "function" && responseClone && responseText) {
+  const canRead = ResponseProto && responseClone && responseBody && getReader && readerRead && readerCancel && TextDecoderCtor && headersGet;
+  if (typeof nativeFetch === "function" && canRead) {
+    const fetched = new WeakMap(); // a response of the page's fetch, until its body is taken -> method
     const methodOf = (input, init) => {
       try {
-        if (init && typeof init === "object" && typeof init.method === "string") return init.method;
+        // Read once: a page's getter sees the hook read it as few times as possible.
+        const method = init && typeof init === "object" ? init.method : undefined;
+        if (typeof method === "string") return method;
         if (requestMethod && typeof input === "object" && input !== null) return apply(requestMethod, input, []);
       } catch {}
       return "GET";
     };
-    const onResponse = (method, response) => {
-      recordBody("fetch", method, apply(responseUrl, response, []), apply(responseStatus, response, []), (done) => {
-        if (apply(responseType, response, []) === "opaque") return done(null, "an opaque (no-cors) response: its body is hidden from the page");
-        const length = +apply(headersGet, apply(responseHeaders, response, []), ["content-length"]);
-        if (length > MAX_READ) return done(null, `not read: ${length} bytes`);
-        listen(apply(responseText, apply(responseClone, response, []), []), (text) => done(text), (err) => done(null, "could not be read: " + StringCtor(err?.message ?? err)));
-      });
+    // The response's method, once: a body is recorded the first time the page takes it.
+    const claim = (response) => {
+      if (!keeping) return undefined;
+      const method = apply(weakGet, fetched, [response]);
+      if (method !== undefined) apply(weakDelete, fetched, [response]);
+      return method;
     };
+    const header = (response, name) => apply(headersGet, apply(responseHeaders, response, []), [name]);
+    // Why a response taken whole is not read, or null.
+    const unread = (response) => {
+      if (apply(responseType, response, []) === "opaque") return "an opaque (no-cors) response: its body is hidden from the page";
+      if (isEventStream(header(response, "content-type"))) return EVENT_STREAM;
+      return null;
+    };
+    const recordFetch = (response, method, read) =>
+      recordBody("fetch", method, apply(responseUrl, response, []), apply(responseStatus, response, []), read);
+
+    // Reads a clone to its end or to MAX_READ bytes, whichever comes first, then lets it go.
+    const readClone = (copy, done) => {
+      const stream = apply(responseBody, copy, []);
+      if (stream === null) return done(""); // no body (a 204, a HEAD)
+      const reader = apply(getReader, stream, []);
+      const decoder = new TextDecoderCtor();
+      let text = ""; // its start: what the entry can hold
+      let chars = 0;
+      let bytes = 0;
+      const take = (part) => {
+        chars += part.length;
+        if (text.length <= MAX_BODY) text += part;
+      };
+      const step = () =>
+        listen(
+          apply(readerRead, reader, []),
+          (result) => {
+            try {
+              if (result.done) {
+                take(apply(decode, decoder, []));
+                return done(text, undefined, chars);
+              }
+              const chunk = result.value;
+              bytes += apply(byteLength, chunk, []);
+              const streamOn = create(null);
+              streamOn.stream = true;
+              take(apply(decode, decoder, [chunk, streamOn]));
+              if (bytes < MAX_READ) return step();
+              listen(apply(readerCancel, reader, []), () => {}, () => {});
+              done(text, `only its first ${MAX_READ} bytes were read: its whole length is not known`, null);
+            } catch (err) {
+              done(null, failure(err));
+            }
+          },
+          (err) => done(null, failure(err)),
+        );
+      step();
+    };
+
+    const whole = (name) => {
+      const native = ResponseProto[name];
+      if (typeof native !== "function") return;
+      const wrappers = {
+        [name](...args) {
+          const method = claim(this);
+          if (method === undefined) return callNative(native, this, args, wrappers[name]);
+          const why = unread(this);
+          if (why !== null) {
+            recordFetch(this, method, (done) => done(null, why));
+            return callNative(native, this, args, wrappers[name]);
+          }
+          let copy = null;
+          if (name !== "text") {
+            try {
+              copy = apply(responseClone, this, []); // before the native disturbs the body
+            } catch {}
+          }
+          const promise = callNative(native, this, args, wrappers[name]);
+          const response = this;
+          if (name === "text") {
+            listen(
+              promise,
+              (text) => recordFetch(response, method, (done) => done(text)),
+              (err) => recordFetch(response, method, (done) => done(null, failure(err))),
+            );
+          } else if (copy !== null) {
+            recordFetch(response, method, (done) => readClone(copy, done));
+          }
+          return promise;
+        },
+      };
+      install(ResponseProto, name, wrappers[name], native);
+    };
+    for (const name of ["text", "json", "arrayBuffer", "blob", "formData", "bytes"]) whole(name);
+
+    // response.body: a page that takes it may read it as a stream, or only look (a library checks
+    // that it is there before it calls text()). Once the page has begun to read it (bodyUsed) with
+    // none of the methods above, its entry says that it was not read.
+    const STREAMED = "read by the page as a stream (response.body): tabpilot does not read those, so that the page reads at its own pace";
+    const bodyWrappers = {
+      get body() {
+        const response = this;
+        if (keeping && apply(weakGet, fetched, [response]) !== undefined) {
+          apply(setTimer, g, [
+            () => {
+              try {
+                if (apply(responseUsed, response, []) !== true) return;
+                const method = claim(response);
+                if (method !== undefined) recordFetch(response, method, (done) => done(null, unread(response) ?? STREAMED));
+              } catch {}
+            },
+            0,
+          ]);
+        }
+        return callNative(responseBody, this, [], bodyWrapper);
+      },
+    };
+    const bodyWrapper = getOwnPropertyDescriptor(bodyWrappers, "body").get;
+    const bodyDescriptor = create(null);
+    bodyDescriptor.get = disguise(bodyWrapper, responseBody);
+    bodyDescriptor.set = undefined;
+    bodyDescriptor.enumerable = getOwnPropertyDescriptor(ResponseProto, "body").enumerable === true;
+    bodyDescriptor.configurable = true;
+    defineProperty(ResponseProto, "body", bodyDescriptor);
+
     const wrappers = {
-      fetch(input, init) {
-        const promise = apply(nativeFetch, this, [input, init]);
-        try {
-          const method = methodOf(input, init);
-          listen(promise, (response) => onResponse(method, response), () => {});
-        } catch {}
+      fetch(...args) {
+        const promise = callNative(nativeFetch, this, args, wrappers.fetch);
+        if (keeping) {
+          try {
+            const method = methodOf(args[0], args[1]);
+            listen(promise, (response) => apply(weakSet, fetched, [response, method]), () => {});
+          } catch {}
+        }
         return promise;
       },
     };
-    defineProperty(g, "fetch", { value: wrappers.fetch, writable: true, enumerable: true, configurable: true });
+    install(g, "fetch", wrappers.fetch, nativeFetch);
   }
 
   const XHR = typeof g.XMLHttpRequest === "function" ? g.XMLHttpRequest.prototype : null;
   if (XHR) {
     const xhrGet = (name) => getOwnPropertyDescriptor(XHR, name)?.get;
     const [xhrUrl, xhrStatus, xhrType, xhrText, xhrResponse] = ["responseURL", "status", "responseType", "responseText", "response"].map(xhrGet);
+    const xhrHeader = XHR.getResponseHeader;
     const nativeOpen = XHR.open;
     const nativeSend = XHR.send;
     const methods = new WeakMap();
-    const weakGet = WeakMap.prototype.get;
-    const weakSet = WeakMap.prototype.set;
     const onLoadEnd = function () {
       const xhr = this;
+      if (!keeping) return;
       const status = apply(xhrStatus, xhr, []);
       if (status === 0) return; // failed or aborted: the network log says why
       recordBody("xhr", apply(weakGet, methods, [xhr]), apply(xhrUrl, xhr, []), status, (done) => {
+        if (isEventStream(apply(xhrHeader, xhr, ["content-type"]))) return done(null, EVENT_STREAM);
         const kind = apply(xhrType, xhr, []);
         if (kind === "" || kind === "text") return done(apply(xhrText, xhr, []));
         if (kind === "json") return done(jsonStringify(apply(xhrResponse, xhr, [])));
@@ -335,33 +574,71 @@
     };
     const wrappers = {
       open(...args) {
-        try {
-          apply(weakSet, methods, [this, StringCtor(args[0])]);
-        } catch {}
-        return apply(nativeOpen, this, args);
+        if (keeping) {
+          try {
+            apply(weakSet, methods, [this, StringCtor(args[0])]);
+          } catch {}
+        }
+        return callNative(nativeOpen, this, args, wrappers.open);
       },
       send(...args) {
-        try {
-          apply(addListener, this, ["loadend", onLoadEnd]);
-        } catch {}
-        return apply(nativeSend, this, args);
+        if (keeping) {
+          try {
+            apply(addListener, this, ["loadend", onLoadEnd]);
+          } catch {}
+        }
+        return callNative(nativeSend, this, args, wrappers.send);
       },
     };
-    for (const name of ["open", "send"]) defineProperty(XHR, name, { value: wrappers[name], writable: true, enumerable: true, configurable: true });
+    install(XHR, "open", wrappers.open, nativeOpen);
+    install(XHR, "send", wrappers.send, nativeSend);
   }
 
+  // ---- The hook inject.js holds (and a second copy's inject.js, through HELLO).
+  const answerHello = (event) => {
+    try {
+      const box = apply(detailGetter, event, []);
+      if (box !== null && typeof box === "object") box.hook = hook;
+    } catch {}
+  };
+  // Adds this file's listeners again: document.open() erases the window's and the document's
+  // (inject.js calls this when it sees the document emptied; adding a listener twice is a no-op).
+  const relisten = () => {
+    for (let i = 0; i < windowListeners.length; i++) {
+      try {
+        apply(addListener, g, [windowListeners[i][0], windowListeners[i][1], true]);
+      } catch {}
+    }
+    if (doc) {
+      try {
+        apply(addListener, doc, [HELLO, answerHello]);
+      } catch {}
+    }
+  };
   const hook = freeze({
-    // A sink gets each batch as JSON text: {entries: [...], dropped}. Sinks are only added: a page
-    // that found this hook could add its own (and so read its own page's log, which it can anyway),
-    // never remove tabpilot's.
+    // A sink gets each batch as JSON text: {entries: [...], dropped}. The newest sink replaces the
+    // one before: content.js retires its earlier copy when a new one pairs. Answers a function that
+    // turns the log on or off, heard only while this sink is the newest.
     attach(sink) {
-      if (typeof sink !== "function") return;
-      sinks[sinks.length] = sink;
+      if (typeof sink !== "function") return () => {};
+      const attached = list();
+      attached[0] = sink;
+      current = attached;
       flush();
+      return (on) => {
+        if (current !== attached) return;
+        keeping = on === true;
+        if (!keeping) {
+          waiting = list();
+          dropped = 0;
+        }
+      };
     },
     // Sends what waits now, synchronously (content.js asks before a query answers).
     flush,
+    disguise,
+    relisten,
   });
-  defineProperty(g, FLAG, { value: hook, configurable: false, enumerable: false, writable: false });
+  relisten();
   g.__tabpilotPageLog = hook;
 })();

@@ -144,10 +144,24 @@ export function createBackground({ chrome, WebSocket, fetch, timers, userAgent =
   });
 
   // Each tab's content script holds a port to this worker and opens a new one when Chrome stops
-  // the worker, which wakes it within a second rather than at the 30 s alarm (content.js). Nothing
-  // is sent on these ports; they only need a listener to land on.
+  // the worker, which wakes it within a second rather than at the 30 s alarm (content.js). The
+  // pilot switch goes out on them, as it opens and when it flips, so that a page loaded while it
+  // was on keeps no log while it is off (page/page-log.js); storage.local is closed to content
+  // scripts (link/pilot.js).
+  const wakePorts = new Set();
+  const tellPilot = (port) => {
+    try {
+      port.postMessage({ pilot: pilot.isEnabled() });
+    } catch {} // closed meanwhile: its onDisconnect forgets it
+  };
   chrome.runtime.onConnect.addListener((port) => {
-    if (port.name !== "tabpilot-wake") port.disconnect();
+    if (port.name !== "tabpilot-wake") {
+      port.disconnect();
+      return;
+    }
+    wakePorts.add(port);
+    port.onDisconnect.addListener(() => wakePorts.delete(port));
+    pilot.ready.then(() => wakePorts.has(port) && tellPilot(port));
   });
 
   chrome.storage.onChanged.addListener((changes, area) => {
@@ -171,6 +185,7 @@ export function createBackground({ chrome, WebSocket, fetch, timers, userAgent =
 
   pilot.onChange((enabled) => {
     connection.send({ type: "pilot", enabled });
+    for (const port of wakePorts) tellPilot(port);
     // Off means nothing runs and nothing is read: let go of every tab the debugger holds.
     if (!enabled) commands.debug.detachAll();
     else commands.debug.holdAll();

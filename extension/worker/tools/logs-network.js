@@ -162,7 +162,10 @@ export function createNetworkLog({ chrome, tabs, pilot, ruleBook, flushPage, rul
   // and the answered requests of the same method and url are paired one to one, the shortest lag
   // first: how long after the request's end (webRequest's timeStamp) the page read the body (its
   // Date.now(); both are ms since the epoch). A page reads a body after its response ended, so
-  // two quick fetches of one url each get their own body, even when they end out of order.
+  // two quick fetches of one url each get their own body, even when they end out of order. An
+  // entry not read to its end (`size` null: cut at the page world's read cap, or not read, and
+  // its note says why) is made while the response still comes: it pairs with a request under way
+  // then, as if read at its end.
   function bodyOf(tabId, entry) {
     const same = (x) => x.url === entry.url && x.method === entry.method;
     const kept = (bodies.get(tabId) ?? []).filter(same);
@@ -175,7 +178,8 @@ export function createNetworkLog({ chrome, tabs, pilot, ruleBook, flushPage, rul
       const end = request.start + request.duration;
       for (const body of kept) {
         const agrees = body.status === null || request.status === null || body.status === request.status;
-        const lag = body.time - end;
+        const early = body.size === null && body.time >= request.start - CLOCK_SLACK_MS;
+        const lag = early ? Math.max(0, body.time - end) : body.time - end;
         if (agrees && lag >= -CLOCK_SLACK_MS) pairs.push({ request, body, lag });
       }
     }
