@@ -7,6 +7,7 @@
 // file only gathers them: a new family is one file in tools/ and its line in FAMILIES.
 import { CommandError, errorPayload } from "./link/errors.js";
 import { createTabMachinery } from "./tab/machinery.js";
+import { createAskHumanTools } from "./tools/ask-human.js";
 import { createCaptureTools } from "./tools/capture.js";
 import { createEmulateTools } from "./tools/emulate.js";
 import { createFilesTools } from "./tools/files.js";
@@ -39,6 +40,7 @@ const FAMILIES = {
   form: createFormTools,
   network_rules: createNetworkRulesTools,
   find: createFindTools,
+  ask_human: createAskHumanTools,
 };
 
 const PILOT_OFF =
