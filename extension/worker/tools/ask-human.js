@@ -130,6 +130,11 @@ export function createAskHumanTools({ chrome, pilot, timers, managed, ports, tab
     let frameId = null;
     try {
       if (ask.ref) frameId = await outline(tab, ask.ref, id, ask.timeoutMs);
+      // The switch or the tab may have gone while the outline was drawn: nothing is shown then.
+      if (!pilot.isEnabled()) throw new CommandError("pilot_disabled", "The person turned AI Web Pilot off; nothing was asked.");
+      await Promise.resolve(chrome.tabs.get(tab.id)).catch(() => {
+        throw new CommandError("tab_closed", `Tab ${tab.id} was closed; nothing was asked. Pick another tab from browser_tabs.`);
+      });
       const answer = new Promise((resolve, reject) => {
         const timer = timers.setTimeout(
           () =>
