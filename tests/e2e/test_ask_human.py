@@ -129,7 +129,10 @@ def test_done_with_a_reply_shows_the_request_and_holds_the_tab(
     url = f"{site}/handoff.html"
     button = ref(daemon, tab, 'button "Sign in"')
     # Another tab in front first: the request brings its own to the front.
-    browser.switch_to.window(browser.window_handles[0])
+    for handle in browser.window_handles:
+        browser.switch_to.window(handle)
+        if browser.current_url != url:
+            break
     browser.execute_cdp_cmd("Page.bringToFront", {})
     wait_for(lambda: active_tab(daemon) != tab, 5, "another tab in front")
     started = time.monotonic()
