@@ -118,6 +118,16 @@ def outline_and_element(driver: webdriver.Chrome) -> Any:
     )
 
 
+def another_in_front(driver: webdriver.Chrome, daemon: Daemon, tab: int, url: str) -> None:
+    """A tab other than `tab` (which shows `url`) in front, as the person left it."""
+    for handle in driver.window_handles:
+        driver.switch_to.window(handle)
+        if driver.current_url != url:
+            break
+    driver.execute_cdp_cmd("Page.bringToFront", {})
+    wait_for(lambda: active_tab(daemon) != tab, 5, "another tab in front")
+
+
 def active_tab(daemon: Daemon) -> int:
     tabs: list[dict[str, Any]] = daemon.get("/tabs").json()["result"]
     return int(next(t["id"] for t in tabs if t["active"]))
@@ -129,12 +139,7 @@ def test_done_with_a_reply_shows_the_request_and_holds_the_tab(
     url = f"{site}/handoff.html"
     button = ref(daemon, tab, 'button "Sign in"')
     # Another tab in front first: the request brings its own to the front.
-    for handle in browser.window_handles:
-        browser.switch_to.window(handle)
-        if browser.current_url != url:
-            break
-    browser.execute_cdp_cmd("Page.bringToFront", {})
-    wait_for(lambda: active_tab(daemon) != tab, 5, "another tab in front")
+    another_in_front(browser, daemon, tab, url)
     started = time.monotonic()
     answer = ask(asking, daemon, message="Please sign in, then press Done", ref=button, tab_id=tab)
 
@@ -223,16 +228,17 @@ def test_no_answer_is_human_timeout_and_the_request_is_withdrawn(
 
 
 def test_a_stale_ref_is_refused_before_anything_is_shown(
-    daemon: Daemon, browser: webdriver.Chrome, tab: int
+    daemon: Daemon, browser: webdriver.Chrome, site: str, tab: int
 ) -> None:
     going = ref(daemon, tab, 'button "Going soon"')
     js(daemon, tab, "document.getElementById('going').remove()")
+    another_in_front(browser, daemon, tab, f"{site}/handoff.html")
     before = active_tab(daemon)
     refused(daemon, "browser_ask_human", 410, "stale_ref", message="Look", ref=going, tab_id=tab)
+    assert active_tab(daemon) == before  # not brought to the front
     with popup(browser):
         assert badge(browser) == "ON"
         assert not cards(browser)
-    assert active_tab(daemon) == before
     assert js(daemon, tab, "document.querySelector('[data-tabpilot-handoff]')") is None
 
 
