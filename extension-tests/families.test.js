@@ -69,6 +69,7 @@ test("the popup records every command but ping, and words all but two", () => {
   const recorded = Object.keys(workerCommands().summaries).sort();
   assert.deepEqual(recorded, [
     "browser_act",
+    "browser_ask_human",
     "browser_close",
     "browser_console_messages",
     "browser_downloads",

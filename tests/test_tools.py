@@ -144,6 +144,12 @@ RESULTS: dict[str, Any] = {
         **{"evicted": 0, "last_seq": 12, "page": {"id": 2, "url": "http://localhost/test"}},
         "pages": [{"id": 2, "url": "http://localhost/test"}],
     },
+    "browser_ask_human": {
+        "answer": "done",
+        "reply": "logged in",
+        "elapsed_ms": 5120,
+        "url": "http://localhost/account",
+    },
     "browser_network_rules": {
         "rule": {"id": 1, "kind": "block", "pattern": "**/ads/**", "types": ["image"]},
         "rules": [
@@ -228,6 +234,11 @@ CASES: dict[str, Case] = {
         'Filled 2 of 2 fields\ne3 textbox "Name": "Ada"\ne5 checkbox "Terms": checked\n'
         'Clicked button "Go" (e9); the page navigated to http://localhost/next',
         ("fill", "--field", "e3=Ada", "--field", "e5=true", "--submit", "e9"),
+    ),
+    "browser_ask_human": Case(
+        {"message": "Please log in", "ref": "e4", "timeout_ms": 60000},
+        'The person answered done: "logged in"\nThe tab is at http://localhost/account',
+        ("ask", "Please log in", "--ref", "e4", "--timeout-ms", "60000"),
     ),
     "browser_close": Case({}, "Closed 2 tabs.", ("close",)),
     "browser_emulate": Case(

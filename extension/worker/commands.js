@@ -8,6 +8,7 @@
 import { CommandError, errorPayload } from "./link/errors.js";
 import { createTabMachinery } from "./tab/machinery.js";
 import { siteRefusal } from "./tab/tabs.js";
+import { createAskHumanTools } from "./tools/ask-human.js";
 import { createCaptureTools } from "./tools/capture.js";
 import { createEmulateTools } from "./tools/emulate.js";
 import { createFilesTools } from "./tools/files.js";
@@ -40,6 +41,7 @@ const FAMILIES = {
   form: createFormTools,
   network_rules: createNetworkRulesTools,
   find: createFindTools,
+  ask_human: createAskHumanTools,
 };
 
 const PILOT_OFF =

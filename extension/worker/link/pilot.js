@@ -64,5 +64,7 @@ export function createPilot({ chrome, fetch, managed = loadManaged({ chrome, fet
     ready,
     isEnabled: () => enabled,
     onChange: (listener) => listeners.add(listener),
+    // The switch's badge again, after a handoff's "?" (tools/ask-human.js).
+    repaintBadge: updateBadge,
   };
 }

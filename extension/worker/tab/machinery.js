@@ -2,7 +2,9 @@
 // worker. All of it adds its Chrome listeners here, in the worker's first turn, as Chrome wants for
 // waking the worker for them.
 //   ports     tab-ports.js: a port to each tab's content script.
-//   tabs      tab-cache.js: the target tab (`tabs.resolve(tab_id)`).
+//   tabs      tab-cache.js: the target tab (`tabs.resolve(tab_id)`); human_turn while a person
+//             holds it for a handoff (handoffs.js).
+//   handoffs  handoffs.js: the tabs handed to the person (browser_ask_human).
 //   debug     debugger.js: chrome.debugger, where it may be used.
 //   dialogs   dialogs.js: the JavaScript dialogs that block a tab.
 //   aiTabs    ai-tabs.js: the tabs the AI opened.
@@ -19,6 +21,7 @@ import { createDebugger } from "./debugger.js";
 import { createDialogs } from "./dialogs.js";
 import { createDownloads } from "./downloads.js";
 import { createFrameEvents } from "./frame-events.js";
+import { createHandoffs } from "./handoffs.js";
 import { createOpenedTabs } from "./opened-tabs.js";
 import { createSiteRules } from "../link/site-rules.js";
 import { createRuleBook } from "./rule-book.js";
@@ -29,7 +32,8 @@ import { createTabWatch } from "./tab-watch.js";
 export function createTabMachinery({ chrome, timers, managed }) {
   const sites = createSiteRules({ chrome });
   const ports = createTabPorts(chrome, sites);
-  const tabs = createTabCache(chrome, sites);
+  const handoffs = createHandoffs();
+  const tabs = handoffs.guard(createTabCache(chrome, sites));
   const debug = createDebugger({ chrome, managed });
   const dialogs = createDialogs({ chrome, debug });
   const aiTabs = createAiTabs({ chrome, debug });
@@ -62,5 +66,5 @@ export function createTabMachinery({ chrome, timers, managed }) {
     });
   }
 
-  return { ports, tabs, debug, dialogs, aiTabs, openedTabs, tabWatch, frames, downloads, ruleBook, sites, withTimeout };
+  return { ports, tabs, handoffs, debug, dialogs, aiTabs, openedTabs, tabWatch, frames, downloads, ruleBook, sites, withTimeout };
 }

@@ -166,6 +166,19 @@ class _Methods(_Calls[R]):
         state, error, path}]}``."""
 
     @_tool()
+    def ask_human(
+        self,
+        message: str,
+        *,
+        ref: str | None = None,
+        timeout_ms: int | None = None,
+        tab_id: int | None = None,
+    ) -> R:
+        """Hands the tab to the person at the browser and waits for their answer: ``{answer: "done"
+        | "declined", reply, elapsed_ms, url}``; raises human_timeout, or no_human in the managed
+        browser."""
+
+    @_tool()
     def close_browser(self) -> R:
         """Close the tabs the AI opened (and stop the daemon's managed browser): ``{closed_tabs,
         browser?}``."""

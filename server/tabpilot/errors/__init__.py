@@ -29,6 +29,7 @@ The hierarchy (``tests/test_errors.py`` checks that it names every code)::
      │    ├── ConfirmTokenUnknown      404 confirm_token_unknown  (guard)
      │    ├── FunctionNotFound         404 function_not_found  (functions)
      │    ├── MethodNotAllowed         405 method_not_allowed
+     │    ├── HumanTimeout             408 human_timeout  (handoff)
      │    ├── TabNotScriptable         409 tab_not_scriptable
      │    ├── CspBlocked               409 csp_blocked
      │    ├── DialogOpen               409 dialog_open
@@ -40,6 +41,8 @@ The hierarchy (``tests/test_errors.py`` checks that it names every code)::
      │    ├── NoValidPage              409 no_valid_page  (contexts)
      │    ├── ElementNotInteractable   409 element_not_interactable  (page)
      │    ├── RuleLimit                409 rule_limit  (page)
+     │    ├── HumanTurn                409 human_turn  (handoff)
+     │    ├── NoHuman                  409 no_human  (handoff)
      │    ├── NotAFileInput            409 not_a_file_input  (files)
      │    ├── ConfirmTokenMismatch     409 confirm_token_mismatch  (guard)
      │    ├── TooManyFunctions         409 too_many_functions  (functions)
@@ -76,7 +79,8 @@ The hierarchy (``tests/test_errors.py`` checks that it names every code)::
 The leaves live by area: the generic codes in :mod:`~tabpilot.errors.api`, the page tools' in
 :mod:`~tabpilot.errors.page`, the large-output guard's in :mod:`~tabpilot.errors.guard`, the
 function registry's in :mod:`~tabpilot.errors.functions`, the contexts' in
-:mod:`~tabpilot.errors.contexts` and the file tools' in :mod:`~tabpilot.errors.files`. Each
+:mod:`~tabpilot.errors.contexts`, the file tools' in :mod:`~tabpilot.errors.files` and the
+handoff's (browser_ask_human) in :mod:`~tabpilot.errors.handoff`. Each
 imports only :mod:`~tabpilot.errors._base`, and this module
 imports them all, so every code is known wherever ``tabpilot.errors`` is.
 
@@ -155,6 +159,7 @@ from tabpilot.errors.guard import (
     ConfirmTokenUnknown,
     ConfirmTokenUsed,
 )
+from tabpilot.errors.handoff import HumanTimeout, HumanTurn, NoHuman
 from tabpilot.errors.page import (
     ClipOutsideViewport,
     DebuggerDisabled,
@@ -174,7 +179,7 @@ from tabpilot.errors.page import (
 )
 
 #: The areas in the order the API table lists a status's codes: the generic ones first.
-_AREAS = ("api", "contexts", "page", "files", "guard", "functions")
+_AREAS = ("api", "contexts", "page", "handoff", "files", "guard", "functions")
 
 
 def error_classes() -> list[type[TabpilotError]]:
@@ -244,6 +249,8 @@ __all__ = [
     "ForbiddenHost",
     "ForbiddenOrigin",
     "FunctionNotFound",
+    "HumanTimeout",
+    "HumanTurn",
     "InternalError",
     "InvalidFunction",
     "InvalidRegex",
@@ -252,6 +259,7 @@ __all__ = [
     "JavaScriptSyntaxError",
     "MethodNotAllowed",
     "NavigationFailed",
+    "NoHuman",
     "NoTargetTab",
     "NoValidPage",
     "NotAFileInput",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from tabpilot.errors import InvalidRequest
 from tabpilot.tools import (
+    ask_human,
     close,
     context_storage,
     contexts,
@@ -47,6 +48,7 @@ TOOLS: dict[str, Tool] = {
         wait,
         mouse,
         files,
+        ask_human,
         close,
         script,
         tabs,
