@@ -7,6 +7,7 @@
 //
 //   ISOLATED_WORLD_FILES, MAIN_WORLD_FILES   the two worlds' files, in load order
 //   EXECUTOR_FILES                           what every world that runs a script loads (script-routes.js)
+//   isCurrent(registered)                    whether Chrome's registration is this version's, whole
 //   createPageScripts({chrome, pilot, timers}) -> {sync}: sync() makes Chrome's registration match
 //                                            the switch; resolves once it does, or once a failure
 //                                            is logged and a retry set (it never rejects)
@@ -86,6 +87,11 @@ function same(have, want) {
   );
 }
 
+// Whether `have` (getRegisteredContentScripts's answer) is this version's registration, whole.
+export function isCurrent(have) {
+  return have.length === PAGE_SCRIPTS.length && PAGE_SCRIPTS.every((want) => have.some((h) => h.id === want.id && same(h, want)));
+}
+
 export function createPageScripts({ chrome, pilot, timers }) {
   let queue = Promise.resolve();
   let waiting = null; // a sync not begun yet: it will see any change made before it begins
@@ -131,9 +137,7 @@ export function createPageScripts({ chrome, pilot, timers }) {
   // is an error, and a gap would let a page load without its scripts.
   async function register() {
     const have = await chrome.scripting.getRegisteredContentScripts({ ids: IDS });
-    if (have.length === PAGE_SCRIPTS.length && PAGE_SCRIPTS.every((want) => have.some((h) => h.id === want.id && same(h, want)))) {
-      return;
-    }
+    if (isCurrent(have)) return;
     // Another version's registration (an update changed a list), or a part of one: replaced whole.
     if (have.length > 0) await chrome.scripting.unregisterContentScripts({ ids: have.map((script) => script.id) });
     await chrome.scripting.registerContentScripts(PAGE_SCRIPTS);
