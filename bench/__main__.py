@@ -20,6 +20,7 @@ from bench import (
     report,
     routes,
     suites,
+    switch_on,
     tasks,
 )
 from bench.rig import chromium_version, machine, proc_status, rig
@@ -41,7 +42,8 @@ def run(
     and of the client's import, with no browser; with `only="hands"` the rows of a page's hands
     (a form, a wait, an upload, a drag) over HTTP and beside the peers, and the tasks; with
     `only="frames"` the rows of frames and find beside the peers and the tasks across frames and
-    tabs, with no rig."""
+    tabs, with no rig; with `only="switch"` the first command in tabs opened before AI Web Pilot
+    went on, beside tabs opened after."""
     started = time.perf_counter()
     everything = only is None
     results: dict[str, Any] = {"command": command, "machine": machine()}
@@ -61,14 +63,17 @@ def run(
                 results["hands"] = hands.measure(r, counts)
             if everything or only == "contexts":
                 results["contexts"] = _contexts(r, counts)
-            if only not in ("contexts", "hands"):
+            if everything or only == "switch":
+                _say("the first command in tabs opened before the switch went on, and after")
+                results["switch_on"] = switch_on.measure(r, counts)
+            if only not in ("contexts", "hands", "switch"):
                 _say("1+1 by tabpilot's Python client and by Selenium's CDP")
                 fewer = max(counts.calls // 4, 2 * counts.blocks)
                 quarter = replace(counts, calls=fewer, warmup=counts.warmup // 4)
                 results["client"] = suites.latency(client_systems(r), quarter)
     else:  # no rig: the version of the Chromium every server here starts
         results["machine"]["chromium"] = chromium_version()
-    if only not in ("contexts", "startup"):
+    if only not in ("contexts", "startup", "switch"):
         _say("tabpilot, Playwright MCP and chrome-devtools-mcp side by side")
         peers = peer_suite.measure(counts, only if only in ("tasks", "hands", "frames") else None)
         results["tools_list"] = peers.pop("tools_list")
@@ -127,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--only",
-        choices=["peers", "tasks", "contexts", "startup", "hands", "frames"],
+        choices=["peers", "tasks", "contexts", "startup", "hands", "frames", "switch"],
         help="peers: only the rows against other MCP servers and the Python client's (faster); "
         "tasks: only the whole tasks beside the other MCP servers and their tools/list; "
         "contexts: only the managed contexts' start-up, memory and 1+1; "
@@ -136,7 +141,8 @@ def main(argv: list[str] | None = None) -> int:
         "hands: only a form, a wait, an upload and a drag, over HTTP and beside the other MCP "
         "servers, and the tasks that use them; "
         "frames: only a snapshot of a page with two cross-origin frames, a search of the product "
-        "page, and the tasks in a frame and in a tab a click opens, beside the other MCP servers",
+        "page, and the tasks in a frame and in a tab a click opens, beside the other MCP servers; "
+        "switch: only the first command in tabs opened before AI Web Pilot went on, and after",
     )
     args = parser.parse_args(argv)
     if args.only and args.readme:

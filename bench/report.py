@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench import context_report, hands_report, peer_report, start_report
+from bench import context_report, hands_report, peer_report, start_report, switch_on
 
 REPO = Path(__file__).resolve().parents[1]
 #: The page whose marked benchmark section `python -m bench --readme` rewrites.
@@ -97,6 +97,7 @@ def markdown(results: dict[str, Any]) -> str:
     lines += [f"| {t} | {v} | {'yes' if ok else '**no**'} |" for t, v, ok in targets(results)]
     if "latency" in results:
         lines += _suites_markdown(results)
+    lines += switch_on.markdown(results)
     lines += hands_report.markdown(results)
     lines += start_report.markdown(results)
     lines += context_report.markdown(results)

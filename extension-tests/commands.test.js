@@ -159,7 +159,7 @@ test("until the late answer comes, the next command probes the tab first", async
   assert.deepEqual(chrome.calls.delivered.map((d) => d.message.type), ["execute", "ping", "execute"]);
 });
 
-test("'Receiving end does not exist' injects MAIN then ISOLATED, then sends exactly once more", async () => {
+test("'Receiving end does not exist' injects MAIN then ISOLATED, looks for frames without them, then sends exactly once more", async () => {
   const { chrome, commands } = setup({
     onSend: (_tab, _msg, _opt, attempt) => {
       if (attempt === 1) throw new Error(NO_RECEIVER);
@@ -175,8 +175,59 @@ test("'Receiving end does not exist' injects MAIN then ISOLATED, then sends exac
     [
       { world: "MAIN", files: MAIN_WORLD_FILES, target: { tabId: 7, frameIds: [0] } },
       { world: "ISOLATED", files: ISOLATED_WORLD_FILES, target: { tabId: 7, frameIds: [0] } },
+      { world: "ISOLATED", files: undefined, target: { tabId: 7, allFrames: true } },
     ],
   );
+});
+
+// A page loaded while the pilot was off has no content script in any frame; the first command
+// gives them to every frame that lacks them, since a snapshot reaches each frame by its own port.
+// `frames` maps each frameId to whether its content script is there; `refuses` is a frame that
+// refuses the files. Answers the worlds and frames injected, and the command's result.
+async function firstCommandIn(frames, refuses = null) {
+  const { chrome, commands } = setup({
+    onSend: (_tab, _msg, _opt, attempt) => {
+      if (attempt === 1) throw new Error(NO_RECEIVER);
+      return answer42;
+    },
+  });
+  const inject = chrome.scripting.executeScript;
+  chrome.scripting.executeScript = async (details) => {
+    await inject(details);
+    if (details.func) return Object.entries(frames).map(([frameId, has]) => ({ frameId: Number(frameId), result: has }));
+    if (details.target.frameIds.includes(refuses)) throw new Error(`Frame with ID ${refuses} is showing error page`);
+    return details.target.frameIds.map((frameId) => ({ frameId, result: undefined }));
+  };
+  const result = await commands.run(execute());
+  const injected = chrome.calls.executeScript.filter((d) => d.files).map((d) => [d.world, d.target.frameIds]);
+  return { result, injected, sends: chrome.calls.delivered.length };
+}
+
+test("the first command in a page without content scripts injects every frame that lacks them", async () => {
+  // Frame 3 has its scripts (it loaded after the switch went on); 5 and 9 have none.
+  const { result, injected, sends } = await firstCommandIn({ 0: true, 3: true, 5: false, 9: false });
+  assert.equal(result.result, 42);
+  assert.deepEqual(injected, [
+    ["MAIN", [0]],
+    ["ISOLATED", [0]],
+    ["MAIN", [5, 9]],
+    ["ISOLATED", [5, 9]],
+  ]);
+  // The command is sent once every frame has them.
+  assert.equal(sends, 2);
+});
+
+test("a child frame that refuses the scripts leaves the others and the command alone", async () => {
+  const { result, injected } = await firstCommandIn({ 0: true, 5: false, 9: false }, 5);
+  assert.equal(result.result, 42);
+  assert.deepEqual(injected, [
+    ["MAIN", [0]],
+    ["ISOLATED", [0]],
+    ["MAIN", [5, 9]],
+    ["MAIN", [5]],
+    ["MAIN", [9]],
+    ["ISOLATED", [9]],
+  ]);
 });
 
 test("a second 'Receiving end does not exist' is not retried again", async () => {
@@ -292,7 +343,8 @@ test("commands sent together to a fresh tab share one injection", async () => {
   };
   const results = await Promise.all([commands.run(execute({}, "a")), commands.run(execute({}, "b"))]);
   assert.deepEqual(results.map((r) => r.ok), [true, true]);
-  assert.equal(chrome.calls.executeScript.length, 2); // one MAIN, one ISOLATED
+  // One MAIN, one ISOLATED, one look for child frames without them.
+  assert.equal(chrome.calls.executeScript.length, 3);
   assert.equal(chrome.calls.delivered.length, 4);
 });
 

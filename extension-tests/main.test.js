@@ -143,6 +143,8 @@ test("flipping the switch sends a pilot frame and repaints the badge", async () 
   const { ws, chrome } = await start({ storage: { pilotEnabled: false } });
   await chrome.storage.local.set({ pilotEnabled: true });
   await chrome.storage.local.set({ pilotEnabled: false });
+  // Each once the page scripts' registration matches it (page-scripts.test.js).
+  await until(() => ws.frames("pilot").length === 2, "two pilot frames");
   assert.deepEqual(ws.frames("pilot"), [
     { type: "pilot", enabled: true },
     { type: "pilot", enabled: false },

@@ -1,46 +1,67 @@
-// The manifest is the one list of the files injected into pages (its content_scripts): the worker
-// reads its lists rather than keeping its own (worker/tab/tabs.js), and every file it names exists.
+// The manifest declares no content script: the files injected into pages are listed once, in
+// worker/tab/page-scripts.js, which registers them only while AI Web Pilot is on; the worker's other
+// modules use that list rather than keeping their own, and every file it names exists.
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import { createCommands } from "../extension/worker/commands.js";
-import { executorFiles, worldFiles } from "../extension/worker/tab/tabs.js";
+import { EXECUTOR_FILES as WORKER_EXECUTOR_FILES, PAGE_SCRIPTS } from "../extension/worker/tab/page-scripts.js";
 import { NO_RECEIVER, fakeChrome, realTimers } from "./support/fake-chrome.js";
-import { EXECUTOR_FILES, ISOLATED_WORLD_FILES, MAIN_WORLD_FILES, MANIFEST } from "./support/page-files.js";
+import { EXECUTOR_FILES, ISOLATED_WORLD_FILES, MAIN_WORLD_FILES, readExtension } from "./support/page-files.js";
 
 const EXTENSION = new URL("../extension/", import.meta.url);
 const exists = (path) => existsSync(new URL(path, EXTENSION));
+const MANIFEST = JSON.parse(readExtension("manifest.json"));
 
-test("every file the manifest names exists", () => {
+test("every file the manifest and the page scripts name exists", () => {
   const named = [
     MANIFEST.background.service_worker,
     MANIFEST.action.default_popup,
     ...Object.values(MANIFEST.icons),
-    ...MANIFEST.content_scripts.flatMap((entry) => entry.js),
+    ...ISOLATED_WORLD_FILES,
+    ...MAIN_WORLD_FILES,
   ];
   const missing = named.filter((path) => !exists(path));
   assert.deepEqual(missing, []);
 });
 
-test("the manifest has one isolated-world entry and one MAIN-world entry", () => {
-  assert.deepEqual(
-    MANIFEST.content_scripts.map((entry) => entry.world ?? null),
-    [null, "MAIN"],
-  );
+// A static content script runs in every page the person opens, whatever the switch says.
+test("the manifest declares no content script, and keeps what registering them needs", () => {
+  assert.equal(MANIFEST.content_scripts, undefined);
+  assert.ok(MANIFEST.permissions.includes("scripting"));
+  assert.deepEqual(MANIFEST.host_permissions, ["<all_urls>"]);
+  // matchOriginAsFallback in registerContentScripts came with Chrome 119.
+  assert.ok(Number(MANIFEST.minimum_chrome_version) >= 119);
 });
 
-test("the worker's world lists are the manifest's; the executor's are the MAIN world's but for three", () => {
-  const { chrome } = fakeChrome();
-  assert.deepEqual(worldFiles(chrome), { isolated: ISOLATED_WORLD_FILES, main: MAIN_WORLD_FILES });
-  assert.deepEqual(executorFiles(chrome), EXECUTOR_FILES);
+test("the registered scripts are the two worlds' lists, in every frame, at document_start", () => {
+  assert.deepEqual(
+    PAGE_SCRIPTS.map((s) => [s.id, s.world, s.js]),
+    [
+      ["tabpilot-content", "ISOLATED", ISOLATED_WORLD_FILES],
+      ["tabpilot-page", "MAIN", MAIN_WORLD_FILES],
+    ],
+  );
+  for (const script of PAGE_SCRIPTS) {
+    assert.deepEqual(script.matches, ["<all_urls>"]);
+    assert.equal(script.allFrames, true);
+    assert.equal(script.matchOriginAsFallback, true);
+    assert.equal(script.runAt, "document_start");
+  }
+  assert.equal(ISOLATED_WORLD_FILES.at(-1), "content/content.js");
+  assert.equal(MAIN_WORLD_FILES.at(-1), "page/inject.js");
+});
+
+test("the executor's files are the MAIN world's but for three", () => {
+  assert.deepEqual(WORKER_EXECUTOR_FILES, EXECUTOR_FILES);
   assert.deepEqual(
     MAIN_WORLD_FILES.filter((file) => !EXECUTOR_FILES.includes(file)),
     ["page/page-log.js", "page/files.js", "page/inject.js"],
   );
 });
 
-test("a tab opened before the extension loaded gets the manifest's files, page world first", async () => {
+test("a tab opened before the switch went on gets the same files on its first command, page world first", async () => {
   const tab = { id: 7, url: "https://example.com/", title: "Example", active: true, windowId: 1 };
   let sends = 0;
   const { chrome } = fakeChrome({
@@ -56,7 +77,7 @@ test("a tab opened before the extension loaded gets the manifest's files, page w
   const result = await commands.run(frame);
   assert.equal(result.ok, true);
   assert.deepEqual(
-    chrome.calls.executeScript.map((details) => [details.world, details.files]),
+    chrome.calls.executeScript.filter((details) => details.files).map((details) => [details.world, details.files]),
     [
       ["MAIN", MAIN_WORLD_FILES],
       ["ISOLATED", ISOLATED_WORLD_FILES],
@@ -64,15 +85,15 @@ test("a tab opened before the extension loaded gets the manifest's files, page w
   );
 });
 
-// Outside tabs.js, which names the page world's own two files, the worker names no file the
-// manifest injects: a list kept by hand beside the manifest's would drift from it. A file injected
-// on demand only (content/ask-human.js, while a handoff is open) is the worker's own, and exists.
-test("no worker module keeps a list of the injected files", () => {
+// Outside page-scripts.js, the worker names no injected file: a list kept by hand beside it would
+// drift from it. A file injected on demand only (content/ask-human.js, while a handoff is open) is
+// the worker's own, and exists.
+test("no other worker module keeps a list of the injected files", () => {
   const worker = new URL("worker/", EXTENSION);
-  const listed = new Set(MANIFEST.content_scripts.flatMap((entry) => entry.js));
+  const listed = new Set([...ISOLATED_WORLD_FILES, ...MAIN_WORLD_FILES]);
   const named = [];
   for (const path of readdirSync(worker, { recursive: true }).filter((p) => p.endsWith(".js"))) {
-    if (path === "tab/tabs.js") continue;
+    if (path === "tab/page-scripts.js") continue;
     const text = readFileSync(new URL(path, worker), "utf8");
     const files = text.matchAll(/["'`](?:content|page|shared)\/[\w-]+\.js["'`]/g);
     for (const [found] of files) {

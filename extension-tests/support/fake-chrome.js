@@ -1,8 +1,7 @@
 // Stubs of the chrome.* APIs, a fake WebSocket and fake timers, for the service worker's tests.
 import { readFileSync } from "node:fs";
 
-// The extension's real manifest: runtime.getManifest() answers it, as Chrome does, so the worker
-// injects the files it lists.
+// The extension's real manifest: runtime.getManifest() answers it, as Chrome does.
 const MANIFEST = readFileSync(new URL("../../extension/manifest.json", import.meta.url), "utf8");
 
 function event() {
@@ -29,14 +28,27 @@ export function fakeChrome({
   sessionFails = false,
   cookies = [],
   onScript = null,
+  registered = [],
+  registerFails = 0,
 } = {}) {
   const store = { ...storage };
   const sessionStore = structuredClone(session);
-  const calls = { delivered: [], connect: [], executeScript: [], storageSet: [], sessionSet: [], badge: [], alarms: [] };
+  const calls = {
+    delivered: [],
+    connect: [],
+    executeScript: [],
+    storageSet: [],
+    sessionSet: [],
+    badge: [],
+    alarms: [],
+    registration: [],
+  };
+  let failsLeft = registerFails;
   const onChanged = event();
   let sends = 0;
   const chrome = {
     calls,
+    registered,
     store,
     sessionStore,
     storage: {
@@ -145,6 +157,33 @@ export function fakeChrome({
         // onScript(details, tab) plays the injected function: its value is the frame's result.
         if (onScript) return [{ frameId: 0, result: await onScript(details, tab) }];
         return [{ frameId: 0, result: undefined }];
+      },
+      // The dynamic content scripts, kept in `registered` as Chrome keeps them across worker
+      // restarts: with every field filled in, as Chrome answers. The first `registerFails`
+      // registrations fail.
+      async getRegisteredContentScripts(filter = {}) {
+        calls.registration.push(["get", filter]);
+        return structuredClone(registered.filter((s) => !filter.ids || filter.ids.includes(s.id)));
+      },
+      async registerContentScripts(scripts) {
+        calls.registration.push(["register", scripts.map((s) => s.id)]);
+        if (failsLeft > 0) {
+          failsLeft -= 1;
+          throw new Error("Could not register the content scripts.");
+        }
+        const taken = scripts.find((s) => registered.some((r) => r.id === s.id));
+        if (taken) throw new Error(`Duplicate script ID '${taken.id}'`);
+        for (const s of scripts) {
+          registered.push({ excludeMatches: [], persistAcrossSessions: true, runAt: "document_idle", world: "ISOLATED", ...structuredClone(s) });
+        }
+      },
+      async unregisterContentScripts(filter = {}) {
+        calls.registration.push(["unregister", filter.ids]);
+        const missing = (filter.ids ?? []).find((id) => !registered.some((r) => r.id === id));
+        if (missing) throw new Error(`Nonexistent script ID '${missing}'`);
+        for (let i = registered.length - 1; i >= 0; i--) {
+          if (!filter.ids || filter.ids.includes(registered[i].id)) registered.splice(i, 1);
+        }
       },
     },
     cookies: fakeCookies(cookies, calls),
@@ -287,6 +326,12 @@ export function manualTimers() {
     // Fires the oldest pending timer; resolves when what it started (a promise it returns) settles.
     async fireNext() {
       const [id, { fn }] = pending.entries().next().value;
+      pending.delete(id);
+      await fn();
+    },
+    // Fires the oldest pending timer set for `ms`, leaving the others pending.
+    async fireDelay(ms) {
+      const [id, { fn }] = [...pending.entries()].find(([, timer]) => timer.ms === ms);
       pending.delete(id);
       await fn();
     },

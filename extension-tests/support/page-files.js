@@ -12,12 +12,8 @@ export const SERIALIZER_FILES = ["page/serialize-intrinsics.js", "page/serialize
 // returns, then the executor.
 export const EXECUTOR_FILES = [...SERIALIZER_FILES, "page/returns.js", "page/executor.js"];
 
-// The two worlds' files as the manifest lists them, the one list of them (the worker injects the
-// same lists, worker/tab/tabs.js): the page world's entry has world "MAIN", the isolated world's
-// has none.
-export const MANIFEST = JSON.parse(readExtension("manifest.json"));
-export const MAIN_WORLD_FILES = MANIFEST.content_scripts.find((entry) => entry.world === "MAIN").js;
-export const ISOLATED_WORLD_FILES = MANIFEST.content_scripts.find((entry) => entry.world === undefined).js;
+// The two worlds' files, as the worker registers and injects them: the one list of them.
+export { ISOLATED_WORLD_FILES, MAIN_WORLD_FILES } from "../../extension/worker/tab/page-scripts.js";
 
 /** [[path, text]] of `paths`, read once, for loadFiles. */
 export const readFiles = (paths) => paths.map((path) => [path, readExtension(path)]);

@@ -8,6 +8,7 @@ import { createConnection } from "./link/connection.js";
 import { DEFAULT_CONTEXT, isContextName, loadManaged } from "./link/managed.js";
 import { createPilot } from "./link/pilot.js";
 import { createProxyAuth } from "./link/proxy-auth.js";
+import { createPageScripts } from "./tab/page-scripts.js";
 
 export const PROTOCOL_VERSION = 1;
 export const DEFAULT_PORT = 7878;
@@ -28,6 +29,9 @@ export function createBackground({ chrome, WebSocket, fetch, timers, userAgent =
   const managed = loadManaged({ chrome, fetch });
   createProxyAuth({ chrome, managed }); // its listener too is added in this first turn
   const pilot = createPilot({ chrome, managed });
+  // tabpilot's scripts load into pages only while the pilot is on (tab/page-scripts.js).
+  const pageScripts = createPageScripts({ chrome, pilot, timers });
+  const scriptsReady = pageScripts.sync();
   // The daemon's landing page: where a new tab opens by default, a page scripts may run in.
   const landingUrl = async () => `http://127.0.0.1:${connection.status().port ?? DEFAULT_PORT}/`;
   const commands = createCommands({ chrome, pilot, timers, fetch, managed, landingUrl, now });
@@ -184,7 +188,9 @@ export function createBackground({ chrome, WebSocket, fetch, timers, userAgent =
   });
 
   pilot.onChange((enabled) => {
-    connection.send({ type: "pilot", enabled });
+    // The daemon hears of the switch once Chrome's registration matches it: a page it opens just
+    // after "on" has the scripts from its start, and none after "off".
+    pageScripts.sync().then(() => connection.send({ type: "pilot", enabled }));
     for (const port of wakePorts) tellPilot(port);
     // Off means nothing runs and nothing is read: let go of every tab the debugger holds.
     if (!enabled) commands.debug.detachAll();
@@ -200,17 +206,19 @@ export function createBackground({ chrome, WebSocket, fetch, timers, userAgent =
     console.warn("tabpilot: could not create the reconnect alarm", err),
   );
 
-  // The hello carries the switch, so connect once it is loaded.
+  // The hello carries the switch, so connect once it is loaded, and once the page scripts are
+  // registered to match it: the managed browser's first page, which the daemon opens once the
+  // extension connects (tabpilot.browsers.supervisor), then loads them at document_start.
   // A port the person chose in the popup wins over the managed profile's.
   const stored = chrome.storage.local.get(["daemonPort", "daemonToken", "contextName"]);
-  const ready = Promise.all([pilot.ready, managed, stored]).then(([, m, stored]) => {
+  const ready = Promise.all([pilot.ready, managed, stored, scriptsReady]).then(([, m, stored]) => {
     token = tokenOf(stored.daemonToken) ?? m.token;
     context = contextOf(m, stored.contextName);
     contextKey = m.contextKey;
     connection.start(parsePort(stored.daemonPort ?? m.daemonPort));
   });
 
-  return { ready, pilot, connection, commands, activity };
+  return { ready, pilot, pageScripts, connection, commands, activity };
 }
 
 // Loaded as the extension's service worker, this file starts it, in the worker's first turn.

@@ -75,6 +75,11 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
         "user_scripts",
     ]
     assert all(row["n"] >= 10 and row["p50"] > 0 for row in results["routes"])
+    switch = results["switch_on"]
+    assert switch["tabs"] == 2
+    for kind in ("opened_before", "opened_after"):
+        assert switch[kind]["n"] == 2 and switch[kind]["p50"] > 0
+    assert switch["second"]["n"] == 4
     assert results["startup"]["startup_p50_ms"] > 0 and results["startup"]["idle_rss_bytes"] > 0
     # Two managed contexts: each started and answered (or its row says why not: a Chromium
     # whose first page stalls on a loaded machine), its Chromium's process group found and

@@ -10,7 +10,8 @@
 // timeout read the same whichever route ran.
 import { DEBUGGER_SWITCH } from "./debugger.js";
 import { CommandError } from "../link/errors.js";
-import { executorFiles, tabInfo } from "./tabs.js";
+import { EXECUTOR_FILES } from "./page-scripts.js";
+import { tabInfo } from "./tabs.js";
 
 const USER_SCRIPT_CSP = "script-src 'self' 'unsafe-eval'; object-src 'self'";
 // Longest answer, as in inject.js and the daemon's protocol.py.
@@ -20,9 +21,9 @@ const TERMINATE_MARGIN_MS = 50;
 export const USER_SCRIPTS_SETTING = '"Allow User Scripts" for tabpilot (chrome://extensions, tabpilot, Details)';
 
 // Runs in the other world, so it may use nothing from this module: it is sent as its source text.
-// `libs` holds what the libraries (tabs.js executorFiles) exported there. Answers the JSON text of
-// an answer shaped like inject.js's. Dialogs raised in the user-script world are answered here; in
-// the page's world the debugger reports them (dialogs.js).
+// `libs` holds what the libraries (page-scripts.js EXECUTOR_FILES) exported there. Answers the JSON
+// text of an answer shaped like inject.js's. Dialogs raised in the user-script world are answered
+// here; in the page's world the debugger reports them (dialogs.js).
 function runInWorld(request, libs) {
   const { execute } = libs.__tabpilotExecutor;
   const { serialize } = libs.__tabpilotSerialize;
@@ -131,7 +132,7 @@ export function createRoutes({ chrome, debug, fetch, now = Date.now }) {
   // The library files' text, read once from the extension's own package.
   function libraries() {
     libText ??= Promise.all(
-      executorFiles(chrome).map((file) => fetch(chrome.runtime.getURL(file)).then((r) => r.text())),
+      EXECUTOR_FILES.map((file) => fetch(chrome.runtime.getURL(file)).then((r) => r.text())),
     )
       .then((texts) => texts.join("\n;\n"))
       .catch((err) => {
@@ -183,7 +184,7 @@ export function createRoutes({ chrome, debug, fetch, now = Date.now }) {
     const results = await chrome.userScripts.execute({
       target: { tabId: tab.id, frameIds: [0] },
       js: [
-        ...executorFiles(chrome).map((file) => ({ file })),
+        ...EXECUTOR_FILES.map((file) => ({ file })),
         { code: `(${runInWorld})(${JSON.stringify(request)}, globalThis)` },
       ],
       world: "USER_SCRIPT",

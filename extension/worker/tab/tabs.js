@@ -1,32 +1,12 @@
 // Finding the target tab and getting a message to its content script (protocol.md §2).
 import { CommandError } from "../link/errors.js";
 import { neverScriptable } from "../link/site-rules.js";
+import { ISOLATED_WORLD_FILES, MAIN_WORLD_FILES } from "./page-scripts.js";
 import { NotDelivered } from "./tab-ports.js";
 
 // Chrome lets extensions script http(s) pages, and file pages when the user allows file access.
 // chrome://, chrome-extension://, about:, view-source:, devtools:// and the like are off limits.
 const SCRIPTABLE_URL = /^(https?|file):/i;
-// The files of the two worlds the manifest injects into every page: its content_scripts, the one
-// list of them. The isolated world's entry is the one without "world"; the page world's has world
-// "MAIN". A tab that was open before the extension loaded gets them from injectFiles below.
-export function worldFiles(chrome) {
-  const entries = chrome.runtime.getManifest().content_scripts ?? [];
-  return {
-    isolated: entries.find((entry) => entry.world === undefined).js,
-    main: entries.find((entry) => entry.world === "MAIN").js,
-  };
-}
-
-// The page world's files that only the page world needs: its console log, browser_upload's hook
-// and its channel to the content script.
-const PAGE_WORLD_ONLY = new Set(["page/page-log.js", "page/files.js", "page/inject.js"]);
-
-// The serializer and the executor: what every world that runs a script loads, the page world's
-// files but for PAGE_WORLD_ONLY, in the manifest's order. script-routes.js loads them into the
-// other worlds a script may take.
-export function executorFiles(chrome) {
-  return worldFiles(chrome).main.filter((file) => !PAGE_WORLD_ONLY.has(file));
-}
 
 export function tabInfo(tab) {
   // url is "" while a tab's first navigation is pending; pendingUrl then says where it goes.
@@ -116,17 +96,18 @@ export function assertScriptable(tab) {
 
 // Sends `message` to the tab's top frame over its port (tab-ports.js) and returns the content
 // script's answer. Only a send that Chrome refused with "Receiving end does not exist" is repeated:
-// that message was never delivered (a tab opened before the extension was installed or reloaded,
-// whose declared content scripts never ran), so injecting and sending once more cannot run a script
-// twice. `cancelled()` is true once the caller has given up; then the second send is not made.
-// `frameId` names a child frame of the tab (ref-frames.js); the top frame's is 0.
+// that message was never delivered (a page loaded while AI Web Pilot was off, whose scripts were
+// not registered, or a tab opened before the extension was installed or reloaded), so injecting and
+// sending once more cannot run a script twice. `cancelled()` is true once the caller has given up;
+// then the second send is not made. `frameId` names a child frame of the tab (ref-frames.js); the
+// top frame's is 0.
 export async function deliver(chrome, ports, tab, message, cancelled = () => false, frameId = 0) {
   try {
     return await ports.send(tab.id, message, frameId);
   } catch (err) {
     if (!(err instanceof NotDelivered)) throw err;
   }
-  await inject(chrome, tab, frameId);
+  await inject(chrome, tab, frameId, frameId === 0);
   if (cancelled()) return undefined;
   return ports.send(tab.id, message, frameId);
 }
@@ -136,11 +117,11 @@ export async function deliver(chrome, ports, tab, message, cancelled = () => fal
 // later script would run twice.
 const injecting = new Map();
 
-function inject(chrome, tab, frameId = 0) {
+function inject(chrome, tab, frameId, childFrames) {
   const key = `${tab.id}:${frameId}`;
   let pending = injecting.get(key);
   if (!pending) {
-    pending = injectFiles(chrome, tab, frameId).finally(() => injecting.delete(key));
+    pending = injectFiles(chrome, tab, frameId, childFrames).finally(() => injecting.delete(key));
     injecting.set(key, pending);
   }
   return pending;
@@ -149,21 +130,48 @@ function inject(chrome, tab, frameId = 0) {
 // Injects the page-world files and the content script again into a tab whose page-world channel
 // was lost, so that they pair anew (content.js retires its earlier copy).
 export function reinject(chrome, tab) {
-  return inject(chrome, tab);
+  return inject(chrome, tab, 0, false);
 }
 
-async function injectFiles(chrome, tab, frameId) {
-  const target = { tabId: tab.id, frameIds: [frameId] };
+// The page-world side first, so that it is listening when content.js opens the channel
+// (protocol.md §3 pairs either way; this order pairs at once).
+async function injectInto(chrome, tabId, frameIds) {
+  const target = { tabId, frameIds };
+  await chrome.scripting.executeScript({ target, files: MAIN_WORLD_FILES, world: "MAIN", injectImmediately: true });
+  await chrome.scripting.executeScript({ target, files: ISOLATED_WORLD_FILES, world: "ISOLATED", injectImmediately: true });
+}
+
+async function injectFiles(chrome, tab, frameId, childFrames) {
   try {
-    // The page-world side first, so that it is listening when content.js opens the channel
-    // (protocol.md §3 pairs either way; this order pairs at once).
-    const files = worldFiles(chrome);
-    await chrome.scripting.executeScript({ target, files: files.main, world: "MAIN", injectImmediately: true });
-    await chrome.scripting.executeScript({ target, files: files.isolated, world: "ISOLATED", injectImmediately: true });
+    await injectInto(chrome, tab.id, [frameId]);
   } catch (err) {
     // e.g. "Cannot access contents of url", "The extensions gallery cannot be scripted",
     // a file:// page without "Allow access to file URLs", or an error page.
     throw notScriptable(tab, String(err?.message ?? err));
+  }
+  // A page whose top frame had no content script loaded while the switch was off: its frames did
+  // too. A snapshot and a frame's ref reach each frame by its own port (ref-frames.js), so they get
+  // theirs now, before the command that needs them.
+  if (childFrames) await injectChildFrames(chrome, tab.id, frameId);
+}
+
+// Each frame of the tab but `done` whose isolated world has no content script gets both worlds'
+// files; a frame that refuses them (an error page, one that just went) is left as it is.
+async function injectChildFrames(chrome, tabId, done) {
+  const answers = await Promise.resolve(
+    chrome.scripting.executeScript({
+      target: { tabId, allFrames: true },
+      world: "ISOLATED",
+      injectImmediately: true,
+      func: () => globalThis.__tabpilotContent !== undefined, // content.js's mark
+    }),
+  ).catch(() => []);
+  const missing = (answers ?? []).filter((a) => a.frameId !== done && a.result !== true).map((a) => a.frameId);
+  if (missing.length === 0) return;
+  try {
+    await injectInto(chrome, tabId, missing);
+  } catch {
+    await Promise.all(missing.map((id) => injectInto(chrome, tabId, [id]).catch(() => {})));
   }
 }
 
