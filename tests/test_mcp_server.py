@@ -104,7 +104,7 @@ async def test_tools_are_listed_with_lean_schemas(transport: str) -> None:
     for name, tool in tools.items():
         assert "E.g. {" in (tool.description or ""), name
         if name in guard.LIMITS:
-            assert f"Past {guard.LIMITS[name]:,} characters" in (tool.description or ""), name
+            assert f"Past {guard.LIMITS[name]:,} chars, a preview" in (tool.description or ""), name
     assert tools["pilot_status"].annotations and tools["pilot_status"].annotations.read_only_hint
 
 

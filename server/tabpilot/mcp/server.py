@@ -166,7 +166,7 @@ def mcp_description(tool: Tool) -> str:
     if limit is None:
         return tool.description
     end = "" if tool.description.endswith(".") else "."
-    return f"{tool.description}{end} Past {limit:,} characters, a preview ending `[Shown …]`."
+    return f"{tool.description}{end} Past {limit:,} chars, a preview."
 
 
 def table_tool(

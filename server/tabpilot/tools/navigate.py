@@ -91,8 +91,7 @@ NAVIGATE = Tool(
     description=describe(
         """
         Open an http(s) url (or go back, forward, reload) and wait for the load. E.g. {"url":
-        "https://a.test"} → Loaded "A"; at another url (a redirect, back): Navigated to
-        https://b.test/ (HTTP 200): "B"; or why it failed.
+        "https://a.test"} → Loaded "A"; or where it ended (a redirect), or why not.
         """
     ),
     timeout_s=timeout_ms,

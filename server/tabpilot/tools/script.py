@@ -108,8 +108,6 @@ EXECUTE = Tool(
         as JSON: an expression, or statements with `return`; with `ref`, a function of that
         element, `(el) => el.value`. Return only what you need. E.g. {"script":
         "document.title"} → Example Domain; structured content {"result": "Example Domain"}.
-        A bulky value's preview: `Array(n) [first 3, …]`, `Object(n) {keys}`, `<tag id=#a
-        class=.b> @ (x,y) WxH`. `Tip:` lines may follow.
         """
     ),
     timeout_s=timeout_ms,
