@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -11,6 +12,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -180,11 +182,26 @@ def _wait_for_worker(driver: webdriver.Chrome, timeout_s: float = 15.0) -> None:
     """Until the service worker of an extension runs in ``driver``'s Chromium (an extension
     installs before its worker starts); past ``timeout_s``, go on: the load then says the rest."""
 
+    # Asked of the DevTools HTTP endpoint, not through ChromeDriver, whose commands wait on the
+    # first tab's load: a load that stalls while the extension installs (above) stalled them too.
+    address = driver.capabilities.get("goog:chromeOptions", {}).get("debuggerAddress")
+
+    def targets() -> list[dict[str, Any]]:
+        if address:
+            url = f"http://{address}/json/list"
+            with (
+                contextlib.suppress(OSError, ValueError),
+                urllib.request.urlopen(url, timeout=5) as answer,
+            ):
+                listed: list[dict[str, Any]] = json.load(answer)
+                return listed
+        infos: list[dict[str, Any]] = driver.execute_cdp_cmd("Target.getTargets", {})["targetInfos"]
+        return infos
+
     def worker() -> bool:
-        targets = driver.execute_cdp_cmd("Target.getTargets", {})["targetInfos"]
         return any(
             t["type"] == "service_worker" and t["url"].startswith("chrome-extension://")
-            for t in targets
+            for t in targets()
         )
 
     deadline = time.monotonic() + timeout_s
