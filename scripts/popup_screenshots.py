@@ -83,10 +83,10 @@ def popup_tab(driver: webdriver.Chrome, *, dark: bool = False) -> Iterator[None]
 
 
 def settled(driver: webdriver.Chrome, words: str) -> None:
-    """Until the status line says `words` (a part of them) and a refresh or two has passed, so
+    """Until the status line or its notes say `words` (a part of them) and a refresh or two has passed, so
     that the lists are filled and the page holds still."""
     wait_for(
-        lambda: words in driver.find_element(By.ID, "status-line").text,
+        lambda: words in driver.find_element(By.ID, "status").text,
         15,
         f"the status line to say {words!r}",
     )
@@ -95,6 +95,11 @@ def settled(driver: webdriver.Chrome, words: str) -> None:
 
 def shoot(driver: webdriver.Chrome, name: str) -> Path:
     """The whole page, from its first line to its last, as docs/popup/<name>.png."""
+    # A viewport as tall as the page, so that no scroll bar takes room from the popup's width.
+    height = driver.execute_script("return Math.ceil(document.documentElement.scrollHeight)")
+    metrics = {"width": WIDTH, "height": height, "deviceScaleFactor": 1, "mobile": False}
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+    time.sleep(0.3)
     height = driver.execute_script("return Math.ceil(document.documentElement.scrollHeight)")
     shot = driver.execute_cdp_cmd(
         "Page.captureScreenshot",
