@@ -83,8 +83,8 @@ def popup_tab(driver: webdriver.Chrome, *, dark: bool = False) -> Iterator[None]
 
 
 def settled(driver: webdriver.Chrome, words: str) -> None:
-    """Until the status line or its notes say `words` (a part of them) and a refresh or two has passed, so
-    that the lists are filled and the page holds still."""
+    """Until the status line or its notes say `words` (a part of them) and a refresh or two has
+    passed, so that the lists are filled and the page holds still."""
     wait_for(
         lambda: words in driver.find_element(By.ID, "status").text,
         15,
