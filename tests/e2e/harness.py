@@ -246,14 +246,25 @@ def connected_browser(daemon: Daemon, start_url: str) -> Iterator[webdriver.Chro
         shutil.rmtree(profile, ignore_errors=True)
 
 
-def use_popup(
-    driver: webdriver.Chrome, *, port: int | None = None, pilot: bool | None = None
-) -> None:
-    """Open the extension popup in a tab, act as a person would, then go back to the tab before."""
+@contextmanager
+def popup_tab(driver: webdriver.Chrome) -> Iterator[None]:
+    """The extension popup in a new tab for the length of the block; closed afterwards, as a popup
+    closes when the person clicks elsewhere, and back to the tab before."""
     previous = driver.current_window_handle
     driver.switch_to.new_window("tab")
     try:
         driver.get(POPUP_URL)
+        yield
+    finally:
+        driver.close()
+        driver.switch_to.window(previous)
+
+
+def use_popup(
+    driver: webdriver.Chrome, *, port: int | None = None, pilot: bool | None = None
+) -> None:
+    """Open the extension popup in a tab, act as a person would, then go back to the tab before."""
+    with popup_tab(driver):
         if port is not None:
             field = driver.find_element(By.ID, "daemon-port")
             field.clear()
@@ -264,9 +275,6 @@ def use_popup(
             if toggle.is_selected() != pilot:
                 toggle.click()
             wait_for(lambda: toggle.is_selected() == pilot, 5, "the switch to move")
-    finally:
-        driver.close()
-        driver.switch_to.window(previous)
 
 
 def set_pilot(driver: webdriver.Chrome, daemon: Daemon, enabled: bool) -> None:
