@@ -19,8 +19,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from tests.e2e.acting import call, ok, tabpilot_group
-from tests.e2e.harness import Daemon, free_port, use_popup, wait_for
-from tests.e2e.test_popup import popup
+from tests.e2e.harness import Daemon, free_port, popup_tab, use_popup, wait_for
 
 ON = "AI may act in your tabs"
 OFF = "AI Web Pilot is off: nothing runs and nothing is read"
@@ -101,7 +100,7 @@ def test_the_status_line_says_on_with_the_group_counted_then_off(
             return ids if all(t in ids for t in opened) else None
 
         grouped = wait_for(grouped_with_ours, 10, "the tabs in the group")
-        with popup(browser):
+        with popup_tab(browser):
             n = len(grouped)
             says(browser, f"{ON} · {n} tabs in the tabpilot group")
             assert tone(browser) == "on"
@@ -131,7 +130,7 @@ def test_the_status_line_says_on_with_the_group_counted_then_off(
 def test_the_switches_are_named_switches_that_space_flips_and_the_line_names_them(
     daemon: Daemon, browser: webdriver.Chrome
 ) -> None:
-    with popup(browser):
+    with popup_tab(browser):
         says(browser, f"{re.escape(ON)}.*")
         for element_id, name in SWITCHES.items():
             toggle = browser.find_element(By.ID, element_id)
@@ -168,7 +167,7 @@ def test_the_switches_are_named_switches_that_space_flips_and_the_line_names_the
 def test_the_keyboard_goes_status_switches_sites_activity_connection_with_a_ring(
     browser: webdriver.Chrome,
 ) -> None:
-    with popup(browser):
+    with popup_tab(browser):
         says(browser, ".+")
         # The status comes first in the page, before anything the keyboard stops at.
         first = browser.execute_script(
@@ -214,7 +213,7 @@ def test_a_request_for_help_leads_the_status_line(
         answer = asking.submit(
             call, daemon, "browser_ask_human", 150, message="Please sign in", tab_id=tab
         )
-        with popup(browser):
+        with popup_tab(browser):
             says(browser, "The AI asks for your help")
             assert tone(browser) == "ask"
             assert notes(browser)[0].startswith(ON)
@@ -235,7 +234,7 @@ def test_the_status_line_says_when_the_daemon_is_out_of_reach(
     nobody = free_port()
     try:
         use_popup(browser, port=nobody)
-        with popup(browser):
+        with popup_tab(browser):
             says(browser, f"Not connected to the tabpilot daemon on port {nobody}")
             assert tone(browser) == "bad"
             assert notes(browser) == [
@@ -244,5 +243,5 @@ def test_the_status_line_says_when_the_daemon_is_out_of_reach(
     finally:
         use_popup(browser, port=daemon.port)
         wait_for(lambda: daemon.status()["extension"]["connected"], 15, "the extension back")
-    with popup(browser):
+    with popup_tab(browser):
         says(browser, f"{re.escape(ON)}.*")
