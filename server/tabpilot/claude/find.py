@@ -10,16 +10,19 @@ that hold them, by this heuristic (docs/claude.md, "find"):
    ``combobox``; ``checkbox``; ``radio``; ``dropdown``, ``select``, ``menu`` mean ``combobox``,
    ``listbox`` or ``menu``; ``heading``, ``title``; ``image``, ``picture``, ``icon``; and so on
    (:data:`ROLE_WORDS`). The other words are content words.
-3. browser_find is asked for the lines holding any content word (one regex of them all, any
-   case), and, when there are role words, for the lines of each role named.
-4. Each line found scores: 3 for each content word in its accessible name, 1 for each content
-   word found only in the rest of the line (its text), 2 more when every content word is in the
-   name, and 4 when its role is one the role words name. A line without a ref (a text node) loses
-   1: it cannot be acted on, though its context names what holds it.
+3. browser_find is asked for the lines holding any word of the description, content or role
+   word (one regex of them all, any case), and for the lines of each role named.
+4. Each line found scores: 4 for each content word in its accessible name, 1 for each content
+   word found only in the rest of the line (its text), 2 for each role word in its name (``the
+   Box button`` names a button "Box"), 2 more when every content word is in the name, and 3 when
+   its role is one the role words name: the words the page shows count for more than the kind of
+   element, which a description often gets wrong ("the download button" of a link). A line without a ref (a text node) loses 1: it cannot be
+   acted on, though its context names what holds it.
 5. The lines are listed best first (page order among equals), at most 20, each with its score.
 
-So ``"search field"`` finds ``textbox "Search"`` first (name 3 + all words 2 + role 4), and
-``"blue submit button"`` prefers ``button "Submit"`` to a paragraph that says "blue". A
+So ``"search field"`` finds ``textbox "Search"`` first (name 4 + all words 2 + role 3), and
+``"blue submit button"`` prefers ``button "Submit"`` to a paragraph that says "blue", and
+``"box button"`` a button named "Box" to any text field. A
 description that needs understanding ("the cheapest item", "the second row") is answered only
 by its words, and the answer says so.
 """
@@ -94,10 +97,12 @@ ROLE_WORDS: dict[str, tuple[str, ...]] = {
 
 @dataclass(frozen=True)
 class Query:
-    """A description as the heuristic reads it: its content words and the roles it names."""
+    """A description as the heuristic reads it: its content words, its role words and the
+    roles they name."""
 
     words: tuple[str, ...]
     roles: tuple[str, ...]
+    role_words: tuple[str, ...] = ()
 
 
 def singular(word: str) -> str:
@@ -113,13 +118,16 @@ def parse_query(description: str) -> Query:
     """The content words (in order, once each) and the roles the role words name."""
     words: list[str] = []
     roles: list[str] = []
+    role_words: list[str] = []
     for raw in re.findall(r"[^\W_]+", description.lower()):
         word = singular(raw)
         if word in ROLE_WORDS:
             roles.extend(role for role in ROLE_WORDS[word] if role not in roles)
+            if word not in role_words:
+                role_words.append(word)
         elif word not in STOP_WORDS and word not in words:
             words.append(word)
-    return Query(tuple(words), tuple(roles))
+    return Query(tuple(words), tuple(roles), tuple(role_words))
 
 
 def words_regex(words: tuple[str, ...]) -> str | None:
@@ -171,14 +179,15 @@ def score(query: Query, match: dict[str, Any]) -> int:
     in_name = 0
     for word in query.words:
         if word in name:
-            points += 3
+            points += 4
             in_name += 1
         elif word in rest:
             points += 1
+    points += 2 * sum(1 for word in query.role_words if word in name)
     if query.words and in_name == len(query.words):
         points += 2
     if role in query.roles:
-        points += 4
+        points += 3
     if not match.get("ref"):
         points -= 1
     return points

@@ -210,7 +210,7 @@ def find(s: Session, input: Any) -> Steps[str]:
     tab = yield from s.tab(input.tab_id)
     query = finding.parse_query(input.query)
     found: list[list[dict[str, Any]]] = []
-    regex = finding.words_regex(query.words)
+    regex = finding.words_regex((*query.words, *query.role_words))
     if regex is not None:
         result = yield from s.call(
             "browser_find", {"regex": regex, "limit": finding.FIND_LIMIT, "tab_id": tab}
