@@ -13,8 +13,15 @@ import asyncio
 import base64
 import io
 import itertools
+import json
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,7 +30,7 @@ from anthropic.types.beta import BetaToolUseBlock
 from PIL import Image
 
 from tabpilot.claude import AsyncBrowser, Browser
-from tests.e2e.harness import Daemon, serving_pages, wait_for
+from tests.e2e.harness import Daemon, serving, serving_pages, wait_for
 
 PAGE = """<!doctype html><title>Claude page</title>
 <style>body { margin: 0; height: 3000px } #box { position: absolute; left: 40px; top: 60px;
@@ -115,7 +122,11 @@ def ok(driver: Browser, name: str, **given: Any) -> dict[str, Any]:
 
 def texts(result: dict[str, Any]) -> list[str]:
     content = result["content"]
-    return [content] if isinstance(content, str) else [b["text"] for b in content if b["type"] == "text"]
+    return (
+        [content]
+        if isinstance(content, str)
+        else [b["text"] for b in content if b["type"] == "text"]
+    )
 
 
 def state(result: dict[str, Any]) -> dict[str, Any]:
@@ -346,9 +357,16 @@ def test_file_upload_from_the_uploads_folder(claude: Browser, site: str, managed
     uploads.mkdir(exist_ok=True)
     (uploads / "cv.txt").write_text("my cv")
     attach = ref_of(claude, "Attachment")
-    ok(claude, "file_upload", target={"type": "ref", "ref": attach}, paths=[str(uploads / "cv.txt")])
+    ok(
+        claude,
+        "file_upload",
+        target={"type": "ref", "ref": attach},
+        paths=[str(uploads / "cv.txt")],
+    )
     assert js(claude, result, "file.files[0].name + ':' + file.files[0].size") == "cv.txt:5"
-    outside = run(claude, "file_upload", target={"type": "ref", "ref": attach}, paths=["/etc/hosts"])
+    outside = run(
+        claude, "file_upload", target={"type": "ref", "ref": attach}, paths=["/etc/hosts"]
+    )
     assert outside["is_error"]
     assert texts(outside)[0] == "file_upload path is outside the configured upload roots"
 
@@ -387,3 +405,83 @@ def test_every_member_is_served(claude: Browser) -> None:
     }
     assert len(BETA_BROWSER_MEMBER_NAME_VALUES) == 31
 
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "claude_agent.py"
+
+
+def message(content: list[dict[str, Any]], stop: str) -> dict[str, Any]:
+    """A Messages API answer, as much of one as the SDK reads."""
+    return {
+        "id": f"msg_{next(ids):04d}",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-stub",
+        "content": content,
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
+
+
+@contextmanager
+def stub_api(site: str) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """A local stand-in for the Messages API: it asks for navigate, then get_page_text, then
+    ends the turn quoting what the page text answered; yields its url and the requests."""
+    requests: list[dict[str, Any]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            requests.append(body)
+            turn = len(requests)
+            if turn == 1:
+                call = {"name": "navigate", "input": {"url": f"{site}/other.html"}}
+            elif turn == 2:
+                call = {"name": "get_page_text", "input": {}}
+            if turn <= 2:
+                block = {"type": "tool_use", "id": f"toolu_{turn}", "toolset_name": "browser"}
+                answer = message([{**block, **call}], "tool_use")
+            else:
+                result = body["messages"][-1]["content"][0]
+                said = next(b["text"] for b in result["content"] if b["type"] == "text")
+                answer = message([{"type": "text", "text": f"The page says: {said}"}], "end_turn")
+            data = json.dumps(answer).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    with serving(Handler) as port:
+        yield f"http://127.0.0.1:{port}", requests
+
+
+def test_the_docs_example_runs_an_agent_against_a_stub_of_the_api(
+    managed: Daemon, site: str
+) -> None:
+    with stub_api(site) as (url, requests):
+        env = {
+            **os.environ,
+            "ANTHROPIC_API_KEY": "sk-ant-stub",
+            "ANTHROPIC_BASE_URL": url,
+            "TABPILOT_PORT": str(managed.port),
+            "TABPILOT_STATE_DIR": str(managed.state_dir),
+        }
+        done = subprocess.run(
+            [sys.executable, str(EXAMPLE), "What does the other page say?"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "The page says: The other page"
+    assert requests[0]["tools"] == [{"type": "browser_toolset_20260801"}]
+    assert requests[0]["messages"][0]["content"] == "What does the other page say?"
+    navigated = requests[1]["messages"][-1]["content"][0]
+    assert navigated["toolset_name"] == "browser" and not navigated.get("is_error")
+    assert navigated["content"][0]["text"].startswith(f"Navigated to {site}/other.html")
+    assert [b["type"] for b in navigated["content"]] == ["text", "browser_state"]

@@ -17,8 +17,7 @@ try:
     from anthropic.tools import BetaAbstractBrowserToolset20260801  # noqa: F401
 except ImportError as error:  # pragma: no cover - checked in a fresh interpreter by a test
     raise ImportError(
-        "tabpilot.claude needs the anthropic SDK (2.14 or later): "
-        "pip install 'tabpilot[claude]'"
+        "tabpilot.claude needs the anthropic SDK (2.14 or later): pip install 'tabpilot[claude]'"
     ) from error
 
 from tabpilot.claude.drivers import AsyncBrowser, Browser

@@ -47,12 +47,6 @@ def url_context(context: BetaToolsetCallContext, check: PolicyCheck) -> BetaURLC
     )
 
 
-def allowed(returned: object, raised: bool) -> bool:
-    """The policy's verdict, as the SDK reads it for navigate: None allows; a raise, or anything
-    else returned, refuses (failing closed)."""
-    return not raised and returned is None
-
-
 def last_state(tabs: list[Any], session: Session) -> BetaBrowserState:
     """The report when the daemon cannot be asked (it stopped, say): the tabs last reported and
     what changed since; the next report that reaches it corrects them."""
@@ -114,14 +108,16 @@ class Browser(BetaAbstractBrowserToolset20260801):
             return done.value  # type: ignore[no-any-return]
 
     def _allows(self, check: PolicyCheck, context: BetaToolsetCallContext) -> bool:
+        # As the SDK reads the policy for navigate: None allows; a raise, or anything else
+        # returned, refuses (failing closed).
         policy = self._url_policy
         if isinstance(policy, NotGiven):
             return True
         try:
-            returned = policy(url_context(context, check), check.url)
+            returned: object = policy(url_context(context, check), check.url)
         except Exception:
             return False
-        return allowed(returned, False)
+        return returned is None
 
     def _browser_state(self, context: BetaToolsetCallContext) -> BetaBrowserState:
         try:
@@ -188,12 +184,12 @@ class AsyncBrowser(BetaAsyncAbstractBrowserToolset20260801):
         if isinstance(policy, NotGiven):
             return True
         try:
-            returned = policy(url_context(context, check), check.url)
+            returned: object = policy(url_context(context, check), check.url)
             if inspect.isawaitable(returned):
                 returned = await returned
         except Exception:
             return False
-        return allowed(returned, False)
+        return returned is None
 
     async def _browser_state(self, context: BetaToolsetCallContext) -> BetaBrowserState:
         try:

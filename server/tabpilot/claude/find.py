@@ -16,8 +16,9 @@ that hold them, by this heuristic (docs/claude.md, "find"):
    word found only in the rest of the line (its text), 2 for each role word in its name (``the
    Box button`` names a button "Box"), 2 more when every content word is in the name, and 3 when
    its role is one the role words name: the words the page shows count for more than the kind of
-   element, which a description often gets wrong ("the download button" of a link). A line without a ref (a text node) loses 1: it cannot be
-   acted on, though its context names what holds it.
+   element, which a description often gets wrong ("the download button" of a link). A line
+   without a ref (a text node) loses 1: it cannot be acted on, though its context names what
+   holds it.
 5. The lines are listed best first (page order among equals), at most 20, each with its score.
 
 So ``"search field"`` finds ``textbox "Search"`` first (name 4 + all words 2 + role 3), and
@@ -43,9 +44,49 @@ MAX_QUERY_CHARS = 200
 
 #: Words of a description that name no element and no content.
 STOP_WORDS = frozenset(
-    """a an the this that these those of on in at to for from with by and or is are be it its
-    which where what who whose please find locate element elements page item one ones
-    named called labeled labelled saying says text""".split()
+    {
+        "a",
+        "an",
+        "the",
+        "this",
+        "that",
+        "these",
+        "those",
+        "of",
+        "on",
+        "in",
+        "at",
+        "to",
+        "for",
+        "from",
+        "with",
+        "by",
+        "and",
+        "or",
+        "is",
+        "are",
+        "be",
+        "it",
+        "its",
+        "which",
+        "where",
+        "what",
+        "who",
+        "whose",
+        "please",
+        "find",
+        "locate",
+        "element",
+        "elements",
+        "page",
+        "named",
+        "called",
+        "labeled",
+        "labelled",
+        "saying",
+        "says",
+        "text",
+    }
 )
 
 #: Role words, singular and plural, to the snapshot roles they mean.

@@ -257,7 +257,9 @@ def file_upload(s: Session, input: Any) -> Steps[str | None]:
 
 
 #: scroll_to's script: the element to the middle of the viewport, as a person would scroll it.
-SCROLL_INTO_VIEW = "(el) => { el.scrollIntoView({block: 'center', inline: 'nearest'}); return true; }"
+SCROLL_INTO_VIEW = (
+    "(el) => { el.scrollIntoView({block: 'center', inline: 'nearest'}); return true; }"
+)
 
 
 def scroll_to(s: Session, input: Any) -> Steps[str | None]:
@@ -278,8 +280,10 @@ def viewport(s: Session, tab: int) -> Steps[int | None]:
 
 
 def image(result: dict[str, Any]) -> BetaScreenshotResult:
-    media = "image/png" if result.get("mime_type") == "image/png" else "image/jpeg"
-    return BetaScreenshotResult(data=str(result.get("data") or ""), media_type=media)
+    data = str(result.get("data") or "")
+    if result.get("mime_type") == "image/png":
+        return BetaScreenshotResult(data=data, media_type="image/png")
+    return BetaScreenshotResult(data=data, media_type="image/jpeg")
 
 
 def screenshot(s: Session, input: Any) -> Steps[BetaScreenshotResult]:
@@ -326,9 +330,7 @@ def hover(s: Session, input: Any) -> Steps[str | None]:
 
 def left_click_drag(s: Session, input: Any) -> Steps[str | None]:
     tab = yield from s.tab(input.tab_id)
-    line = yield from mouse(
-        s, tab, "drag", input.from_, to_x=input.target.x, to_y=input.target.y
-    )
+    line = yield from mouse(s, tab, "drag", input.from_, to_x=input.target.x, to_y=input.target.y)
     return line
 
 
@@ -374,7 +376,7 @@ def hold_key(s: Session, input: Any) -> Steps[str | None]:
     tab = yield from s.tab(input.tab_id)
     chords = key_sequence(input.text)
     if len(chords) != 1:
-        raise refuse("hold_key holds one key or chord, such as \"shift\" or \"ctrl+a\".")
+        raise refuse('hold_key holds one key or chord, such as "shift" or "ctrl+a".')
     if not 0 <= input.duration <= MAX_HOLD_S:
         raise refuse(f"tabpilot holds a key for at most {MAX_HOLD_S:g} s.")
     line = yield from act(s, tab, "press", key=chords[0], hold_ms=round(input.duration * 1000))

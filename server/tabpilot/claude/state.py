@@ -149,11 +149,15 @@ class Session:
         result = envelope.get("result")
         found = result if isinstance(result, dict) else {}
         for opened in [*(found.get("opened") or []), *(envelope.get("opened") or [])]:
-            if isinstance(opened, dict) and isinstance(opened.get("id"), int):
-                if not opened.get("closed"):
-                    self.opened.add(opened["id"])
-                    self.watched.setdefault(opened["id"], None)
-                    self.changes.append({"type": "tab_opened", "tab_id": str(opened["id"])})
+            # A tab that closed itself again is gone from the inventory: nothing to report.
+            if (
+                isinstance(opened, dict)
+                and isinstance(opened.get("id"), int)
+                and not opened.get("closed")
+            ):
+                self.opened.add(opened["id"])
+                self.watched.setdefault(opened["id"], None)
+                self.changes.append({"type": "tab_opened", "tab_id": str(opened["id"])})
         for dialog in envelope.get("dialogs") or found.get("dialogs") or []:
             if isinstance(dialog, dict) and dialog.get("action", "dismissed") == "dismissed":
                 self.changes.append(
