@@ -7,6 +7,7 @@ from __future__ import annotations
 import inspect
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from anthropic.tools import ToolsetConfigError, ToolsetContractError
@@ -68,3 +69,12 @@ def test_tabpilot_imports_without_the_sdk_and_tabpilot_claude_names_the_extra() 
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "pip install 'tabpilot[claude]'" in done.stdout
+
+
+def test_docs_claude_md_shows_the_example_file_as_it_is() -> None:
+    root = Path(__file__).resolve().parents[1]
+    example = (root / "docs" / "examples" / "claude_agent.py").read_text()
+    doc = (root / "docs" / "claude.md").read_text()
+    shown = doc.split("```python\n", 1)[1].split("```", 1)[0]
+    assert shown == example
+    assert len(example.splitlines()) <= 30

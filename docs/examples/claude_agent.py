@@ -1,8 +1,4 @@
-"""A Claude agent in your own Chrome, through tabpilot (docs/claude.md).
-
-Start `tabpilot serve`, turn AI Web Pilot on in the extension's popup, set ANTHROPIC_API_KEY, then:
-    python docs/examples/claude_agent.py "What is the top story on news.ycombinator.com?"
-"""
+"""A Claude agent in your own Chrome, under your AI Web Pilot switch (docs/claude.md)."""
 
 import os
 import sys
@@ -13,8 +9,8 @@ from anthropic.tools import ToolError
 from tabpilot.claude import Browser
 
 
-def url_policy(context, url):  # the app's rule; tabpilot also applies it to pages' own navigations
-    if url.startswith(("file:", "chrome:")):
+def url_policy(context, url):  # yours; tabpilot also applies it to navigations pages start
+    if any(site in url for site in ("mail.google.com", "bank")):
         raise ToolError(f"{url} is off limits")
 
 
