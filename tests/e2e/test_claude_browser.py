@@ -28,9 +28,10 @@ import pytest
 from anthropic.tools import BetaLocalFilePolicy, BetaURLContext, ToolError
 from anthropic.types.beta import BetaToolUseBlock
 from PIL import Image
+from selenium import webdriver
 
 from tabpilot.claude import AsyncBrowser, Browser
-from tests.e2e.harness import Daemon, serving, serving_pages, wait_for
+from tests.e2e.harness import Daemon, serving, serving_pages, set_pilot, wait_for
 
 PAGE = """<!doctype html><title>Claude page</title>
 <style>body { margin: 0; height: 3000px } #box { position: absolute; left: 40px; top: 60px;
@@ -41,7 +42,7 @@ width: 120px; height: 40px } #far { position: absolute; top: 2500px; left: 10px 
 <button id="save" onclick="document.title = confirm('Save all?') ? 'saved' : 'kept'">Save</button>
 <a id="popup" href="/other.html" target="_blank">Open other</a>
 <a id="report" href="/report.txt" download="report.txt">Download report</a>
-<a id="away" href="AWAY">Leave</a>
+<a id="away" href="AWAY">Leave</a> <a id="awaytab" href="AWAY" target="_blank">Leave in a tab</a>
 <input id="file" type="file" aria-label="Attachment">
 <button id="far">Far button</button>
 <script>
@@ -49,7 +50,7 @@ window.events = [];
 const note = (e) => events.push([e.type, e.target.id || e.target.tagName, e.detail || 0,
   e.button, e.key || "", e.repeat, e.ctrlKey || e.shiftKey, e.clientX, e.clientY]);
 for (const type of ["click", "dblclick", "contextmenu", "auxclick", "mousedown", "mouseup",
-  "keydown", "wheel"]) document.addEventListener(type, note, true);
+  "keydown", "wheel", "mouseover"]) document.addEventListener(type, note, true);
 addEventListener("mousemove", (e) => { window.moved = [e.clientX, e.clientY]; });
 console.log("claude page ready");
 fetch("/data.json");
@@ -212,6 +213,19 @@ def test_clicks_at_a_screenshots_pixels_land_on_what_it_shows(claude: Browser, s
         assert seen[-1][7:] == [100, 80]
     ok(claude, "left_click", target={"type": "coordinate", "x": 100, "y": 80}, modifiers="shift")
     assert [e[6] for e in events(claude, result) if e[0] == "click"] == [True]
+    # The same members by ref.
+    box = {"type": "ref", "ref": ref_of(claude, 'button "Box"')}
+    for member, kind, button, detail in (
+        ("right_click", "contextmenu", 2, 1),
+        ("double_click", "dblclick", 0, 2),
+        ("triple_click", "click", 0, 3),
+    ):
+        ok(claude, member, target=box)
+        seen = [e for e in events(claude, result) if e[0] == kind]
+        assert seen[-1][1:4] == ["box", detail, button], (member, seen)
+    events(claude, result)
+    ok(claude, "hover", target=box)
+    assert ["mouseover", "box"] in [e[:2] for e in events(claude, result)]
 
     zoomed = ok(claude, "zoom", region=[40, 60, 160, 100])
     picture = next(b for b in zoomed["content"] if b["type"] == "image")
@@ -350,6 +364,27 @@ def test_the_url_policy_refuses_navigate_and_a_pages_own_navigation(
     assert active(clicked)["url"] == f"{site}/claude.html"  # sent back where it was
     assert js(claude, clicked, "location.href") == f"{site}/claude.html"
 
+    # A tab the page opens on a refused site is closed, and not reported as opened.
+    before = {t["tab_id"] for t in state(clicked)["tabs"]}
+    link = ref_of(claude, "Leave in a tab")
+    popped = ok(claude, "left_click", target={"type": "ref", "ref": link})
+    assert "A navigation was refused." in texts(popped)
+    assert {t["tab_id"] for t in state(popped)["tabs"]} == before
+    assert not [c for c in state(popped).get("state_changes", []) if c["type"] == "tab_opened"]
+
+
+def test_navigate_goes_back_forward_and_reloads(claude: Browser, site: str) -> None:
+    fresh(claude, site)
+    ok(claude, "navigate", url=f"{site}/other.html")
+    assert texts(ok(claude, "navigate", url="Back"))[0].startswith(
+        f"Navigated to {site}/claude.html"
+    )
+    went = ok(claude, "navigate", url="forward")
+    assert texts(went)[0] == f"Navigated to {site}/other.html \u2014 Other page (HTTP 200)"
+    js(claude, went, "window.mark = 1")
+    reloaded = ok(claude, "navigate", url="reload")
+    assert js(claude, reloaded, "window.mark === undefined")
+
 
 def test_file_upload_from_the_uploads_folder(claude: Browser, site: str, managed: Daemon) -> None:
     result = fresh(claude, site)
@@ -485,3 +520,21 @@ def test_the_docs_example_runs_an_agent_against_a_stub_of_the_api(
     assert navigated["toolset_name"] == "browser" and not navigated.get("is_error")
     assert navigated["content"][0]["text"].startswith(f"Navigated to {site}/other.html")
     assert [b["type"] for b in navigated["content"]] == ["text", "browser_state"]
+
+
+def test_in_a_persons_chrome_it_acts_only_while_the_pilot_is_on(
+    browser: webdriver.Chrome, daemon: Daemon, site: str
+) -> None:
+    with Browser(port=daemon.port) as driver:
+        result = fresh(driver, site)
+        box = ref_of(driver, 'button "Box"')
+        clicked = ok(driver, "left_click", target={"type": "ref", "ref": box})
+        assert texts(clicked)[1] == f'Clicked button "Box" ({box})'
+        assert [e[0] for e in events(driver, result) if e[0] == "click"] == ["click"]
+        set_pilot(browser, daemon, False)
+        try:
+            off = run(driver, "left_click", target={"type": "ref", "ref": box})
+            assert off["is_error"] and texts(off)[0].startswith("pilot_disabled: ")
+        finally:
+            set_pilot(browser, daemon, True)
+        assert [e[0] for e in events(driver, result) if e[0] == "click"] == []
