@@ -95,17 +95,13 @@ def claude(managed: Daemon) -> Iterator[Browser]:
         file_policy=BetaLocalFilePolicy(upload_roots=[managed.state_dir / "uploads"]),
     )
     first = run(driver, "new_tab")
+    # The tabs open before stay: other modules use them.
+    before = {tab["tab_id"] for tab in state(first)["tabs"] if not tab["active"]}
     yield driver
     for tab in state(run(driver, "list_tabs"))["tabs"]:
-        if tab["tab_id"] != tabs_before(first):
+        if tab["tab_id"] not in before:
             driver.client.tabs("close", tab_id=int(tab["tab_id"]))
     driver.close()
-
-
-def tabs_before(first: dict[str, Any]) -> str | None:
-    """A tab that was open before the module's first tab: it stays (other modules use it)."""
-    others = [tab["tab_id"] for tab in state(first)["tabs"] if not tab["active"]]
-    return others[0] if others else None
 
 
 def run(driver: Browser, name: str, **given: Any) -> dict[str, Any]:

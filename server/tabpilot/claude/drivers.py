@@ -24,7 +24,6 @@ from anthropic.tools import (
     BetaToolsetCallContext,
     BetaURLContext,
     BetaURLPolicy,
-    ToolError,
 )
 from anthropic.types.beta import BetaBrowserToolsetConfigsParam
 
@@ -48,8 +47,8 @@ def url_context(context: BetaToolsetCallContext, check: PolicyCheck) -> BetaURLC
 
 
 def last_state(tabs: list[Any], session: Session) -> BetaBrowserState:
-    """The report when the daemon cannot be asked (it stopped, say): the tabs last reported and
-    what changed since; the next report that reaches it corrects them."""
+    """The report when the daemon cannot be asked (it stopped, say) or answered what the driver
+    cannot read: the tabs last reported and what changed since; the next report corrects them."""
     changes, session.changes = session.changes, []
     return BetaBrowserState(tabs=tabs, state_changes=changes)
 
@@ -122,7 +121,7 @@ class Browser(BetaAbstractBrowserToolset20260801):
     def _browser_state(self, context: BetaToolsetCallContext) -> BetaBrowserState:
         try:
             state = self._run(self._session.report(), context)
-        except ToolError:
+        except Exception:  # the SDK ends the run on a failed report: keep it going
             return last_state(self._tabs, self._session)
         self._tabs = list(state.tabs)
         return state
@@ -194,7 +193,7 @@ class AsyncBrowser(BetaAsyncAbstractBrowserToolset20260801):
     async def _browser_state(self, context: BetaToolsetCallContext) -> BetaBrowserState:
         try:
             state = await self._run(self._session.report(), context)
-        except ToolError:
+        except Exception:  # the SDK ends the run on a failed report: keep it going
             return last_state(self._tabs, self._session)
         self._tabs = list(state.tabs)
         return state
