@@ -223,6 +223,18 @@ def test_clicks_at_a_screenshots_pixels_land_on_what_it_shows(claude: Browser, s
     ok(claude, "hover", target=box)
     assert ["mouseover", "box"] in [e[:2] for e in events(claude, result)]
 
+    # On a screen of two device pixels a CSS pixel, the image still has one pixel a CSS pixel.
+    tab = int(active(result)["tab_id"])
+    claude.client.emulate(device_scale_factor=2, tab_id=tab)
+    try:
+        assert js(claude, result, "devicePixelRatio") == 2
+        shot = ok(claude, "screenshot")
+        picture = next(b for b in shot["content"] if b["type"] == "image")
+        image = Image.open(io.BytesIO(base64.b64decode(picture["source"]["data"])))
+        assert list(image.size) == js(claude, result, "[innerWidth, innerHeight]")
+    finally:
+        claude.client.emulate(reset=True, tab_id=tab)
+
     zoomed = ok(claude, "zoom", region=[40, 60, 160, 100])
     picture = next(b for b in zoomed["content"] if b["type"] == "image")
     width, height = Image.open(io.BytesIO(base64.b64decode(picture["source"]["data"]))).size
