@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench import context_report, hands_report, peer_report, start_report, switch_on
+from bench import cold_start, context_report, hands_report, peer_report, start_report, switch_on
 
 REPO = Path(__file__).resolve().parents[1]
 #: The page whose marked benchmark section `python -m bench --readme` rewrites.
@@ -34,6 +34,7 @@ def targets(results: dict[str, Any]) -> list[tuple[str, str, bool]]:
         own
         + hands_report.targets(results)
         + start_report.targets(results)
+        + cold_start.targets(results)
         + context_report.targets(results)
         + peer_report.targets(results)
     )
@@ -100,6 +101,7 @@ def markdown(results: dict[str, Any]) -> str:
     lines += switch_on.markdown(results)
     lines += hands_report.markdown(results)
     lines += start_report.markdown(results)
+    lines += cold_start.markdown(results)
     lines += context_report.markdown(results)
     lines += peer_report.markdown(results)
     return "\n".join(lines) + "\n"

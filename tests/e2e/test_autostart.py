@@ -22,26 +22,11 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from tabpilot.cli.autostart import START_LINE
-from tests.e2e.harness import free_port, serving, spawn_daemon, wait_for
+from tests.e2e.harness import free_port, managed_daemons, serving, spawn_daemon, wait_for
 from tests.mcp_support import CALL_TIMEOUT_S, call
 
 #: The idle time the tests give the daemons they start: short, so that the stop is seen.
 IDLE_S = 3
-
-
-def daemons(port: int) -> list[int]:
-    """The pids of the `tabpilot serve --browser` processes on ``port``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            args = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if b"serve" in args and b"--browser" in args and str(port).encode() in args:
-            found.append(int(entry.name))
-    return found
 
 
 @pytest.fixture
@@ -56,7 +41,7 @@ def state_dir() -> Iterator[Path]:
 def port() -> Iterator[int]:
     port = free_port()
     yield port
-    for pid in daemons(port):
+    for pid in managed_daemons(port):
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGTERM)
 
@@ -93,10 +78,10 @@ async def test_two_clients_started_at_once_share_one_daemon_that_stops_when_idle
     async with asyncio.timeout(120):
         for event in ready:
             await event.wait()
-        assert len(daemons(port)) == 1, "the two clients started one daemon between them"
+        assert len(managed_daemons(port)) == 1, "the two clients started one daemon between them"
         # Connected clients keep it, however long they stay quiet.
         await asyncio.sleep(IDLE_S + 1.5)
-        assert len(daemons(port)) == 1
+        assert len(managed_daemons(port)) == 1
         done.set()
         answers = await both
     assert answers == [["2", "5"], ["2", "5"]]
@@ -104,7 +89,7 @@ async def test_two_clients_started_at_once_share_one_daemon_that_stops_when_idle
     assert log.count(START_LINE) == 1, log
     assert log.count("managed Chromium of context default started") == 1
     # No client left: the daemon and its browser stop after the idle time.
-    wait_for(lambda: not daemons(port), IDLE_S + 15, "the idle daemon to stop")
+    wait_for(lambda: not managed_daemons(port), IDLE_S + 15, "the idle daemon to stop")
     assert "no caller for 3 s: stopping" in (state_dir / f"daemon-{port}.log").read_text()
 
 
@@ -114,7 +99,9 @@ async def test_the_daemon_already_on_the_port_is_used_as_it_is(state_dir: Path) 
             _, text = await call(client, "pilot_status")
         assert text.startswith("Daemon: tabpilot ")
         assert "Extension: not connected" in text
-        assert daemons(daemon.port) == []  # no managed browser's daemon was started beside it
+        assert (
+            managed_daemons(daemon.port) == []
+        )  # no managed browser's daemon was started beside it
         assert daemon.process.poll() is None
 
 
@@ -140,7 +127,7 @@ async def test_a_port_held_by_something_else_is_a_clear_error(state_dir: Path) -
         "daemon. Start tabpilot on another port with `tabpilot serve --port N` and point this "
         "client at it (--port or TABPILOT_PORT)."
     )
-    assert daemons(other) == []
+    assert managed_daemons(other) == []
 
 
 async def test_no_chromium_answers_the_reason_on_the_first_call(port: int, state_dir: Path) -> None:
@@ -158,4 +145,18 @@ async def test_no_chromium_answers_the_reason_on_the_first_call(port: int, state
         "exited: TABPILOT_CHROMIUM=/nonexistent/chromium is not an executable file. Its log: "
         f"{state_dir}/daemon-{port}.log. Fix that, then call again."
     )
-    assert daemons(port) == []
+    assert managed_daemons(port) == []
+
+
+async def test_a_daemon_gone_since_is_started_again_by_the_next_call(
+    port: int, state_dir: Path
+) -> None:
+    async with one_line_client(port, state_dir, "--idle-stop", str(IDLE_S)) as client:
+        _, first = await call(client, "execute_javascript", script="1 + 1")
+        (pid,) = managed_daemons(port)
+        os.kill(pid, signal.SIGTERM)  # stopped by hand while the client runs
+        wait_for(lambda: not managed_daemons(port), 20, "the daemon to stop")
+        _, again = await call(client, "execute_javascript", script="2 + 2")
+        assert len(managed_daemons(port)) == 1
+    assert (first, again) == ("2", "4")
+    assert (state_dir / f"daemon-{port}.log").read_text().count(START_LINE) == 2

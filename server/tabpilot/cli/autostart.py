@@ -8,7 +8,8 @@ daemon started by hand. The rules:
 - Otherwise `tabpilot serve --browser --port P --idle-stop S` is started, the very command a
   person would run (same defaults, environment and state dir), as a detached process of its own
   session that outlives this one, its output in ``<state dir>/daemon-<port>.log`` and never in the
-  MCP stream. The forwarder waits until it answers and its browser is ready, then serves MCP.
+  MCP stream. MCP is served meanwhile; the first call waits (bounded) until the daemon answers and
+  its browser is ready.
 - Check-then-start runs under an OS lock on ``<state dir>/daemon-<port>.lock``: clients that start
   together start one daemon, and the others find it.
 - Each forwarder holds its callers' socket open for its life, so the daemon's idle stop
@@ -210,42 +211,62 @@ def ensure_daemon(settings: Settings, idle_stop_s: float | None) -> Refusal | No
 
 
 class Autostarting:
-    """The forwarder's backend with `--browser`: each call goes to ``client``, once a daemon
-    answers; a daemon gone since (stopped, killed) is started again before the call is sent."""
+    """The forwarder's backend with `--browser`: each call goes to ``client`` once a daemon
+    answers; a daemon gone since (stopped, killed) is started again before the call is sent.
 
-    def __init__(self, client: Any, settings: Settings, idle_stop_s: float | None) -> None:
+    ``begun`` is the start already under way (:func:`ensure_daemon` in a thread, from the
+    forwarder's first moment): MCP is served meanwhile, and the first call waits for it.
+    """
+
+    def __init__(
+        self,
+        client: Any,
+        settings: Settings,
+        idle_stop_s: float | None,
+        begun: Future[Refusal | None] | None = None,
+    ) -> None:
         self._client = client
         self._settings = settings
         self._idle_stop_s = idle_stop_s
+        self._begun = begun
         self._refusal: Refusal | None = None
         self._started = False
         self._starting = asyncio.Lock()
         self._not_running = not_running(f"{settings.host}:{settings.port}")["error"]["message"]
 
-    async def start(self, begun: Future[Refusal | None] | None = None) -> None:
-        """Find or start the daemon (``begun``: a start already under way), then open the callers'
-        socket, held for this client's life so that the daemon's idle stop waits for it."""
+    async def start(self, *, again: bool = False) -> None:
+        """Find or start the daemon, then open the callers' socket, held for this client's life
+        so that the daemon's idle stop waits for it. Once started, only ``again`` looks anew."""
         async with self._starting:
-            if begun is not None:
-                self._refusal = await asyncio.wrap_future(begun)
-            else:
-                self._refusal = await asyncio.to_thread(
-                    ensure_daemon, self._settings, self._idle_stop_s
+            if self._started and not again:
+                return
+            begun, self._begun = self._begun, None
+            try:
+                if begun is not None:
+                    self._refusal = await asyncio.wrap_future(begun)
+                else:
+                    self._refusal = await asyncio.to_thread(
+                        ensure_daemon, self._settings, self._idle_stop_s
+                    )
+            except OSError as exc:  # the state dir cannot hold the lock or the log
+                error = BrowserError(
+                    f"`tabpilot mcp --browser` could not start the daemon: {exc}. Check that "
+                    f"the state dir {self._settings.state_dir} is writable, then call again."
                 )
+                self._refusal = lambda: failure_body(new_request_id(), error)
             self._started = self._refusal is None
-        if self._started:
-            await self._client.status()
+            if self._started:
+                await self._client.status()
 
     async def _call(self, send: Callable[[], Any]) -> dict[str, Any]:
-        if not self._started:
-            await self.start()
+        await self.start()
         if self._refusal is not None:
             return self._refusal()
         envelope: dict[str, Any] = await send()
         error = envelope.get("error") or {}
         if error.get("code") == "daemon_unreachable" and error.get("message") == self._not_running:
             # Nothing was sent (no daemon listened): start one, and send the call to it.
-            await self.start()
+            await self.start(again=True)
             if self._refusal is not None:
                 return self._refusal()
             envelope = await send()

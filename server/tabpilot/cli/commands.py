@@ -4,6 +4,7 @@ subcommands are generated in :mod:`tabpilot.cli.tool_commands`)."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import importlib.util
 import json
 import logging
@@ -85,10 +86,12 @@ def cmd_mcp(args: argparse.Namespace) -> int:
             if first_start is None:
                 await run_stdio(client, caps)
                 return
-            backend = Autostarting(client, settings, idle_stop_s)
-            # Before MCP is served: the client's first call then finds a working browser.
-            await backend.start(first_start)
+            backend = Autostarting(client, settings, idle_stop_s, first_start)
+            # MCP is served while the daemon starts (initialize needs none of it); the first
+            # call waits for the start, and gets a working browser.
+            starting = asyncio.create_task(backend.start())
             await run_stdio(backend, caps)
+            starting.cancel()
 
     # uvloop where it is installed (not on Windows), as the daemon runs: its loop and pipes
     # cost less per call.
