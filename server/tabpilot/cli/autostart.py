@@ -163,7 +163,8 @@ def _wait_until_ready(
     while _probe(http, settings) != "tabpilot":
         code = process.poll()
         if code is not None:
-            return _exited(settings, code)
+            # A daemon a client started and left before it answered may hold the port now.
+            return None if _probe(http, settings) == "tabpilot" else _exited(settings, code)
         if time.monotonic() > deadline:
             process.kill()
             message = (
