@@ -11,7 +11,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench import cold_start, context_report, hands_report, peer_report, start_report, switch_on
+from bench import (
+    cold_start,
+    context_report,
+    fast_path,
+    hands_report,
+    peer_report,
+    start_report,
+    switch_on,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 #: The page whose marked benchmark section `python -m bench --readme` rewrites.
@@ -37,6 +45,7 @@ def targets(results: dict[str, Any]) -> list[tuple[str, str, bool]]:
         + cold_start.targets(results)
         + context_report.targets(results)
         + peer_report.targets(results)
+        + fast_path.targets(results)
     )
 
 
@@ -99,6 +108,7 @@ def markdown(results: dict[str, Any]) -> str:
     if "latency" in results:
         lines += _suites_markdown(results)
     lines += switch_on.markdown(results)
+    lines += fast_path.markdown(results)
     lines += hands_report.markdown(results)
     lines += start_report.markdown(results)
     lines += cold_start.markdown(results)
