@@ -66,8 +66,8 @@ def _log_path(settings: Settings) -> Path:
 
 
 def _probe(http: httpx.Client, settings: Settings) -> str | None:
-    """ "tabpilot" when a tabpilot daemon answers on the port, None when nothing listens, else
-    what does answer, in words."""
+    """What answers on the port: `tabpilot` for a tabpilot daemon, None for nothing at all,
+    else what does, in words."""
     try:
         response = http.get("/health", timeout=PROBE_TIMEOUT_S)
     except httpx.ConnectError:
@@ -204,7 +204,12 @@ def ensure_daemon(settings: Settings, idle_stop_s: float | None) -> Refusal | No
                     if found is None:
                         return _wait_until_ready(http, settings, _spawn(settings, idle_stop_s))
             except TimeoutError:
-                found = "another client's start held the port's lock too long"
+                message = (
+                    f"Another client's start of the tabpilot daemon on 127.0.0.1:{settings.port} "
+                    f"held its lock past {ANSWER_TIMEOUT_S + READY_TIMEOUT_S:g} s. Its log: "
+                    f"{_log_path(settings)}. Call again."
+                )
+                return lambda: failure_body(new_request_id(), BrowserError(message))
         if found == "tabpilot":
             return None
     where = f"{settings.host}:{settings.port}"
