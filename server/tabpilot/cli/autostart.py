@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import http.client
+import json
 import subprocess
 import sys
 import time
@@ -30,8 +32,6 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
-
-import httpx
 
 from tabpilot import guard
 from tabpilot.client.unreachable import is_envelope, not_running, not_tabpilot
@@ -65,23 +65,46 @@ def _log_path(settings: Settings) -> Path:
     return settings.state_dir / f"daemon-{settings.port}.log"
 
 
-def _probe(http: httpx.Client, settings: Settings) -> str | None:
+def _get(settings: Settings, path: str) -> tuple[int, Any]:
+    """GET ``path`` of the port: the status and the JSON body (None if not JSON). Plain
+    http.client: an httpx client's first TLS context alone costs a fifth of a second, before the
+    daemon can be spawned."""
+    connection = http.client.HTTPConnection(settings.host, settings.port, timeout=PROBE_TIMEOUT_S)
+    try:
+        connection.request("GET", path, headers=client_headers(settings))
+        response = connection.getresponse()
+        try:
+            return response.status, json.loads(response.read())
+        except ValueError:
+            return response.status, None
+    finally:
+        connection.close()
+
+
+def _probe(settings: Settings) -> str | None:
     """What answers on the port: `tabpilot` for a tabpilot daemon, None for nothing at all,
     else what does, in words."""
     try:
-        response = http.get("/health", timeout=PROBE_TIMEOUT_S)
-    except httpx.ConnectError:
+        status, body = _get(settings, "/health")
+    except ConnectionRefusedError:
         return None
-    except httpx.TimeoutException:
+    except TimeoutError:
         return f"no answer to /health in {PROBE_TIMEOUT_S:g} s"
-    except httpx.HTTPError as exc:
+    except (OSError, http.client.HTTPException) as exc:
         return type(exc).__name__
-    try:
-        body = response.json()
-    except ValueError:
-        body = None
     # A 401 in the envelope is tabpilot too, with another token: its calls will say so.
-    return "tabpilot" if is_envelope(body) else f"HTTP {response.status_code}"
+    return "tabpilot" if is_envelope(body) else f"HTTP {status}"
+
+
+def _browser_ready(settings: Settings) -> bool:
+    """Whether the daemon's browser has its extension connected and its first page loaded."""
+    try:
+        _, body = _get(settings, "/status")
+    except (OSError, http.client.HTTPException):
+        return False
+    status = (body.get("result") if isinstance(body, dict) else None) or {}
+    connected = (status.get("extension") or {}).get("connected")
+    return bool(connected and (status.get("browser") or {}).get("ready"))
 
 
 @contextlib.contextmanager
@@ -155,16 +178,14 @@ def _exited(settings: Settings, code: int) -> Refusal:
     return lambda: failure_body(new_request_id(), BrowserError(message))
 
 
-def _wait_until_ready(
-    http: httpx.Client, settings: Settings, process: subprocess.Popen[bytes]
-) -> Refusal | None:
+def _wait_until_ready(settings: Settings, process: subprocess.Popen[bytes]) -> Refusal | None:
     """Wait for the started daemon to answer, then for its browser's first page, each bounded."""
     deadline = time.monotonic() + ANSWER_TIMEOUT_S
-    while _probe(http, settings) != "tabpilot":
+    while _probe(settings) != "tabpilot":
         code = process.poll()
         if code is not None:
             # A daemon a client started and left before it answered may hold the port now.
-            return None if _probe(http, settings) == "tabpilot" else _exited(settings, code)
+            return None if _probe(settings) == "tabpilot" else _exited(settings, code)
         if time.monotonic() > deadline:
             process.kill()
             message = (
@@ -179,11 +200,8 @@ def _wait_until_ready(
         code = process.poll()
         if code is not None:
             return _exited(settings, code)
-        with contextlib.suppress(httpx.HTTPError, ValueError):
-            status = http.get("/status", timeout=PROBE_TIMEOUT_S).json().get("result") or {}
-            browser = status.get("browser") or {}
-            if (status.get("extension") or {}).get("connected") and browser.get("ready"):
-                return None
+        if _browser_ready(settings):
+            return None
         time.sleep(_POLL_S)
     return None
 
@@ -191,27 +209,24 @@ def _wait_until_ready(
 def ensure_daemon(settings: Settings, idle_stop_s: float | None) -> Refusal | None:
     """Make a tabpilot daemon answer on the port: None once one does, found or started; else
     the failure every call should answer. Blocks at most about a minute."""
-    with httpx.Client(
-        base_url=settings.base_url, headers=client_headers(settings), trust_env=False
-    ) as http:
-        found = _probe(http, settings)
-        if found is None:
-            deadline = time.monotonic() + ANSWER_TIMEOUT_S + READY_TIMEOUT_S + 5
-            try:
-                with _port_lock(settings, deadline):
-                    # Another client may have started it while this one waited for the lock.
-                    found = _probe(http, settings)
-                    if found is None:
-                        return _wait_until_ready(http, settings, _spawn(settings, idle_stop_s))
-            except TimeoutError:
-                message = (
-                    f"Another client's start of the tabpilot daemon on 127.0.0.1:{settings.port} "
-                    f"held its lock past {ANSWER_TIMEOUT_S + READY_TIMEOUT_S:g} s. Its log: "
-                    f"{_log_path(settings)}. Call again."
-                )
-                return lambda: failure_body(new_request_id(), BrowserError(message))
-        if found == "tabpilot":
-            return None
+    found = _probe(settings)
+    if found is None:
+        deadline = time.monotonic() + ANSWER_TIMEOUT_S + READY_TIMEOUT_S + 5
+        try:
+            with _port_lock(settings, deadline):
+                # Another client may have started it while this one waited for the lock.
+                found = _probe(settings)
+                if found is None:
+                    return _wait_until_ready(settings, _spawn(settings, idle_stop_s))
+        except TimeoutError:
+            message = (
+                f"Another client's start of the tabpilot daemon on 127.0.0.1:{settings.port} "
+                f"held its lock past {ANSWER_TIMEOUT_S + READY_TIMEOUT_S:g} s. Its log: "
+                f"{_log_path(settings)}. Call again."
+            )
+            return lambda: failure_body(new_request_id(), BrowserError(message))
+    if found == "tabpilot":
+        return None
     where = f"{settings.host}:{settings.port}"
     return lambda: not_tabpilot(where, found)
 
