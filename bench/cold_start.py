@@ -44,8 +44,8 @@ TIMEOUT_S = 90.0
 #: The target: tabpilot's median at most this many times Playwright MCP's. tabpilot starts two
 #: Python processes (the forwarder, then the daemon with its web stack) before its Chromium, and
 #: then waits for the extension to connect and for the first page; Playwright MCP starts one Node
-#: process that drives its Chromium over a pipe. Measured at 2.0x on 2 loaded cores.
-RATIO = 2.5
+#: process that drives its Chromium over a pipe. Measured at 1.76x on 2 loaded cores.
+RATIO = 2.0
 
 
 def _request(request_id: int, method: str, params: dict[str, Any]) -> str:
