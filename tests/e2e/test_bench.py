@@ -21,7 +21,11 @@ COMMITTED = REPO / "bench" / "results"
 
 
 def _digest(folder: Path) -> dict[str, str]:
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.glob("*"))}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def _pages() -> tuple[str, str]:
@@ -109,8 +113,10 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
     # against the run before the package's reshape, and what it and the client load; the form,
     # the wait, the upload and the drag over HTTP; the form and the wait against the peers; 3 of
     # the snapshot of a page with cross-origin frames, 2 of find, and the tasks across frames
-    # and tabs.
-    assert len(results["targets"]) == 41
+    # and tabs; the fast path beside the tabpilot of before the switch gated page scripts; the
+    # cold start of `tabpilot mcp --browser` beside Playwright MCP's.
+    assert len(results["targets"]) == 43
+    assert results["fast_path"]["rows"][1]["system"].startswith("tabpilot HTTP at ")
     assert all(isinstance(t["met"], bool) and t["measured"] for t in results["targets"])
 
     # The Python client beside Selenium's CDP, and the rows against the other MCP servers: each
