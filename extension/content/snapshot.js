@@ -230,7 +230,11 @@
         return;
       }
       const node = nodeOf(element, role, act, kids);
-      if (style.hidden) node.note = NOT_VISIBLE;
+      // Hidden whole: the line's mark says it of the name too.
+      if (style.hidden) {
+        node.note = NOT_VISIBLE;
+        delete node.unseen;
+      }
       out.push(node);
     };
 
