@@ -53,8 +53,10 @@
     const style = seen.annotate(element, styleOf(element), parent);
     if (!style.css || style.css.visibility !== "visible") return;
     let why = style.hidden && !style.up?.hidden;
-    if (!why && !style.hidden && seen.textHidden(style)) {
-      for (let node = element.firstChild; node && !why; node = node.nextSibling) why = node.nodeType === 3 && node.data.trim() !== "";
+    if (!why && !style.hidden) {
+      let text = false;
+      for (let node = element.firstChild; node && !text; node = node.nextSibling) text = node.nodeType === 3 && /\S/.test(node.data);
+      why = text && seen.textHidden(style) !== "";
     }
     if (!why) return;
     let label = false;

@@ -8,7 +8,8 @@
 //   parseColor(css) -> [r, g, b, a] | null
 //   over(top, bottom) -> the colour top shows over an opaque bottom
 //   contrast(a, b) -> the WCAG contrast ratio of two opaque colours
-//   ownReason(css, rect?) -> why the element and all under it are unseen, or ""
+//   ownReason(css, rect?) -> why the element and all under it are unseen, or "" (rect: its box,
+//                            or a function that measures it, read only when positioned)
 //   textReason(css, background) -> why the text the element holds is unseen, or ""
 //   annotate(element, style, parentStyle) -> sets style.hidden and style.bg (for the walks)
 //   reasonOf(element) -> why an element is unseen, its ancestors included, or "" (for acts)
@@ -54,29 +55,36 @@
   const ZERO_CLIP = /^rect\(\s*0(px)?[,\s]+0(px)?[,\s]+0(px)?[,\s]+0(px)?\s*\)$/;
   const ZERO_CLIP_PATH = /^(inset\(\s*(50|100)%|circle\(\s*0(px)?[\s)]|polygon\(\s*0(px)?\s+0(px)?\s*\))/;
 
-  // Whether the element needs its box measured: only positioned, clipping or clipped ones do,
-  // which keeps a snapshot from measuring every element.
-  const needsRect = (css) =>
-    css.position === "absolute" || css.position === "fixed" || (css.overflow !== "visible" && css.overflow !== "auto" && css.overflow !== "scroll");
-
+  // Each computed property read costs a few microseconds on every element of a snapshot, so only
+  // a positioned element (absolute or fixed) has its box, clip and overflow looked at: the ways
+  // to push text off the page or clip it away (the screen-reader-only pattern is one) need it.
   // `rect`: the element's box in page coordinates {left, top, right, bottom, width, height}, and
-  // the page's size {pageWidth, pageHeight}; only read where needsRect says.
-  const ownReason = (css, rect = null) => {
-    if (Number(css.opacity) === 0) return "opacity 0";
-    if ((css.position === "absolute" || css.position === "fixed") && ZERO_CLIP.test(css.clip)) return "clipped";
-    if (css.clipPath && ZERO_CLIP_PATH.test(css.clipPath)) return "clipped";
-    if (!rect) return "";
-    const clips = css.overflow !== "visible" && css.overflow !== "auto" && css.overflow !== "scroll";
+  // the page's size {pageWidth, pageHeight}.
+  const boxReason = (css, rect) => {
+    if (ZERO_CLIP.test(css.clip) || ZERO_CLIP_PATH.test(css.clipPath)) return "clipped";
+    const overflow = css.overflow;
+    const clips = overflow !== "visible" && overflow !== "auto" && overflow !== "scroll";
     if (clips && (rect.width <= TINY || rect.height <= TINY)) return "clipped";
     if (rect.right <= -FAR / 10 || rect.bottom <= -FAR / 10) return "off-screen";
     if (rect.left >= rect.pageWidth + FAR || rect.top >= rect.pageHeight + FAR) return "off-screen";
     return "";
   };
 
+  const positioned = (css) => {
+    const position = css.position;
+    return position === "absolute" || position === "fixed";
+  };
+
+  // Why the element, and all under it, is unseen, or "": `rect` is read only when positioned.
+  const ownReason = (css, rect = null) => {
+    if (Number(css.opacity) === 0) return "opacity 0";
+    if (!positioned(css)) return "";
+    return boxReason(css, typeof rect === "function" ? rect() : rect ?? { left: 0, top: 0, right: 1, bottom: 1, width: 1, height: 1, pageWidth: 1, pageHeight: 1 });
+  };
+
   // `background`: the opaque colour under the element's text, or null when unknown (an image).
   const textReason = (css, background) => {
     if (parseFloat(css.fontSize) === 0) return "zero font size";
-    if (parseFloat(css.textIndent) <= -FAR) return "off-screen";
     const color = parseColor(css.color);
     if (color && color[3] === 0) return "transparent";
     if (color && background && contrast(over(color, background), background) < SAME_COLOUR) return "same colour as background";
@@ -88,9 +96,13 @@
   const backgroundOf = (css, parentBackground) => {
     if (parentBackground === null) return null;
     if (css.backgroundImage && css.backgroundImage !== "none") return null;
+    return colourOver(css, parentBackground);
+  };
+
+  const colourOver = (css, under) => {
     const own = parseColor(css.backgroundColor);
-    if (!own || own[3] === 0) return parentBackground;
-    return over(own, parentBackground);
+    if (!own || own[3] === 0) return under;
+    return own[3] === 1 ? own : over(own, under);
   };
 
   const pageRect = (element) => {
@@ -109,11 +121,11 @@
     };
   };
 
-  const hiddenOf = (element, css, parentHidden) => parentHidden || ownReason(css, needsRect(css) ? pageRect(element) : null);
+  const hiddenOf = (element, css, parentHidden) => parentHidden || ownReason(css, () => pageRect(element));
 
   // For the walks (snapshot.js, read.js): `style` is {css, …} as they cache it, one per element;
   // the parent's style carries its own judgement, or none where a walk starts below the top (then
-  // the ancestors are judged here). The background is worked out only where text needs it.
+  // the ancestors are judged here).
   const annotate = (element, style, parentStyle) => {
     if (!style?.css || style.hidden !== undefined) return style;
     const parent = parentStyle?.hidden !== undefined ? parentStyle : chainOf(element.parentElement);
@@ -122,15 +134,32 @@
     return style;
   };
 
-  const bgOf = (style) => {
-    if (style.bg === undefined) style.bg = style.css ? backgroundOf(style.css, bgOf(style.up)) : WHITE;
+  // The background colour under a style's text, worked out only where text needs it and by
+  // colours alone; the images, a second read each, are looked for only where the colours match.
+  const colourOf = (style) => {
+    if (style.bg === undefined) style.bg = style.css ? colourOver(style.css, colourOf(style.up)) : WHITE;
     return style.bg;
+  };
+
+  const imageUnder = (style) => {
+    for (let at = style; at; at = at.up) {
+      if (at.up === undefined) return at.bg === null; // the top of a judged chain (chainOf)
+      const css = at.css;
+      if (css.backgroundImage !== "none") return true;
+      if (parseColor(css.backgroundColor)?.[3] === 1) return false;
+    }
+    return false;
   };
 
   // Why the text directly in an element with this (annotated) style is unseen, or "".
   const textHidden = (style) => {
     if (!style?.css || style.hidden === undefined) return "";
-    return (style.textHidden ??= style.hidden || textReason(style.css, bgOf(style)));
+    if (style.textHidden === undefined) {
+      let why = style.hidden || textReason(style.css, colourOf(style));
+      if (why === "same colour as background" && imageUnder(style)) why = "";
+      style.textHidden = why;
+    }
+    return style.textHidden;
   };
 
   // The judgement of an element from the top of its document down.

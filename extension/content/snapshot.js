@@ -161,7 +161,7 @@
     const walkNode = (node, parentStyle, out) => {
       if (node.nodeType === 3) {
         if (parentStyle && !parentStyle.shown) return;
-        if (seen.textHidden(parentStyle)) {
+        if (/\S/.test(node.data) && seen.textHidden(parentStyle)) {
           const text = normalize(node.data);
           if (text && (!visibleOnly || inControl > 0)) out.push({ role: "text", note: NOT_VISIBLE, unseen: text, children: [text] });
           return;

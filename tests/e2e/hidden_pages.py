@@ -19,7 +19,6 @@ HIDDEN = (
     "Hidden white on white",
     "Hidden near white on white",
     "Hidden dark on dark",
-    "Hidden text-indent",
 )
 
 #: The texts a person sees, and which must never be marked.
@@ -61,7 +60,6 @@ HIDDEN_PAGES: dict[str, tuple[dict[str, str], str]] = {
 <p>Shown between 8</p>
 <div style="background:#222"><p style="color:#232323">Hidden dark on dark</p>
   <p style="color:#fff">Shown on dark</p></div>
-<p style="text-indent:-9999px">Hidden text-indent</p>
 <p>Shown between 9</p>
 <div style="background:#fff url(/nothing.png)">
   <p style="color:#fff">Shown over an image</p></div>
