@@ -62,6 +62,8 @@ test("opacity 0, a zero clip, a tiny clipping box and a place far off the page h
   assert.equal(seen.ownReason(css({ position: "absolute", clip: "rect(0px, 0px, 0px, 0px)" })), "clipped");
   // Only a positioned element is measured: a static one costs no reads past its opacity.
   assert.equal(seen.ownReason(css({ clip: "rect(0px, 0px, 0px, 0px)" }), () => assert.fail("measured")), "");
+  const inline = Object.defineProperty(css(), "position", { get: () => assert.fail("read") });
+  assert.equal(seen.ownReason(inline, null, "inline"), "");
   assert.equal(seen.ownReason(css({ position: "absolute", clipPath: "inset(50%)" })), "clipped");
   assert.equal(seen.ownReason(css({ position: "absolute", overflow: "hidden" }), box(0, 0, 1, 1)), "clipped");
   assert.equal(seen.ownReason(css({ position: "absolute" }), box(-9999, 10, 300, 20)), "off-screen");

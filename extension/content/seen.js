@@ -76,9 +76,11 @@
   };
 
   // Why the element, and all under it, is unseen, or "": `rect` is read only when positioned.
-  const ownReason = (css, rect = null) => {
+  // `display`, where the caller read it already: an element displayed "inline" is never
+  // positioned (CSS makes an absolutely positioned box a block), which spares a read.
+  const ownReason = (css, rect = null, display = "") => {
     if (Number(css.opacity) === 0) return "opacity 0";
-    if (!positioned(css)) return "";
+    if (display === "inline" || !positioned(css)) return "";
     return boxReason(css, typeof rect === "function" ? rect() : rect ?? { left: 0, top: 0, right: 1, bottom: 1, width: 1, height: 1, pageWidth: 1, pageHeight: 1 });
   };
 
@@ -121,7 +123,7 @@
     };
   };
 
-  const hiddenOf = (element, css, parentHidden) => parentHidden || ownReason(css, () => pageRect(element));
+  const hiddenOf = (element, css, parentHidden, display) => parentHidden || ownReason(css, () => pageRect(element), display);
 
   // For the walks (snapshot.js, read.js): `style` is {css, …} as they cache it, one per element;
   // the parent's style carries its own judgement, or none where a walk starts below the top (then
@@ -130,7 +132,7 @@
     if (!style?.css || style.hidden !== undefined) return style;
     const parent = parentStyle?.hidden !== undefined ? parentStyle : chainOf(element.parentElement);
     style.up = parent;
-    style.hidden = hiddenOf(element, style.css, parent.hidden);
+    style.hidden = hiddenOf(element, style.css, parent.hidden, style.display);
     return style;
   };
 
