@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PORT ?= 7878
 
-.PHONY: run serve test reliability-doc lint node-test pytest system-deps docs bench clean
+.PHONY: run serve test reliability-doc lint node-test pytest system-deps docs bench popup-shots clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -75,6 +75,12 @@ bench: $(STAMP) $(BENCH_NODE)
 	@scripts/ensure-system-deps.sh
 	$(BIN)/python -m bench --readme
 	$(BIN)/python scripts/benchmark_block.py --write
+
+## popup-shots: screenshots of the popup in each state (pilot off, on, a request for help, sites
+## ruled out, dark mode), in a real Chromium with the unpacked extension, into docs/popup/
+popup-shots: $(STAMP)
+	@scripts/ensure-system-deps.sh --for-tests
+	$(BIN)/python scripts/popup_screenshots.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

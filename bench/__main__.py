@@ -12,6 +12,7 @@ from typing import Any
 
 from bench import (
     contexts,
+    fast_path,
     frame_tasks,
     hands,
     mcp_start,
@@ -43,7 +44,8 @@ def run(
     (a form, a wait, an upload, a drag) over HTTP and beside the peers, and the tasks; with
     `only="frames"` the rows of frames and find beside the peers and the tasks across frames and
     tabs, with no rig; with `only="switch"` the first command in tabs opened before AI Web Pilot
-    went on, beside tabs opened after."""
+    went on, beside tabs opened after, and `1+1` beside the tabpilot of before the switch gated
+    page scripts."""
     started = time.perf_counter()
     everything = only is None
     results: dict[str, Any] = {"command": command, "machine": machine()}
@@ -66,6 +68,8 @@ def run(
             if everything or only == "switch":
                 _say("the first command in tabs opened before the switch went on, and after")
                 results["switch_on"] = switch_on.measure(r, counts)
+                _say(f"1+1 over HTTP today and at {fast_path.BEFORE}, interleaved")
+                results["fast_path"] = fast_path.measure(r, counts)
             if only not in ("contexts", "hands", "switch"):
                 _say("1+1 by tabpilot's Python client and by Selenium's CDP")
                 fewer = max(counts.calls // 4, 2 * counts.blocks)
@@ -142,7 +146,8 @@ def main(argv: list[str] | None = None) -> int:
         "servers, and the tasks that use them; "
         "frames: only a snapshot of a page with two cross-origin frames, a search of the product "
         "page, and the tasks in a frame and in a tab a click opens, beside the other MCP servers; "
-        "switch: only the first command in tabs opened before AI Web Pilot went on, and after",
+        "switch: only the first command in tabs opened before AI Web Pilot went on, and after, "
+        "and 1+1 beside the tabpilot of before page scripts waited for the switch",
     )
     args = parser.parse_args(argv)
     if args.only and args.readme:

@@ -11,7 +11,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench import context_report, hands_report, peer_report, start_report, switch_on
+from bench import (
+    context_report,
+    fast_path,
+    hands_report,
+    peer_report,
+    start_report,
+    switch_on,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 #: The page whose marked benchmark section `python -m bench --readme` rewrites.
@@ -36,6 +43,7 @@ def targets(results: dict[str, Any]) -> list[tuple[str, str, bool]]:
         + start_report.targets(results)
         + context_report.targets(results)
         + peer_report.targets(results)
+        + fast_path.targets(results)
     )
 
 
@@ -98,6 +106,7 @@ def markdown(results: dict[str, Any]) -> str:
     if "latency" in results:
         lines += _suites_markdown(results)
     lines += switch_on.markdown(results)
+    lines += fast_path.markdown(results)
     lines += hands_report.markdown(results)
     lines += start_report.markdown(results)
     lines += context_report.markdown(results)

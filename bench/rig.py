@@ -21,7 +21,15 @@ from pathlib import Path
 from typing import Any
 
 from selenium import webdriver
-from tests.e2e.harness import Daemon, launch_chromium, set_pilot, spawn_daemon, use_popup, wait_for
+from tests.e2e.harness import (
+    EXTENSION_DIR,
+    Daemon,
+    launch_chromium,
+    set_pilot,
+    spawn_daemon,
+    use_popup,
+    wait_for,
+)
 
 from bench.clients import LeanClient
 
@@ -47,12 +55,18 @@ class Rig:
 
 
 @contextmanager
-def rig(daemon_args: tuple[str, ...] = ()) -> Iterator[Rig]:
-    """Start the daemon and Chromium, open TABS pages, leave Selenium on the first."""
+def rig(
+    daemon_args: tuple[str, ...] = (),
+    *,
+    extension: Path = EXTENSION_DIR,
+    env: dict[str, str] | None = None,
+) -> Iterator[Rig]:
+    """Start the daemon and Chromium, open TABS pages, leave Selenium on the first. ``extension``
+    and ``env`` (PYTHONPATH: another tree's daemon) set up another version of tabpilot."""
     profile = Path(tempfile.mkdtemp(prefix="tabpilot-bench-"))
-    with spawn_daemon(*daemon_args) as daemon:
+    with spawn_daemon(*daemon_args, env=env) as daemon:
         page = f"{daemon.url}/"
-        driver = launch_chromium(profile, page)
+        driver = launch_chromium(profile, page, extension=extension)
         client: LeanClient | None = None
         try:
             use_popup(driver, port=daemon.port)

@@ -185,7 +185,35 @@ test("get_status answers the popup with connection, port, pilot and daemon versi
     pilot_enabled: true,
     daemon_version: "0.1.0",
     daemon_site_rules: null,
+    group_tabs: null, // this fake Chrome has no tab groups
   });
+});
+
+test("get_status counts the tabs in the tabpilot group of every window, for the popup's status line", async () => {
+  const tabs = [
+    PAGE,
+    { ...PAGE, id: 8, groupId: 3, windowId: 1 },
+    { ...PAGE, id: 9, groupId: 3, windowId: 1 },
+    { ...PAGE, id: 10, groupId: 4, windowId: 2 },
+    { ...PAGE, id: 11, groupId: 5, windowId: 2 }, // a group of the person's own
+  ];
+  const { chrome } = await start({ tabs });
+  const groups = [
+    { id: 3, title: "tabpilot", windowId: 1 },
+    { id: 4, title: "tabpilot", windowId: 2 },
+    { id: 5, title: "shopping", windowId: 2 },
+  ];
+  chrome.tabGroups = { query: async ({ title }) => groups.filter((g) => g.title === title) };
+  const status = () => new Promise((resolve) => chrome.runtime.onMessage.emit({ type: "get_status" }, {}, resolve));
+  assert.equal((await status()).group_tabs, 3);
+  groups.length = 0;
+  assert.equal((await status()).group_tabs, 0);
+  chrome.tabGroups.query = async () => {
+    throw new Error("No window with id: 2.");
+  };
+  const answer = await status();
+  assert.equal(answer.group_tabs, null, "a failing count leaves the rest of the status");
+  assert.equal(answer.connected, true);
 });
 
 test("the daemon's site rules in its hello refuse the commands that follow it, and the popup is told them", async () => {

@@ -24,7 +24,7 @@ from tabpilot.config import DEFAULT_PORT
 from tabpilot.mcp.http import MCP_PATH
 from tabpilot.mcp.schema import TOOLS_LIST_BUDGET
 from tabpilot.mcp.server import VALUE_TOOLS, tool_result
-from tabpilot.tools import TOOLS
+from tabpilot.tools import CAPS, TOOLS
 from tabpilot.tools.navigate import NavigateParams, navigate_text
 from tabpilot.tools.script import ExecuteParams
 from tests.e2e.harness import free_port, spawn_daemon
@@ -250,6 +250,32 @@ async def test_bad_arguments_are_an_error_result(
             result, text = await call(client, "execute_javascript", **arguments)
     assert result.is_error is True
     assert complaint in text
+    assert fake.commands == []  # nothing was sent to the browser
+
+
+@both
+async def test_every_tool_refuses_an_unknown_argument_and_names_the_one_meant(
+    transport: str,
+) -> None:
+    # The SDK drops what a tool's signature does not name; `tabId` for `tab_id` must not act in
+    # the active tab without a word. Every tool, with every capability listed.
+    with run_daemon() as daemon:
+        caps = ",".join(sorted(CAPS))
+        async with (
+            connected(daemon) as fake,
+            open_mcp(transport, daemon.settings.port, caps=caps) as client,
+        ):
+            listed = (await client.list_tools()).tools
+            answers = {
+                tool.name: await call(client, tool.name, tabId=3, unknown_arguments=1)
+                for tool in listed
+            }
+    assert len(answers) == len(TOOLS) + 1  # and pilot_status
+    for name, (result, text) in answers.items():
+        assert result.is_error is True, name
+        assert "`tabId`" in text and "`unknown_arguments`" in text, (name, text)
+        if name != "pilot_status" and "tab_id" in TOOLS[name].params.model_fields:
+            assert "did you mean `tab_id`?" in text, (name, text)
     assert fake.commands == []  # nothing was sent to the browser
 
 

@@ -472,8 +472,8 @@ async def test_bad_input_is_refused_on_every_face_before_anything_is_sent(
 
 
 async def test_an_unknown_field_is_refused_not_ignored(daemon: Daemon) -> None:
-    # MCP clients get the schema and the SDK drops what it does not list; HTTP and the socket
-    # refuse a typo such as `tab` for `tab_id`.
+    # HTTP and the socket refuse a typo such as `tab` for `tab_id`, and name the field meant
+    # (MCP too: tests/test_mcp_server.py).
     async with connected(daemon, extension) as fake, daemon.client() as client:
         response = await client.post("/browser_close", json={"tab_id": 3})
         async with calls_socket(daemon) as ws:
@@ -481,7 +481,7 @@ async def test_an_unknown_field_is_refused_not_ignored(daemon: Daemon) -> None:
     assert response.status_code == 400
     assert "`tab_id` is not a field" in response.json()["error"]["message"]
     assert (
-        "`tab` is not a field (the fields are ref, offset, limit, visible_only, tab_id)"
+        "`tab` is not a field; did you mean `tab_id`? (the fields are ref, offset, limit, visible_only, tab_id)"
         in (answer["envelope"]["error"]["message"])
     )
     assert fake.commands == []

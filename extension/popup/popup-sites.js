@@ -4,7 +4,8 @@
 // any, are shown beside them, read only.
 import { NEVER_SCRIPTABLE, SITE_RULES_KEY, MAX_SITES, parseSite, personRules } from "../worker/link/site-rules.js";
 
-export function createSitesView({ chrome, document }) {
+// onChange: told after the rules shown change (the status line names them).
+export function createSitesView({ chrome, document, onChange = () => {} }) {
   const $ = (id) => document.getElementById(id);
   const modeInputs = { never: $("site-mode-never"), only: $("site-mode-only") };
   const form = $("site-form");
@@ -58,6 +59,7 @@ export function createSitesView({ chrome, document }) {
       rules.mode === "only"
         ? "No site listed: the AI may act on no site until you add one."
         : "No site listed: the AI may act on any site while AI Web Pilot is on.";
+    onChange();
   }
 
   form.addEventListener("submit", (event) => {
@@ -97,5 +99,5 @@ export function createSitesView({ chrome, document }) {
     fromDaemon.hidden = !text;
   }
 
-  return { showDaemon };
+  return { showDaemon, rules: () => rules };
 }

@@ -8,6 +8,7 @@ import { createConnection } from "./link/connection.js";
 import { DEFAULT_CONTEXT, isContextName, loadManaged } from "./link/managed.js";
 import { createPilot } from "./link/pilot.js";
 import { createProxyAuth } from "./link/proxy-auth.js";
+import { groupTabCount } from "./tab/ai-tabs.js";
 import { createPageScripts } from "./tab/page-scripts.js";
 
 export const PROTOCOL_VERSION = 1;
@@ -97,13 +98,18 @@ export function createBackground({ chrome, WebSocket, fetch, timers, userAgent =
   // Messages from the popup, by type. Async answers return true and always answer
   // (https://developer.chrome.com/docs/extensions/develop/concepts/messaging#simple).
   const messageHandlers = {
-    get_status: () =>
-      pilot.ready.then(() => ({
+    get_status: async () => {
+      await pilot.ready;
+      // Only a count, for the popup's status line; best effort, as a status never fails on it.
+      const groupTabs = await groupTabCount(chrome).catch(() => null);
+      return {
         ...connection.status(),
         pilot_enabled: pilot.isEnabled(),
         daemon_version: daemonVersion,
         daemon_site_rules: commands.sites.daemon(),
-      })),
+        group_tabs: groupTabs,
+      };
+    },
     get_activity: (_message, sender) =>
       ownPage(sender)
         .then(() => Promise.all([activity.list(), activity.kept()]))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -11,6 +12,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -180,11 +182,26 @@ def _wait_for_worker(driver: webdriver.Chrome, timeout_s: float = 15.0) -> None:
     """Until the service worker of an extension runs in ``driver``'s Chromium (an extension
     installs before its worker starts); past ``timeout_s``, go on: the load then says the rest."""
 
+    # Asked of the DevTools HTTP endpoint, not through ChromeDriver, whose commands wait on the
+    # first tab's load: a load that stalls while the extension installs (above) stalled them too.
+    address = driver.capabilities.get("goog:chromeOptions", {}).get("debuggerAddress")
+
+    def targets() -> list[dict[str, Any]]:
+        if address:
+            url = f"http://{address}/json/list"
+            with (
+                contextlib.suppress(OSError, ValueError),
+                urllib.request.urlopen(url, timeout=5) as answer,
+            ):
+                listed: list[dict[str, Any]] = json.load(answer)
+                return listed
+        infos: list[dict[str, Any]] = driver.execute_cdp_cmd("Target.getTargets", {})["targetInfos"]
+        return infos
+
     def worker() -> bool:
-        targets = driver.execute_cdp_cmd("Target.getTargets", {})["targetInfos"]
         return any(
             t["type"] == "service_worker" and t["url"].startswith("chrome-extension://")
-            for t in targets
+            for t in targets()
         )
 
     deadline = time.monotonic() + timeout_s
@@ -229,14 +246,25 @@ def connected_browser(daemon: Daemon, start_url: str) -> Iterator[webdriver.Chro
         shutil.rmtree(profile, ignore_errors=True)
 
 
-def use_popup(
-    driver: webdriver.Chrome, *, port: int | None = None, pilot: bool | None = None
-) -> None:
-    """Open the extension popup in a tab, act as a person would, then go back to the tab before."""
+@contextmanager
+def popup_tab(driver: webdriver.Chrome) -> Iterator[None]:
+    """The extension popup in a new tab for the length of the block; closed afterwards, as a popup
+    closes when the person clicks elsewhere, and back to the tab before."""
     previous = driver.current_window_handle
     driver.switch_to.new_window("tab")
     try:
         driver.get(POPUP_URL)
+        yield
+    finally:
+        driver.close()
+        driver.switch_to.window(previous)
+
+
+def use_popup(
+    driver: webdriver.Chrome, *, port: int | None = None, pilot: bool | None = None
+) -> None:
+    """Open the extension popup in a tab, act as a person would, then go back to the tab before."""
+    with popup_tab(driver):
         if port is not None:
             field = driver.find_element(By.ID, "daemon-port")
             field.clear()
@@ -247,9 +275,6 @@ def use_popup(
             if toggle.is_selected() != pilot:
                 toggle.click()
             wait_for(lambda: toggle.is_selected() == pilot, 5, "the switch to move")
-    finally:
-        driver.close()
-        driver.switch_to.window(previous)
 
 
 def set_pilot(driver: webdriver.Chrome, daemon: Daemon, enabled: bool) -> None:

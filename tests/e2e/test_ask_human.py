@@ -18,7 +18,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webelement import WebElement
 
 from tests.e2e.acting import call, js, ok, ref, refused
-from tests.e2e.harness import POPUP_URL, Daemon, serving_pages, set_pilot, wait_for
+from tests.e2e.harness import Daemon, popup_tab, serving_pages, set_pilot, wait_for
 
 # The button is below the fold: the outline scrolls it into view.
 PAGE = """<!doctype html><title>handoff</title>
@@ -54,20 +54,6 @@ def ask(pool: ThreadPoolExecutor, daemon: Daemon, **params: Any) -> Future[dict[
     """browser_ask_human over HTTP in the background: the person answers meanwhile."""
     wait_s = params.get("timeout_ms", 300_000) / 1000 + 30
     return pool.submit(call, daemon, "browser_ask_human", wait_s, **params)
-
-
-@contextmanager
-def popup(driver: webdriver.Chrome) -> Iterator[None]:
-    """The popup in a new tab, as use_popup opens it; closed afterwards, as a popup closes when
-    the person clicks elsewhere."""
-    previous = driver.current_window_handle
-    driver.switch_to.new_window("tab")
-    try:
-        driver.get(POPUP_URL)
-        yield
-    finally:
-        driver.close()
-        driver.switch_to.window(previous)
 
 
 def cards(driver: webdriver.Chrome) -> list[WebElement]:
@@ -171,7 +157,7 @@ def test_done_with_a_reply_shows_the_request_and_holds_the_tab(
         assert browser.execute_script("return window.scrollY") > 1000  # scrolled into view
 
     # The popup closes when it loses focus; the request stays for the next time it opens.
-    with popup(browser):
+    with popup_tab(browser):
         card = the_card(browser)
         assert card.find_element(By.CSS_SELECTOR, ".handoff-message").text == (
             "Please sign in, then press Done"
@@ -181,7 +167,7 @@ def test_done_with_a_reply_shows_the_request_and_holds_the_tab(
         assert badge(browser) == "?"
         card.find_element(By.CSS_SELECTOR, ".handoff-reply").send_keys("half typed")
     assert not answer.done()
-    with popup(browser):
+    with popup_tab(browser):
         card = the_card(browser)
         reply = card.find_element(By.CSS_SELECTOR, ".handoff-reply")
         reply.clear()
@@ -205,7 +191,7 @@ def test_declined_without_a_reply(
     daemon: Daemon, browser: webdriver.Chrome, tab: int, asking: ThreadPoolExecutor
 ) -> None:
     answer = ask(asking, daemon, message="Is this the right item?", tab_id=tab)
-    with popup(browser):
+    with popup_tab(browser):
         the_card(browser).find_element(By.CSS_SELECTOR, ".handoff-decline").click()
         body = answer.result(timeout=SHOWN_S)
     assert body["status"] == 200, body
@@ -216,7 +202,7 @@ def test_no_answer_is_human_timeout_and_the_request_is_withdrawn(
     daemon: Daemon, browser: webdriver.Chrome, tab: int, asking: ThreadPoolExecutor
 ) -> None:
     answer = ask(asking, daemon, message="Solve the CAPTCHA", tab_id=tab, timeout_ms=4000)
-    with popup(browser):
+    with popup_tab(browser):
         the_card(browser)
         assert badge(browser) == "?"
         body = answer.result(timeout=30)
@@ -236,7 +222,7 @@ def test_a_stale_ref_is_refused_before_anything_is_shown(
     before = active_tab(daemon)
     refused(daemon, "browser_ask_human", 410, "stale_ref", message="Look", ref=going, tab_id=tab)
     assert active_tab(daemon) == before  # not brought to the front
-    with popup(browser):
+    with popup_tab(browser):
         assert badge(browser) == "ON"
         assert not cards(browser)
     assert js(daemon, tab, "document.querySelector('[data-tabpilot-handoff]')") is None
@@ -247,7 +233,7 @@ def test_the_tab_closing_or_the_pilot_going_off_ends_the_request(
 ) -> None:
     closing = ok(daemon, "browser_tabs", action="new", url=f"{site}/handoff.html")["id"]
     answer = ask(asking, daemon, message="Enter the code", tab_id=closing)
-    with popup(browser):
+    with popup_tab(browser):
         the_card(browser)
         ok(daemon, "browser_tabs", action="close", tab_id=closing)
         body = answer.result(timeout=SHOWN_S)
@@ -256,7 +242,7 @@ def test_the_tab_closing_or_the_pilot_going_off_ends_the_request(
 
     kept = ok(daemon, "browser_tabs", action="new", url=f"{site}/handoff.html")["id"]
     answer = ask(asking, daemon, message="Enter the code", tab_id=kept)
-    with popup(browser):
+    with popup_tab(browser):
         the_card(browser)
     set_pilot(browser, daemon, False)
     try:
@@ -264,7 +250,7 @@ def test_the_tab_closing_or_the_pilot_going_off_ends_the_request(
         assert (body["status"], body["error"]["code"]) == (403, "pilot_disabled"), body
     finally:
         set_pilot(browser, daemon, True)
-    with popup(browser):
+    with popup_tab(browser):
         assert not cards(browser)
     call(daemon, "browser_tabs", action="close", tab_id=kept)
 

@@ -8,8 +8,7 @@ from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from tests.e2e.harness import Daemon, wait_for
-from tests.e2e.test_popup import popup
+from tests.e2e.harness import Daemon, popup_tab, wait_for
 
 
 def _stored_name(driver: webdriver.Chrome) -> object:
@@ -33,7 +32,7 @@ def _joined(daemon: Daemon, name: str) -> bool:
 def test_the_context_name_is_chrome_until_named_and_a_new_name_reconnects(
     browser: webdriver.Chrome, daemon: Daemon
 ) -> None:
-    with popup(browser):
+    with popup_tab(browser):
         field = browser.find_element(By.ID, "context-name")
         wait_for(lambda: field.get_attribute("value") == "chrome", 5, "the field to show chrome")
         assert _stored_name(browser) is None

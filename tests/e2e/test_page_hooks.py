@@ -243,7 +243,9 @@ def test_an_endless_stream_the_page_reads_costs_no_more_memory_than_the_browsers
             own = _peak_growth(browser, reading("worker"))
             hooked = _peak_growth(browser, reading("page"))
             assert hooked < own + 24 * MB, (hooked // MB, own // MB)
-            assert hooked < STREAMED_MB * MB // 4, (hooked // MB, own // MB)
+            # A copy held would be all of the stream; the browser's own fetch alone rose 86 MB in
+            # a run on a loaded machine, so the bound is half the stream, not a quarter.
+            assert hooked < STREAMED_MB * MB // 2, (hooked // MB, own // MB)
         finally:
             browser.switch_to.window(home)
 

@@ -3,8 +3,6 @@ included, and the exports of their cookies kept until they clear them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from selenium import webdriver
@@ -12,22 +10,9 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webelement import WebElement
 
-from tests.e2e.harness import POPUP_URL, Daemon, set_pilot, set_popup_switch, wait_for
+from tests.e2e.harness import Daemon, popup_tab, set_pilot, set_popup_switch, wait_for
 
 FAILING = "const reason = 'popup test';\nthrow new Error(reason)"
-
-
-@contextmanager
-def popup(driver: webdriver.Chrome) -> Iterator[None]:
-    """The popup in a new tab, as use_popup opens it; afterwards back to the tab before."""
-    previous = driver.current_window_handle
-    driver.switch_to.new_window("tab")
-    try:
-        driver.get(POPUP_URL)
-        yield
-    finally:
-        driver.close()
-        driver.switch_to.window(previous)
 
 
 def rows(driver: webdriver.Chrome, list_id: str = "activity-list") -> list[WebElement]:
@@ -49,7 +34,7 @@ def test_activity_lists_what_ran_newest_first(
     failed = daemon.execute(FAILING).json()
     assert failed["error"]["code"] == "execution_error"
 
-    with popup(browser):
+    with popup_tab(browser):
         # Earlier tests ran commands in this browser too; ours are the two newest.
         wait_for(lambda: len(rows(browser)) >= 2, 5, "the activity list")
         newest, before = rows(browser)[:2]
@@ -71,7 +56,7 @@ def test_clear_empties_the_list(
 ) -> None:
     assert daemon.execute("1 + 1").json()["result"] == 2
 
-    with popup(browser):
+    with popup_tab(browser):
         wait_for(lambda: rows(browser), 5, "the activity list")
         browser.find_element(By.ID, "activity-clear").click()
         wait_for(lambda: not rows(browser), 5, "the list to empty")
@@ -80,7 +65,7 @@ def test_clear_empties_the_list(
         assert empty.text == "Nothing has run yet."
 
     # The worker's list is empty too, not just the popup's: a fresh popup shows nothing.
-    with popup(browser):
+    with popup_tab(browser):
         wait_for(
             lambda: browser.find_element(By.ID, "activity-empty").is_displayed(), 5, "empty state"
         )
@@ -100,7 +85,7 @@ def test_an_export_stays_kept_after_25_more_scripts_until_the_person_clears_it(
     for _ in range(25):
         assert daemon.execute("1").json()["result"] == 1
 
-    with popup(browser):
+    with popup_tab(browser):
         wait_for(lambda: kept_rows(browser), 5, "the kept list")
         [export] = kept_rows(browser)[:1]
         assert row_text(export, ".script").startswith("saved this browser's cookies and storage (")
@@ -120,7 +105,7 @@ def test_an_export_stays_kept_after_25_more_scripts_until_the_person_clears_it(
         assert len(rows(browser)) == 20, "the recent list is not the kept list's to clear"
 
     # The worker's kept list is empty too: a fresh popup shows none.
-    with popup(browser):
+    with popup_tab(browser):
         wait_for(lambda: browser.find_element(By.ID, "kept-empty").is_displayed(), 5, "none kept")
         assert kept_rows(browser) == []
 
@@ -136,7 +121,7 @@ def test_commands_refused_with_the_pilot_off_are_listed_as_one_entry_with_a_coun
         assert {(r.status_code, r.json()["error"]["code"]) for r in refused} == {
             (403, "pilot_disabled")
         }
-        with popup(browser):
+        with popup_tab(browser):
             words = "refused 4 commands while AI Web Pilot was off"
             wait_for(
                 lambda: rows(browser) and row_text(rows(browser)[0], ".script") == words,

@@ -19,16 +19,13 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from tests.e2e.acting import call, js, ok, ref, refused
-from tests.e2e.harness import POPUP_URL, Daemon, spawn_daemon, wait_for
+from tests.e2e.harness import Daemon, popup_tab, spawn_daemon, wait_for
 
 
 @contextmanager
 def in_popup(driver: webdriver.Chrome) -> Iterator[None]:
     """The extension popup, open in a tab as a person opens it, for the length of the block."""
-    previous = driver.current_window_handle
-    driver.switch_to.new_window("tab")
-    try:
-        driver.get(POPUP_URL)
+    with popup_tab(driver):
         # The list is drawn once the popup has read it from storage.
         wait_for(
             lambda: driver.execute_script(
@@ -39,9 +36,6 @@ def in_popup(driver: webdriver.Chrome) -> Iterator[None]:
             "the popup's site list",
         )
         yield
-    finally:
-        driver.close()
-        driver.switch_to.window(previous)
 
 
 def listed(driver: webdriver.Chrome) -> list[str]:

@@ -67,3 +67,14 @@ export function createAiTabs({ chrome, debug }) {
     onChange: (listener) => listeners.push(listener),
   };
 }
+
+// How many tabs sit in a "tabpilot" group, in any window, for the popup's status line; null where
+// Chrome has no tab groups. A person may drag tabs in or out: the group is what they see.
+export async function groupTabCount(chrome) {
+  if (typeof chrome.tabGroups?.query !== "function") return null;
+  const groups = await chrome.tabGroups.query({ title: GROUP_TITLE });
+  if (groups.length === 0) return 0;
+  const ids = new Set(groups.map((group) => group.id));
+  const tabs = await chrome.tabs.query({});
+  return tabs.filter((tab) => ids.has(tab.groupId)).length;
+}

@@ -38,6 +38,7 @@ from tabpilot.ids import new_request_id
 from tabpilot.mcp.confirm import MCP_PARAMETER, given, mcp_ask
 from tabpilot.mcp.hints import Nudges, session_key
 from tabpilot.mcp.schema import input_schema, output_schema
+from tabpilot.mcp.unknown import UNKNOWN, keep_unknown, refuse_unknown
 from tabpilot.tools import TOOLS, Tool, describe
 from tabpilot.tools.fields import Params, invalid_reasons
 
@@ -184,6 +185,8 @@ def table_tool(
     value = tool.mcp.value
 
     async def call(mcp_context: Context, **arguments: Any) -> CallToolResult:
+        # Unknown names go to the strict params model, which refuses them as HTTP does.
+        arguments |= arguments.pop(UNKNOWN, {})
         try:
             ask = mcp_ask(tool, arguments)
             params = None if ask.token else model.model_validate(given(arguments, model))
@@ -287,9 +290,13 @@ def build_server(backend: Backend, caps: frozenset[str] = frozenset()) -> MCPSer
     # costs about 0.15 ms of a tools/call (make bench); tabpilot exports no traces.
     server._lowlevel_server.middleware = []
 
-    async def pilot_status(mcp_context: Context) -> CallToolResult:
+    async def pilot_status(mcp_context: Context, **arguments: Any) -> CallToolResult:
         """Is tabpilot ready: the daemon, the extension, the user's AI Web Pilot switch? E.g. {} →
         a line each, the last `AI Web Pilot: ON. Scripts may run.`"""
+        try:
+            refuse_unknown("pilot_status", arguments.get(UNKNOWN, {}))
+        except InvalidRequest as error:
+            return tool_result(failure_body(new_request_id(), error), _no_text)
         status = await backend.status(session=session_key(mcp_context))
         return tool_result(status, status_text)
 
@@ -308,6 +315,10 @@ def build_server(backend: Backend, caps: frozenset[str] = frozenset()) -> MCPSer
         long = tool.guard.limit is not None
         answers = output_schema(*guard.FIELDS) if tool.mcp.value else None
         _publish(server, tool.name, input_schema(tool.params, token=long), answers)
+    pilot_status.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter("mcp_context", inspect.Parameter.KEYWORD_ONLY, annotation=Context)],
+        return_annotation=CallToolResult,
+    )
     server.add_tool(pilot_status, description=tool_description(pilot_status), annotations=reads)
     _publish(server, "pilot_status", {"type": "object", "properties": {}}, None)
     return server
@@ -324,6 +335,7 @@ def _publish(
     """
     registered = server._tool_manager.get_tool(name)
     assert registered is not None
+    keep_unknown(registered)
     registered.parameters = parameters
     registered.fn_metadata.output_model = None
     registered.fn_metadata.output_schema = answers

@@ -92,7 +92,7 @@ ASK_HUMAN = Tool(
     description=describe(
         """
         Hand the tab to the person (login, CAPTCHA, 2FA, a check; ref outlined) until they
-        answer: done or declined, and a reply.
+        answer. E.g. {"message": "Log in"} → The person answered done
         """
     ),
     timeout_s=ask_timeout_s,

@@ -76,7 +76,7 @@ CLOSE = Tool(
     description=describe(
         """
         Close the tabs the AI opened and release the debugger (stops the managed browser).
-        Use it when done. E.g. {} → Closed 2 tabs.
+        E.g. {} → Closed 2 tabs.
         """
     ),
     timeout_s=CLOSE_TIMEOUT_S,

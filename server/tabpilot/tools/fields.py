@@ -8,6 +8,7 @@ tools' in :mod:`tabpilot.tools.page`, :mod:`tabpilot.tools.logs` and
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Sequence
 from typing import Annotated, Any, ClassVar, Literal, Self
 
@@ -78,6 +79,20 @@ def describe_invalid(errors: Sequence[Any], model: type[Params]) -> str:
     )
 
 
+def not_a_field(name: str, fields: list[str]) -> str:
+    """ "`tabId` is not a field; did you mean `tab_id`? (the fields are …)": the nearest name by
+    spelling, where case, ``_`` and ``-`` do not count (``tabId``, ``tab-id``, ``TAB_ID``)."""
+    if "." in name:  # inside a list or an object: the top-level fields are not its fields
+        return f"`{name}` is not a field"
+    squash = {field.replace("_", "").lower(): field for field in fields}
+    near = squash.get(name.replace("_", "").replace("-", "").lower())
+    if near is None:
+        close = difflib.get_close_matches(name, fields, n=1, cutoff=0.6)
+        near = close[0] if close else None
+    guess = f"; did you mean `{near}`?" if near else ""
+    return f"`{name}` is not a field{guess} (the fields are {', '.join(fields)})"
+
+
 def invalid_reasons(errors: Sequence[Any], fields: Iterable[str]) -> str:
     """What is wrong with a JSON object, from pydantic's ``errors()``: "`script` is required"."""
     parts: list[str] = []
@@ -96,7 +111,7 @@ def invalid_reasons(errors: Sequence[Any], fields: Iterable[str]) -> str:
                 "form; in a script, write it as a JavaScript escape such as \\ud800"
             )
         elif kind == "extra_forbidden":
-            parts.append(f"`{where}` is not a field (the fields are {', '.join(fields)})")
+            parts.append(not_a_field(where, list(fields)))
         elif kind == "value_error" and not where:  # a model's own rule, across fields
             parts.append(str(err.get("msg", "invalid")).removeprefix("Value error, "))
         elif not where:

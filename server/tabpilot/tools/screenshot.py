@@ -171,8 +171,7 @@ SCREENSHOT = Tool(
     description=describe(
         """
         An image of the viewport, an element (`ref`) or the whole page; browser_snapshot finds
-        things cheaper. E.g. {} → Screenshot of the viewport: 1280x720 JPEG, 61 KB,
-        scale 1 (debugger)
+        things cheaper. E.g. {} → Screenshot of the viewport: 1280x720 JPEG, 61 KB, scale 1
         """
     ),
     timeout_s=timeout_ms,
