@@ -38,7 +38,10 @@
     let style = sight.styles.get(element);
     if (style === undefined) {
       const css = (element.ownerDocument.defaultView ?? window).getComputedStyle(element);
-      style = css.display === "none" ? { display: "none" } : { css };
+      const display = css.display;
+      // `up`, `hidden`, `bg`, `text`: content/seen.js's judgement; `display` spares most elements
+      // its position read.
+      style = display === "none" ? { display } : { css, display, up: undefined, hidden: undefined, bg: undefined, text: undefined };
       sight.styles.set(element, style);
     }
     return style;

@@ -71,6 +71,8 @@
   function walker(api, mark, visibleOnly = false) {
     // How many controls the person sees the walk is inside: hidden text there is their label.
     let inControl = 0;
+    // How many hidden text nodes the walk has kept: none, and no name needs looking through.
+    let unseenTexts = 0;
     const styles = new Map();
     const styleOf = (element) => {
       let style = styles.get(element);
@@ -81,7 +83,8 @@
           const css = (element.ownerDocument.defaultView ?? window).getComputedStyle(element);
           const display = css.display;
           const shown = css.visibility === "visible";
-          style = display === "none" ? { display } : { css, display, shown, pointer: undefined };
+          // `up`, `hidden`, `bg`, `text`: content/seen.js's judgement, set on the walk.
+          style = display === "none" ? { display } : { css, display, shown, pointer: undefined, up: undefined, hidden: undefined, bg: undefined, text: undefined };
         } catch {
           style = null;
         }
@@ -163,7 +166,10 @@
         if (parentStyle && !parentStyle.shown) return;
         if (/\S/.test(node.data) && seen.textHidden(parentStyle)) {
           const text = normalize(node.data);
-          if (text && (!visibleOnly || inControl > 0)) out.push({ role: "text", note: NOT_VISIBLE, unseen: text, children: [text] });
+          if (text && (!visibleOnly || inControl > 0)) {
+            out.push({ role: "text", note: NOT_VISIBLE, unseen: text, children: [text] });
+            unseenTexts++;
+          }
           return;
         }
         const text = node.data.replace(/\s+/g, " ");
@@ -299,7 +305,7 @@
       } else {
         node.name = textOf(kids);
         fromContent = true;
-        const unseen = textOf(unseenOf(kids));
+        const unseen = unseenTexts > 0 ? textOf(unseenOf(kids)) : "";
         if (unseen) node.unseen = unseen;
         if (!node.name && element.hasAttribute("title")) node.name = normalize(element.title);
       }
