@@ -20,8 +20,8 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "server" / "tabpilot"
 
-#: The foundation modules: settings, the wire, the envelope, ids, text hygiene.
-FOUNDATION = {"config", "protocol", "envelope", "ids", "unicode"}
+#: The foundation modules: settings, the wire, the envelope, ids, text hygiene, extension files.
+FOUNDATION = {"config", "protocol", "envelope", "ids", "unicode", "extension_files"}
 #: Libraries of the daemon's HTTP edge and runtime that no declaration or client may load.
 SERVER_LIBRARIES = {"starlette", "fastapi", "uvicorn"}
 

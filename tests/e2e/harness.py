@@ -107,10 +107,14 @@ class Daemon:
 
 @contextmanager
 def spawn_daemon(
-    *args: str, env: dict[str, str] | None = None, port: int | None = None
+    *args: str,
+    env: dict[str, str] | None = None,
+    port: int | None = None,
+    tabpilot: tuple[str, ...] = (sys.executable, "-m", "tabpilot"),
+    cwd: Path | None = None,
 ) -> Iterator[Daemon]:
     """Run `tabpilot serve` as a real process on `port` (a free one by default) until the block
-    ends."""
+    ends; ``tabpilot`` is the command that runs tabpilot (this checkout's, by default)."""
     port = port or free_port()
     state_dir = Path(tempfile.mkdtemp(prefix="tabpilot-e2e-"))
     full_env = {
@@ -121,8 +125,9 @@ def spawn_daemon(
     # Everything the daemon writes, in one file: its log on stderr, uvicorn's access log on stdout.
     log = (state_dir / "daemon.log").open("wb")
     process = subprocess.Popen(
-        [sys.executable, "-m", "tabpilot", "serve", "--port", str(port), *args],
+        [*tabpilot, "serve", "--port", str(port), *args],
         env=full_env,
+        cwd=cwd,
         stdout=log,
         stderr=log,
     )

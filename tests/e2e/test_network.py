@@ -144,7 +144,9 @@ def app_done(daemon: Daemon, tab: int) -> dict[str, Any]:
         static = [r for r in result["requests"] if "/static/" in r["url"] and r["status"] == 200]
         return result if last and last[0]["status"] == 200 and len(static) >= 2 else None
 
-    found: dict[str, Any] = wait_for(finished, 10, "the app's requests")
+    # Sixteen requests one after another, each logged from webRequest's events: on a machine
+    # whose load is four times its cores (a whole CI run beside other browsers) 10 s was short.
+    found: dict[str, Any] = wait_for(finished, 30, "the app's requests")
     return found
 
 

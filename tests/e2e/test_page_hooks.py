@@ -1,8 +1,9 @@
 """The page-world hooks (extension/page/page-log.js, inject.js, files.js) in a person's Chrome
 (the `browser` fixture): an endless chunked stream the page reads costs the tab no more memory
 than the browser's own fetch does, an event stream is never read, a long body is read no further
-than the cap, the wrapped built-ins look native and nothing of tabpilot's is on `window`, and a
-page loaded while AI Web Pilot was on keeps no log while it is off.
+than the cap, the wrapped built-ins look native and nothing of tabpilot's is on `window` (though a
+site that dispatches tabpilot's event names gets an answer), and a page loaded while AI Web Pilot
+was on keeps no log while it is off.
 
 Served by this module's own server, which counts what it could write to each stream: a reader
 that took more than the page did would let it write on without end."""
@@ -309,6 +310,8 @@ return {
     console.log.toString(),
     Function.prototype.toString.call(console.error),
     alert.toString(),
+    confirm.toString(),
+    prompt.toString(),
     Response.prototype.json.toString(),
     Object.getOwnPropertyDescriptor(Response.prototype, "body").get.toString(),
     Function.prototype.toString.toString(),
@@ -320,26 +323,54 @@ return {
 """
 
 
+#: What DISGUISE finds, in its order.
+NATIVE_TEXTS = [
+    "function fetch() { [native code] }",
+    "function fetch() { [native code] }",
+    "function open() { [native code] }",
+    "function send() { [native code] }",
+    "function log() { [native code] }",
+    "function error() { [native code] }",
+    "function alert() { [native code] }",
+    "function confirm() { [native code] }",
+    "function prompt() { [native code] }",
+    "function json() { [native code] }",
+    "function get body() { [native code] }",
+    "function toString() { [native code] }",
+]
+
+
 def test_wrapped_built_ins_look_native_and_window_has_no_tabpilot_name(
     request: pytest.FixtureRequest, browser: webdriver.Chrome, server: str
 ) -> None:
     with log_tab(request, "browser", f"{server}/hooks.html") as (daemon, tab):
         # Sent through the channel the hooks are part of: tabpilot's own page world is loaded.
         seen = ok(daemon, "execute_javascript", script=DISGUISE, tab_id=tab)
-        assert seen["texts"] == [
-            "function fetch() { [native code] }",
-            "function fetch() { [native code] }",
-            "function open() { [native code] }",
-            "function send() { [native code] }",
-            "function log() { [native code] }",
-            "function error() { [native code] }",
-            "function alert() { [native code] }",
-            "function json() { [native code] }",
-            "function get body() { [native code] }",
-            "function toString() { [native code] }",
-        ]
+        assert seen["texts"] == NATIVE_TEXTS
         assert seen["lengths"] == [1, 2, 0]
         assert seen["keys"] == [] and seen["names"] == []
+
+
+#: What a site learns by asking, with the events tabpilot's page-world copies find each other by
+#: (docs/protocol.md, "Injected twice"): which of them fill in the box it hands them.
+ASK = """
+const answers = {};
+for (const name of ["tabpilot:page-log", "tabpilot:inject", "tabpilot:files"]) {
+  const box = {};
+  document.dispatchEvent(new CustomEvent(name, { detail: box }));
+  answers[name] = Object.keys(box);
+}
+return answers;
+"""
+#: The channel is paired by then, so inject.js says nothing; the other two answer.
+ANSWERS = {"tabpilot:page-log": ["hook"], "tabpilot:inject": [], "tabpilot:files": ["here"]}
+
+
+def test_a_site_can_still_tell_the_page_world_is_there_by_its_events(
+    request: pytest.FixtureRequest, browser: webdriver.Chrome, server: str
+) -> None:
+    with log_tab(request, "browser", f"{server}/hooks.html") as (daemon, tab):
+        assert ok(daemon, "execute_javascript", script=ASK, tab_id=tab) == ANSWERS
 
 
 #: A fetch whose init counts how often its method is read: once by the browser's own fetch, once
@@ -384,6 +415,11 @@ def test_a_page_loaded_while_the_pilot_was_on_keeps_no_log_while_it_is_off(
                 10,
                 "the hooks to stand still",
             )
+            # Still there, they look as they did, and answer a site that asks as they did.
+            disguised = browser.execute_script(DISGUISE)
+            assert disguised["keys"] == [] and disguised["names"] == []
+            assert disguised["texts"] == NATIVE_TEXTS
+            assert browser.execute_script(ASK) == ANSWERS
         finally:
             set_pilot(browser, daemon, True)
         _switch_to(browser, url)

@@ -47,7 +47,8 @@ BUILT_INS = [
 ]
 
 # What a page can look at: its window's names, the source of the built-ins it calls, the stack of
-# its own callbacks called by those built-ins.
+# its own callbacks called by those built-ins, and who answers the events tabpilot's page-world
+# scripts answer while they are there (test_page_hooks.py, ASK).
 LOOK = """
 const symbols = Object.getOwnPropertySymbols(window).map(String);
 const names = [...Object.getOwnPropertyNames(window), ...symbols];
@@ -66,7 +67,13 @@ xhr.abort();
 console.log(spy("logged"));
 document.addEventListener("look", () => stacks.push(new Error("listener").stack));
 document.dispatchEvent(new Event("look"));
-return { names: names.filter((n) => /tabpilot/i.test(n)), sources, stacks };
+const answered = [];
+for (const name of ["tabpilot:page-log", "tabpilot:inject", "tabpilot:files"]) {
+  const box = {};
+  document.dispatchEvent(new CustomEvent(name, { detail: box }));
+  answered.push(...Object.keys(box));
+}
+return { names: names.filter((n) => /tabpilot/i.test(n)), sources, stacks, answered };
 """
 
 
@@ -146,7 +153,7 @@ def test_with_the_switch_off_a_page_has_nothing_of_tabpilot_and_works_once_it_is
     handle = open_as_a_person(browser, quiet)
     try:
         seen = browser.execute_script(LOOK, BUILT_INS)
-        assert seen["names"] == []
+        assert seen["names"] == [] and seen["answered"] == []
         for path, source in seen["sources"].items():
             name = path.split(".")[-1]
             assert source == f"function {name}() {{ [native code] }}", (path, source)

@@ -23,6 +23,7 @@ from typing import Any
 
 from tabpilot.config import LOOPBACK_HOST, Settings
 from tabpilot.errors import BrowserError, ExtensionNotConnected, TabpilotError
+from tabpilot.extension_files import extension_dir
 from tabpilot.tools.context_settings import Proxy
 
 logger = logging.getLogger("tabpilot.browsers.managed")
@@ -48,14 +49,6 @@ CHROMIUM_FLAGS = (
 )
 
 _STOP_TIMEOUT_S = 5.0
-
-
-def extension_source_dir() -> Path:
-    """The unpacked extension shipped with tabpilot (TABPILOT_EXTENSION_DIR overrides it)."""
-    override = os.environ.get("TABPILOT_EXTENSION_DIR")
-    if override:
-        return Path(override)
-    return Path(__file__).resolve().parents[3] / "extension"
 
 
 def find_chromium(explicit: str | None = None) -> str:
@@ -144,7 +137,7 @@ class ManagedBrowser:
         self._settings.state_dir.mkdir(parents=True, exist_ok=True)
         profile = Path(tempfile.mkdtemp(prefix="browser-", dir=self._settings.state_dir))
         extension = profile / "tabpilot-extension"
-        shutil.copytree(extension_source_dir(), extension)
+        shutil.copytree(extension_dir(), extension)
         # "managed": this headless profile has no one to see the debugger's banner, so the
         # extension may use chrome.debugger here without its popup switch.
         managed: dict[str, Any] = {
@@ -192,8 +185,7 @@ class ManagedBrowser:
     async def start(self) -> None:
         """Launch Chromium. Returns once the process runs; the extension then connects by itself."""
         binary = find_chromium(self._settings.chromium_path)
-        if not extension_source_dir().joinpath("manifest.json").is_file():
-            raise BrowserError(f"The tabpilot extension is missing at {extension_source_dir()}.")
+        extension_dir()  # a missing extension is said before any profile is made
         profile, extension = self._prepare_profile()
         log_path = profile / "chromium.log"
         with log_path.open("wb") as log:

@@ -1,6 +1,7 @@
 """The `tabpilot` command line: start the daemon, run JavaScript, see what is connected.
 
-Each hand-written command is in :mod:`~tabpilot.cli.commands` and its parser in
+Each hand-written command is in :mod:`~tabpilot.cli.commands` (`tabpilot extension`, about the
+installation rather than the daemon, in :mod:`~tabpilot.cli.extension`) and its parser in
 :mod:`~tabpilot.cli.parser`; every tool's subcommand is generated from the tool table in
 :mod:`~tabpilot.cli.tool_commands`. The CLI talks to the daemon through :mod:`tabpilot.client`'s
 connection helpers and loads none of the daemon's runtime until `tabpilot serve` starts it.

@@ -8,6 +8,7 @@ from typing import Any
 
 from tabpilot import __version__
 from tabpilot.cli.commands import cmd_exec, cmd_mcp, cmd_serve, cmd_status, cmd_tabs
+from tabpilot.cli.extension import cmd_extension
 from tabpilot.cli.tool_commands import add_context_option, add_tool_commands
 from tabpilot.config import DEFAULT_PORT, LOOPBACK_HOST
 from tabpilot.errors import TabpilotError
@@ -35,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_mcp_parser(commands, port_help)
     add_status_parser(commands, port_help)
     add_tabs_parser(commands, port_help)
+    add_extension_parser(commands)
     add_tool_commands(commands, port_help)
     return parser
 
@@ -191,6 +193,25 @@ def add_tabs_parser(commands: Any, port_help: str) -> None:
     add_context_option(tabs)
     tabs.add_argument("--port", type=int, help=port_help)
     tabs.set_defaults(func=cmd_tabs)
+
+
+def add_extension_parser(commands: Any) -> None:
+    """`tabpilot extension`."""
+    extension = commands.add_parser(
+        "extension",
+        help="print the extension's folder, for Load unpacked in your own Chrome",
+        description="Print the folder of the extension this tabpilot carries, for "
+        "chrome://extensions: turn on Developer mode, click Load unpacked, choose the folder. "
+        "That folder moves when tabpilot is upgraded; --copy-to puts a copy where it stays "
+        "(its id is the same everywhere).",
+    )
+    extension.add_argument(
+        "--copy-to",
+        metavar="DIR",
+        help="copy the extension to DIR, a new or empty folder, or one holding an earlier copy, "
+        "which it replaces; any other folder is left alone",
+    )
+    extension.set_defaults(func=cmd_extension)
 
 
 def _timeout_ms(text: str) -> int:
