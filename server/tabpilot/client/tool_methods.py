@@ -80,7 +80,7 @@ class _Methods(_Calls[R]):
         visible_only: bool | None = None,
         tab_id: int | None = None,
     ) -> R:
-        """A slice of the page's visible text: ``{text, offset, total, more}``."""
+        """A slice of the page's text, unseen text marked: ``{text, offset, total, more}``."""
 
     @_tool()
     def find(

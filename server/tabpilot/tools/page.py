@@ -248,7 +248,7 @@ READ = Tool(
     read_only=True,
     client=ClientFace(
         "read",
-        doc="A slice of the page's visible text: ``{text, offset, total, more}``.",
+        doc="A slice of the page's text, unseen text marked: ``{text, offset, total, more}``.",
     ),
     cli=CliFace("read"),
     guard=GuardRule(
