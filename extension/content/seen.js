@@ -17,10 +17,10 @@
 //   reasonOf(element) -> why an element is unseen, its ancestors included, or "" (for acts)
 //
 // Cost: a snapshot judges every element it walks, so each computed property read counts (one to
-// four microseconds each: a colour or a length costs most, a keyword least). An element costs one read (its opacity), two when its
-// display lets it be positioned; an element holding text three more (font size, colour, its own
-// background), each background read once down the walk. Colours are parsed and compared once per
-// distinct pair, not once per element.
+// four microseconds each: a colour or a length costs most, a keyword least). An element costs one
+// read (its opacity), two when its display lets it be positioned; an element holding text three
+// more (font size, colour, its own background), each background read once down the walk. Colours
+// are parsed and compared once per distinct pair, not once per element.
 (() => {
   "use strict";
 
