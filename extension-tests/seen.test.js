@@ -78,3 +78,37 @@ test("what is on the page is seen: a positioned badge, a scrolling box, a small 
   assert.equal(seen.ownReason(css({ position: "absolute", overflow: "hidden" }), box(0, 0, 16, 16)), "");
   assert.equal(seen.ownReason(css()), "");
 });
+
+test("a display that cannot be positioned spares the position read; a block's is read", () => {
+  const unread = () => Object.defineProperty(css(), "position", { get: () => assert.fail("position read") });
+  for (const display of ["inline", "inline-block", "inline-flex", "table-cell", "contents"]) {
+    assert.equal(seen.ownReason(unread(), null, display), "", display);
+  }
+  assert.equal(seen.ownReason(css({ position: "absolute" }), box(-9999, 10, 300, 20), "block"), "off-screen");
+});
+
+// A walk's style as snapshot.js and read.js keep it, judged under `parent`.
+const walked = (own, parent, display = "block") =>
+  seen.annotate({}, { css: css(own), display, up: undefined, hidden: undefined, bg: undefined, text: undefined }, parent);
+
+test("a walk judges each text colour over the background under it, once per pair", () => {
+  const page = walked({ backgroundColor: "rgb(255, 255, 255)" }, { css: null, hidden: "", up: null, bg: undefined });
+  assert.equal(seen.textHidden(walked({ color: "rgb(255, 255, 255)" }, page)), "same colour as background");
+  assert.equal(seen.textHidden(walked({}, page)), "");
+  // The same colours again, judged from what the first asks kept: the same answers.
+  assert.equal(seen.textHidden(walked({ color: "rgb(255, 255, 255)" }, page)), "same colour as background");
+  assert.equal(seen.textHidden(walked({}, page)), "");
+  // A black bar over black text, on the white page.
+  assert.equal(seen.textHidden(walked({ backgroundColor: "rgb(0, 0, 0)" }, page, "inline")), "same colour as background");
+  const dark = walked({ backgroundColor: "rgb(34, 34, 34)" }, page);
+  assert.equal(seen.textHidden(walked({ color: "rgb(35, 35, 35)" }, dark)), "same colour as background");
+  assert.equal(seen.textHidden(walked({ color: "rgb(255, 255, 255)" }, dark)), "");
+  const image = walked({ backgroundImage: "url(a.png)" }, page);
+  assert.equal(seen.textHidden(walked({ color: "rgb(255, 255, 255)" }, image)), "");
+  assert.equal(seen.textHidden(walked({ fontSize: "0px" }, page)), "zero font size");
+  assert.equal(seen.textHidden(walked({ color: "rgba(0, 0, 0, 0)" }, page)), "transparent");
+  // Under a hidden element, its reason: nothing of the text is read.
+  const ghost = walked({ opacity: "0" }, page);
+  assert.equal(ghost.hidden, "opacity 0");
+  assert.equal(seen.textHidden(walked({ color: "rgb(0, 0, 0)" }, ghost)), "opacity 0");
+});
