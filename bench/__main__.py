@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import (
+    cold_start,
     contexts,
     fast_path,
     frame_tasks,
@@ -45,7 +46,8 @@ def run(
     `only="frames"` the rows of frames and find beside the peers and the tasks across frames and
     tabs, with no rig; with `only="switch"` the first command in tabs opened before AI Web Pilot
     went on, beside tabs opened after, and `1+1` beside the tabpilot of before the switch gated
-    page scripts."""
+    page scripts; with `only="coldstart"` the spawn → first `1+1` of `tabpilot mcp --browser`
+    with nothing running, beside Playwright MCP's first call."""
     started = time.perf_counter()
     everything = only is None
     results: dict[str, Any] = {"command": command, "machine": machine()}
@@ -54,7 +56,12 @@ def run(
         results["startup"] = suites.startup(counts)
         _say(f"start-up of `tabpilot mcp` and of the client's import, {counts.mcp_starts} each")
         results["mcp_start"] = mcp_start.measure(counts.mcp_starts)
-    if only not in ("tasks", "startup", "frames"):
+    if everything or only == "coldstart":
+        _say(
+            f"cold start of `tabpilot mcp --browser` and Playwright MCP, {counts.cold_starts} each"
+        )
+        results["cold_start"] = cold_start.measure(counts.cold_starts)
+    if only not in ("tasks", "startup", "frames", "coldstart"):
         _say("starting the daemon and Chromium with the extension")
         with rig(daemon_args) as r:
             results["machine"]["chromium"] = r.driver.capabilities.get("browserVersion")
@@ -77,7 +84,7 @@ def run(
                 results["client"] = suites.latency(client_systems(r), quarter)
     else:  # no rig: the version of the Chromium every server here starts
         results["machine"]["chromium"] = chromium_version()
-    if only not in ("contexts", "startup", "switch"):
+    if only not in ("contexts", "startup", "switch", "coldstart"):
         _say("tabpilot, Playwright MCP and chrome-devtools-mcp side by side")
         peers = peer_suite.measure(counts, only if only in ("tasks", "hands", "frames") else None)
         results["tools_list"] = peers.pop("tools_list")
@@ -136,7 +143,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--only",
-        choices=["peers", "tasks", "contexts", "startup", "hands", "frames", "switch"],
+        choices=[
+            "peers",
+            "tasks",
+            "contexts",
+            "startup",
+            "hands",
+            "frames",
+            "switch",
+            "coldstart",
+        ],
         help="peers: only the rows against other MCP servers and the Python client's (faster); "
         "tasks: only the whole tasks beside the other MCP servers and their tools/list; "
         "contexts: only the managed contexts' start-up, memory and 1+1; "
@@ -147,7 +163,9 @@ def main(argv: list[str] | None = None) -> int:
         "frames: only a snapshot of a page with two cross-origin frames, a search of the product "
         "page, and the tasks in a frame and in a tab a click opens, beside the other MCP servers; "
         "switch: only the first command in tabs opened before AI Web Pilot went on, and after, "
-        "and 1+1 beside the tabpilot of before page scripts waited for the switch",
+        "and 1+1 beside the tabpilot of before page scripts waited for the switch; "
+        "coldstart: only spawn → first 1+1 of `tabpilot mcp --browser` with nothing running, "
+        "beside Playwright MCP's first call",
     )
     args = parser.parse_args(argv)
     if args.only and args.readme:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import (
+    cold_start,
     context_report,
     fast_path,
     hands_report,
@@ -41,6 +42,7 @@ def targets(results: dict[str, Any]) -> list[tuple[str, str, bool]]:
         own
         + hands_report.targets(results)
         + start_report.targets(results)
+        + cold_start.targets(results)
         + context_report.targets(results)
         + peer_report.targets(results)
         + fast_path.targets(results)
@@ -109,6 +111,7 @@ def markdown(results: dict[str, Any]) -> str:
     lines += fast_path.markdown(results)
     lines += hands_report.markdown(results)
     lines += start_report.markdown(results)
+    lines += cold_start.markdown(results)
     lines += context_report.markdown(results)
     lines += peer_report.markdown(results)
     return "\n".join(lines) + "\n"

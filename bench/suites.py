@@ -34,6 +34,9 @@ class Counts:
     #: Spawns of `tabpilot mcp` to its answer to initialize, and of the client's import
     #: (bench/mcp_start.py).
     mcp_starts: int = 10
+    #: Cold starts of the one-line MCP configuration and of Playwright MCP, to the first call's
+    #: answer (bench/cold_start.py).
+    cold_starts: int = 5
     #: The MCP servers' rows (bench/peer_suite.py): calls of a fast tool (tabpilot's), of a
     #: tool that takes tenths of a second (the peers'), of tabpilot's 10,000-element snapshot
     #: (the peers' make a sixth as many), interleaved in this many blocks.
@@ -66,6 +69,7 @@ class Counts:
             payload_reps=(1, 1, 1, 1),
             startups=1,
             mcp_starts=2,
+            cold_starts=1,
             peer_fast=4,
             peer_slow=2,
             peer_10k=6,

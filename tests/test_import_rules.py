@@ -60,6 +60,8 @@ RULES: dict[str, Rule] = {
     "http": _rule(BELOW | {"tools", "guard", "browsers", "http", "mcp.http"}, never={"httpx"}),
     "mcp": _rule(BELOW | {"tools", "guard", "mcp"}, never={"fastapi", "httpx"}),
     "client": _rule(BELOW | {"tools", "guard", "client"}, never=SERVER_LIBRARIES | {"mcp"}),
+    # Claude's browser toolset drives the daemon through the Python client alone.
+    "claude": _rule({"client", "claude"}, never=SERVER_LIBRARIES | {"mcp"}),
     "cli": _rule(
         BELOW | {"tools", "guard", "client", "cli"},
         lazy={"http", "mcp.stdio"},

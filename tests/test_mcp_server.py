@@ -397,11 +397,15 @@ def test_readme_client_configurations_name_the_real_command_and_route() -> None:
             assert server["url"] == f"http://127.0.0.1:{DEFAULT_PORT}{MCP_PATH}"
             kinds.add("http")
         else:
-            assert server["command"].endswith("/.venv/bin/tabpilot")
-            assert build_parser().parse_args(server["args"]).func is cmd_mcp
+            # The one line: the absolute path of the command, and `mcp --browser`.
+            assert server["command"] == "/absolute/path/to/tabpilot"
+            assert server["args"] == ["mcp", "--browser"]
+            args = build_parser().parse_args(server["args"])
+            assert (args.func, args.browser) == (cmd_mcp, True)
             kinds.add("stdio")
     assert kinds == {"http", "stdio"}
-    assert "claude mcp add tabpilot -- /path/to/tabpilot/.venv/bin/tabpilot mcp" in section
+    assert 'claude mcp add tabpilot -- "$(which tabpilot)" mcp --browser' in section
+    assert "`which tabpilot` prints it" in section
 
 
 def test_the_daemon_loads_the_mcp_sdk_only_when_mcp_is_first_called() -> None:

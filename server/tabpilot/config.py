@@ -179,6 +179,10 @@ class Settings:
     #: Shared secret that callers and the extension must present (README, "Security model");
     #: None leaves the daemon open to every local process, as before.
     token: str | None = field(default=None, repr=False)
+    #: Stop the daemon after this many seconds with no caller connected and no request
+    #: (`tabpilot serve --idle-stop`, which `tabpilot mcp --browser` passes to the daemon it
+    #: starts); None: run until stopped, as a daemon a person started does.
+    idle_stop_s: float | None = None
 
     @classmethod
     def from_env(cls, **overrides: object) -> Settings:

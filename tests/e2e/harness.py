@@ -51,6 +51,22 @@ def free_port() -> int:
         return port
 
 
+def managed_daemons(port: int) -> list[int]:
+    """The pids of the `tabpilot serve --browser` processes on ``port`` (as `tabpilot mcp
+    --browser` starts them)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            args = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"serve" in args and b"--browser" in args and str(port).encode() in args:
+            found.append(int(entry.name))
+    return found
+
+
 @contextmanager
 def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[int]:
     """A test web server on a free port of 127.0.0.1, answering with ``handler``, for the length

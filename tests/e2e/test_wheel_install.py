@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -18,9 +19,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bench.cold_start import spawn_to_first_call
 
 from tabpilot.extension_files import extension_id, read_manifest
-from tests.e2e.harness import EXTENSION_DIR, EXTENSION_ID, REPO, spawn_daemon, wait_for
+from tests.e2e.harness import (
+    EXTENSION_DIR,
+    EXTENSION_ID,
+    REPO,
+    free_port,
+    managed_daemons,
+    spawn_daemon,
+    wait_for,
+)
 from tests.test_packaging import wheel_stage_sources
 
 pytestmark = pytest.mark.e2e
@@ -140,3 +150,21 @@ def test_serve_browser_runs_a_script(installed: Installed) -> None:
         assert daemon.status()["extension"]["id"] == EXTENSION_ID
         port = str(daemon.port)
         assert _check(installed.run(installed.tabpilot, "exec", "1+1", "--port", port)) == "2\n"
+
+
+def test_mcp_browser_starts_its_daemon_and_answers_its_first_call(installed: Installed) -> None:
+    # The one line of an MCP client's configuration, with nothing running on the port.
+    port = free_port()
+    command = [str(installed.tabpilot), "mcp", "--browser", "--port", str(port)]
+    try:
+        _, text = spawn_to_first_call(
+            command, "execute_javascript", {"script": "1 + 1"}, installed.env, installed.home
+        )
+        (daemon,) = managed_daemons(port)
+        # `tabpilot serve --browser`, run by the venv's own interpreter.
+        python = Path(f"/proc/{daemon}/cmdline").read_bytes().split(b"\0")[0].decode()
+        assert Path(python).parent == installed.venv / "bin"
+    finally:
+        for pid in managed_daemons(port):
+            os.kill(pid, signal.SIGTERM)
+    assert text.split("\n")[0] == "2"

@@ -4,12 +4,17 @@ subcommands are generated in :mod:`tabpilot.cli.tool_commands`)."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import importlib.util
 import json
 import logging
 import sys
-from typing import Any
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any, TypeVar
 
+from tabpilot.cli.autostart import Autostarting, ensure_daemon
 from tabpilot.cli.tool_commands import (
     CliError,
     failed,
@@ -21,6 +26,8 @@ from tabpilot.envelope import failure_body, result_text
 from tabpilot.errors import InvalidRequest
 from tabpilot.ids import new_request_id
 from tabpilot.tools import parse_caps
+
+T = TypeVar("T")
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -52,6 +59,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         token=args.token,
         block_sites=parse_sites(args.block_site, "--block-site") if args.block_site else None,
         only_sites=parse_sites(args.only_site, "--only-site") if args.only_site else None,
+        idle_stop_s=args.idle_stop,
     )
     serve(settings)
     return EXIT_OK
@@ -59,25 +67,50 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     """Serve tabpilot's MCP tools over stdio, forwarding each call to the running daemon."""
+    # stdout carries the protocol; anything the server logs goes to stderr.
+    logging.basicConfig(level=logging.WARNING, format="tabpilot mcp: %(levelname)s: %(message)s")
+    settings = Settings.from_env(port=args.port)
+    caps = parse_caps(args.caps or "")
+    idle_stop_s = None if args.stay else args.idle_stop
+    # With --browser, the daemon is found or started in a thread from the first moment, while
+    # the MCP SDK below imports (about 0.6 s).
+    first_start = _in_thread(ensure_daemon, settings, idle_stop_s) if args.browser else None
+
     import anyio
 
     from tabpilot.client.connection import DaemonClient
     from tabpilot.mcp.stdio import run_stdio
 
-    # stdout carries the protocol; anything the server logs goes to stderr.
-    logging.basicConfig(level=logging.WARNING, format="tabpilot mcp: %(levelname)s: %(message)s")
-    settings = Settings.from_env(port=args.port)
-
-    caps = parse_caps(args.caps or "")
-
     async def serve() -> None:
         async with DaemonClient(settings) as client:
-            await run_stdio(client, caps)
+            if first_start is None:
+                await run_stdio(client, caps)
+                return
+            backend = Autostarting(client, settings, idle_stop_s, first_start)
+            # MCP is served while the daemon starts (initialize needs none of it); the first
+            # call waits for the start, and gets a working browser.
+            starting = asyncio.create_task(backend.start())
+            await run_stdio(backend, caps)
+            starting.cancel()
 
     # uvloop where it is installed (not on Windows), as the daemon runs: its loop and pipes
     # cost less per call.
     anyio.run(serve, backend_options={"use_uvloop": importlib.util.find_spec("uvloop") is not None})
     return EXIT_OK
+
+
+def _in_thread(fn: Callable[..., T], *args: Any) -> Future[T]:
+    """``fn(*args)`` running in a thread of its own (a daemon thread: it never holds up exit)."""
+    future: Future[T] = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(fn(*args))
+        except BaseException as exc:  # handed to whoever awaits the future
+            future.set_exception(exc)
+
+    threading.Thread(target=run, name="tabpilot-autostart", daemon=True).start()
+    return future
 
 
 def _script(arg: str) -> str:

@@ -7,6 +7,7 @@ import argparse
 from typing import Any
 
 from tabpilot import __version__
+from tabpilot.cli.autostart import IDLE_STOP_S
 from tabpilot.cli.commands import cmd_exec, cmd_mcp, cmd_serve, cmd_status, cmd_tabs
 from tabpilot.cli.extension import cmd_extension
 from tabpilot.cli.tool_commands import add_context_option, add_tool_commands
@@ -97,6 +98,13 @@ def add_serve_parser(commands: Any, port_help: str) -> None:
         "$TABPILOT_TOKEN, else the file token in the state dir); other users can read a "
         "command line, so prefer the file",
     )
+    serve.add_argument(
+        "--idle-stop",
+        type=_seconds,
+        metavar="SECONDS",
+        help="stop after SECONDS with no caller (no request, no `tabpilot mcp` connected); "
+        "`tabpilot mcp --browser` starts its daemon so (default: run until stopped)",
+    )
     # Its output is the daemon's log (uvicorn colours it on a terminal), not a page's text.
     serve.set_defaults(func=cmd_serve, own_streams=True)
 
@@ -150,7 +158,28 @@ def add_mcp_parser(commands: Any, port_help: str) -> None:
         help="serve the MCP tools over stdio, for an agent's MCP configuration",
         description="Serve tabpilot's MCP tools (the page tools, execute_javascript, "
         "browser_tabs, pilot_status) over stdio. An MCP client starts it; each call "
-        "goes to the daemon, which must be running (`tabpilot serve`).",
+        "goes to the daemon on the port: a running `tabpilot serve` (for the extension in your "
+        "own Chrome), or, with --browser, one it starts by itself when none answers.",
+    )
+    mcp.add_argument(
+        "--browser",
+        action="store_true",
+        help="when no daemon answers on the port, start `tabpilot serve --browser` (its own "
+        "headless Chromium) in the background, shared by every client that starts so; its log "
+        "is daemon-PORT.log in the state dir",
+    )
+    mcp.add_argument(
+        "--idle-stop",
+        type=_seconds,
+        default=IDLE_STOP_S,
+        metavar="SECONDS",
+        help="with --browser: the daemon it starts stops after SECONDS with no client "
+        f"(default: {IDLE_STOP_S:g})",
+    )
+    mcp.add_argument(
+        "--stay",
+        action="store_true",
+        help="with --browser: the daemon it starts runs until stopped, like `tabpilot serve`",
     )
     mcp.add_argument(
         "--caps",
@@ -227,6 +256,17 @@ def _timeout_ms(text: str) -> int:
     if not value.is_integer():
         raise argparse.ArgumentTypeError(f"{text} is not a whole number of milliseconds")
     return int(value)
+
+
+def _seconds(text: str) -> float:
+    """--idle-stop: a number of seconds above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} is not a number of seconds above 0")
+    return value
 
 
 def _caps(text: str) -> str:

@@ -7,6 +7,7 @@ the envelope.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import socket
@@ -32,6 +33,7 @@ from tabpilot.errors import (
     TabpilotError,
     error_classes,
 )
+from tabpilot.http.idle import IdleWatch
 from tabpilot.http.protocols import HTTP_PROTOCOL, websocket_protocol
 from tabpilot.http.render import render_error
 from tabpilot.http.routes import add_routes
@@ -96,6 +98,7 @@ def create_app(settings: Settings) -> FastAPI:
 
     status_result = StatusReport(contexts, settings)
     mcp = LazyMCPApp(contexts, status_result, settings)
+    idle = IdleWatch(settings.idle_stop_s) if settings.idle_stop_s is not None else None
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -112,11 +115,13 @@ def create_app(settings: Settings) -> FastAPI:
             app.state.browser = browser
             status_result.browser = browser
         watching = bridge.watch_first_page(browser) if browser else None
+        idling = asyncio.create_task(idle.run(lambda: app.state.stop())) if idle else None
         try:
             yield
         finally:
-            if watching is not None:
-                watching.cancel()
+            for task in (watching, idling):
+                if task is not None:
+                    task.cancel()
             await mcp.aclose()
             await contexts.aclose()
 
@@ -134,6 +139,10 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.contexts = contexts
     app.state.bridge = bridge
     app.state.browser = None
+    #: How the idle stop ends the daemon: serve() points it at its uvicorn server.
+    app.state.stop = lambda: log.warning("idle: no server to stop")
+    if idle is not None:
+        app.add_middleware(idle.middleware)
     app.add_middleware(SecurityMiddleware, token=settings.token)
     for exc_class in (TabpilotError, RequestValidationError, StarletteHTTPException, Exception):
         app.add_exception_handler(exc_class, handle_error)
@@ -216,7 +225,9 @@ def serve(settings: Settings) -> None:
     logging.getLogger("mcp").setLevel(logging.WARNING)
     sock = bind_socket(settings)
     # Listening before the lifespan runs, so a managed browser started from it finds the port.
-    server = make_server(settings)
+    app = create_app(settings)
+    server = make_server(settings, app)
+    app.state.stop = lambda: setattr(server, "should_exit", True)
     server.run(sockets=[sock])
     if not server.started:
         # The lifespan failed (the managed Chromium would not start, say) and uvicorn logged why.
