@@ -22,6 +22,7 @@ _PILOT_OFF = "tests/e2e/test_pilot_off_pages.py"
 _HOOKS = "tests/e2e/test_page_hooks.py"
 _PAGE_WORLD = "tests/security/test_page_world.py"
 _SCRIPTS = "extension-tests/page-scripts.test.js"
+_SEEN = "tests/e2e/test_seen.py"
 
 #: fragment of a sentence -> the tests that prove it.
 PROOF: dict[str, tuple[str, ...]] = {
@@ -111,6 +112,28 @@ PROOF: dict[str, tuple[str, ...]] = {
     "runs at most once": (
         "tests/test_bridge.py::test_disconnect_mid_command_is_502_and_never_resent",
         "extension-tests/commands.test.js::any other send failure is never resent: the message may have been delivered",  # noqa: E501
+    ),
+    "Text the person cannot see is marked": (
+        f"{_SEEN}::test_snapshot_marks_each_hidden_text_and_no_shown_text",
+        f"{_SEEN}::test_read_marks_each_hidden_text_and_visible_only_leaves_it_out",
+    ),
+    "give all the text in the DOM, and mark what is off-screen": (
+        # One hidden text per case, each marked; the shown texts (over an image, a gradient,
+        # scrolled in a box, grey, on dark) are not; the labelledby name is marked.
+        f"{_SEEN}::test_snapshot_marks_each_hidden_text_and_no_shown_text",
+        f"{_SEEN}::test_read_marks_each_hidden_text_and_visible_only_leaves_it_out",
+        f"{_SEEN}::test_the_managed_browser_marks_hidden_text_and_says_so_on_a_trusted_act",
+        "extension-tests/seen.test.js::opacity 0, a zero clip, a tiny clipping box and a place far off the page hide an element",  # noqa: E501
+        "extension-tests/seen.test.js::text in its background's colour, or nearly, is unseen; readable text is not",  # noqa: E501
+    ),
+    "`visible_only: true` leaves it out": (
+        f"{_SEEN}::test_snapshot_visible_only_leaves_hidden_text_out_but_keeps_labels",
+        f"{_SEEN}::test_read_marks_each_hidden_text_and_visible_only_leaves_it_out",
+    ),
+    "An act on an element the person cannot see is done": (
+        f"{_SEEN}::test_act_on_an_opacity_0_button_acts_and_says_so",
+        f"{_SEEN}::test_an_act_on_a_shown_button_says_nothing_of_it",
+        f"{_SEEN}::test_the_managed_browser_marks_hidden_text_and_says_so_on_a_trusted_act",
     ),
     "answers only the MCP session": (
         "tests/test_guard.py::test_another_mcp_session_cannot_redeem_a_sessions_token",

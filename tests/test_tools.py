@@ -481,7 +481,8 @@ async def test_an_unknown_field_is_refused_not_ignored(daemon: Daemon) -> None:
     assert response.status_code == 400
     assert "`tab_id` is not a field" in response.json()["error"]["message"]
     assert (
-        "`tab` is not a field; did you mean `tab_id`? (the fields are ref, offset, limit, tab_id)"
+        "`tab` is not a field; did you mean `tab_id`? "
+        "(the fields are ref, offset, limit, visible_only, tab_id)"
         in (answer["envelope"]["error"]["message"])
     )
     assert fake.commands == []

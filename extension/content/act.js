@@ -214,13 +214,14 @@
     const submits = [];
     const onSubmit = (event) => submits.push(event);
     const el = p.kind === "scroll" && !p.ref ? null : elementOf(p);
+    const unseen = unseenOf(p, el);
     // A form in a shadow root submits there: its event does not leave the shadow tree.
     const root = p.ref ? el.getRootNode() : null;
     const roots = root && root !== document ? [document, root] : [document];
     nav?.addEventListener?.("navigate", onNavigate);
     for (const at of roots) at.addEventListener("submit", onSubmit, true);
     try {
-      const result = { ...(await perform(p, el)), ...keyboardFocus(p) };
+      const result = { ...(await perform(p, el)), ...keyboardFocus(p), ...unseen };
       if (submits.some(navigates)) navigating = true;
       return typeof nav?.addEventListener === "function" ? { ...result, navigating } : result;
     } finally {
@@ -347,10 +348,23 @@
     return { description: sentence("press", { what, ref: p.ref ?? null, key: key.name }) };
   }
 
+  // An act on an element the person cannot see still happens (the page may rely on it: an
+  // invisible file input over its label, say), but its answer says so (content/seen.js).
+  const unseenOf = (p, el) => {
+    const why = p.ref && el ? g.__tabpilotSeen?.reasonOf(el) : "";
+    return why ? { unseen: why } : {};
+  };
+
   // Where the debugger route acts: the element's centre in the top-level viewport, after the same
   // checks as the DOM route. For typing, the element is focused and its text selected, so that
-  // Input.insertText replaces it.
+  // Input.insertText replaces it. The first look (not "state", "hit" or "focus") says whether the
+  // person sees it.
   async function locate(p) {
+    const at = await locateAt(p);
+    return p.kind === "state" || p.kind === "hit" || p.kind === "focus" ? at : { ...at, ...unseenOf(p, p.ref ? elementOf(p) : null) };
+  }
+
+  async function locateAt(p) {
     await named();
     const el = elementOf(p);
     const what = describe(el);

@@ -2,8 +2,10 @@
 // tree snapshot.js walks. Pure, so node:test loads it; in the content script's isolated world it
 // is globalThis.__tabpilotSnapshotFormat.
 //
-// A tree node: {role, name?, shown?, ref?, props?: ["checked", "level=2"], url?, note?, flat?,
-// children?: [node | string]}; a string is text. `shown`: the text the element shows where its name
+// A tree node: {role, name?, shown?, unseen?, ref?, props?: ["checked", "level=2"], url?, note?, flat?,
+// children?: [node | string]}; a string is text. `unseen`: the part of the name the person cannot
+// see (content/seen.js), written `[not visible: "…"]`; text the person cannot see is a node
+// {role: "text", note: "[not visible]", children: [text]}, written `- text [not visible]: …`. `shown`: the text the element shows where its name
 // says something else, written (`(shows "…")`) only where the text itself is left out
 // (interactive_only, which copies it to `shows`). A `flat` node is a group without a role of its own (a div
 // holding several things): written out, its children stand in its place; a run of same-shape
@@ -27,6 +29,7 @@
     let line = node.role;
     if (node.name) line += " " + quote(node.name);
     if (node.shows) line += ` (shows ${quote(node.shows)})`;
+    if (node.unseen && node.role !== "text") line += ` [not visible: ${quote(node.unseen)}]`;
     if (node.props) for (const prop of node.props) line += ` [${prop}]`;
     if (node.ref) line += ` [ref=${node.ref}]`;
     if (node.note) line += " " + node.note;
@@ -38,7 +41,7 @@
     if (typeof item === "string") return "T";
     let shape = cache.get(item);
     if (shape === undefined) {
-      shape = item.role + (item.flat ? "F" : "") + (item.name ? "N" : "") + (item.shows ? "S" + quote(item.shows) : "") + (item.props ? "[" + item.props.join(",") + "]" : "") +
+      shape = item.role + (item.flat ? "F" : "") + (item.name ? "N" : "") + (item.shows ? "S" + quote(item.shows) : "") + (item.unseen && item.role !== "text" ? "V" + quote(item.unseen) : "") + (item.props ? "[" + item.props.join(",") + "]" : "") +
         (item.ref ? "R" : "") + (item.url ? "U" : "") + (item.note ? "!" + item.note : "") + "(";
       const kids = item.children ?? [];
       for (let i = 0; i < kids.length; i++) shape += (i ? "," : "") + shapeOf(kids[i], cache);
@@ -114,6 +117,7 @@
       let line = node.role;
       if (node.name) line += " " + fill("name", node.name);
       if (node.shows) line += ` (shows ${quote(node.shows)})`;
+      if (node.unseen && node.role !== "text") line += ` [not visible: ${quote(node.unseen)}]`;
       if (node.props) for (const prop of node.props) line += ` [${prop}]`;
       if (node.ref) line += ` [ref=${fill("ref", node.ref)}]`;
       if (node.note) line += " " + node.note;

@@ -7,6 +7,7 @@
   "use strict";
 
   const refs = globalThis.__tabpilotRefs;
+  const seen = globalThis.__tabpilotSeen;
   const { format } = globalThis.__tabpilotSnapshotFormat;
 
   const SKIP = new Set([
@@ -63,7 +64,15 @@
     return `\u27e6${mark}:${path}:${originOf(frame)}\u27e7`;
   };
 
-  function walker(api, mark) {
+  // What the person cannot see (content/seen.js) is written with this mark; with visible_only it
+  // is left out, but for the text that names a control the person sees (a screen-reader label).
+  const NOT_VISIBLE = "[not visible]";
+
+  function walker(api, mark, visibleOnly = false) {
+    // How many controls the person sees the walk is inside: hidden text there is their label.
+    let inControl = 0;
+    // How many hidden text nodes the walk has kept: none, and no name needs looking through.
+    let unseenTexts = 0;
     const styles = new Map();
     const styleOf = (element) => {
       let style = styles.get(element);
@@ -74,7 +83,8 @@
           const css = (element.ownerDocument.defaultView ?? window).getComputedStyle(element);
           const display = css.display;
           const shown = css.visibility === "visible";
-          style = display === "none" ? { display } : { css, display, shown, pointer: undefined };
+          // `up`, `hidden`, `bg`, `text`: content/seen.js's judgement, set on the walk.
+          style = display === "none" ? { display } : { css, display, shown, pointer: undefined, up: undefined, hidden: undefined, bg: undefined, text: undefined };
         } catch {
           style = null;
         }
@@ -154,6 +164,14 @@
     const walkNode = (node, parentStyle, out) => {
       if (node.nodeType === 3) {
         if (parentStyle && !parentStyle.shown) return;
+        if (/\S/.test(node.data) && seen.textHidden(parentStyle)) {
+          const text = normalize(node.data);
+          if (text && (!visibleOnly || inControl > 0)) {
+            out.push({ role: "text", note: NOT_VISIBLE, unseen: text, children: [text] });
+            unseenTexts++;
+          }
+          return;
+        }
         const text = node.data.replace(/\s+/g, " ");
         const last = out.length - 1;
         if (last >= 0 && typeof out[last] === "string") out[last] += text;
@@ -186,8 +204,9 @@
 
     const walkElement = (element, parentStyle, out) => {
       const local = element.localName;
-      const style = readableStyle(element, local);
+      const style = seen.annotate(element, readableStyle(element, local), parentStyle);
       if (!style) return;
+      if (visibleOnly && style.hidden && inControl === 0) return;
       const shown = style.shown;
       if (local === "iframe" || local === "frame") {
         if (shown) out.push(frameNode(element));
@@ -199,8 +218,15 @@
       }
       const role = local === "svg" ? "img" : refs.roleOf(element);
       if (role === "presentation" && local === "img") return;
-      const kids = childrenOf(element, local, style);
       const act = shown && interactive(element, role, style, parentStyle);
+      const control = act && !style.hidden;
+      if (control) inControl++;
+      let kids;
+      try {
+        kids = childrenOf(element, local, style);
+      } finally {
+        if (control) inControl--;
+      }
       if (!act && NO_LINE.has(role)) {
         flatten(kids, style, out);
         return;
@@ -209,7 +235,13 @@
         for (const kid of kids) out.push(kid);
         return;
       }
-      out.push(nodeOf(element, role, act, kids));
+      const node = nodeOf(element, role, act, kids);
+      // Hidden whole: the line's mark says it of the name too.
+      if (style.hidden) {
+        node.note = NOT_VISIBLE;
+        delete node.unseen;
+      }
+      out.push(node);
     };
 
     // What the element holds, by its kind: a select's options, no text for the controls whose text
@@ -273,10 +305,16 @@
       } else {
         node.name = textOf(kids);
         fromContent = true;
+        const unseen = unseenTexts > 0 ? textOf(unseenOf(kids)) : "";
+        if (unseen) node.unseen = unseen;
         if (!node.name && element.hasAttribute("title")) node.name = normalize(element.title);
       }
       // A code editor's textbox that its page left unnamed (content/act-editors.js).
       if (!node.name && role === "textbox") node.name = globalThis.__tabpilotActEditors?.nameOf(element);
+      if (node.name && element.hasAttribute("aria-labelledby") && labelUnseen(element)) {
+        if (visibleOnly) node.name = fromContent ? "" : NAME_FROM_CONTENT.has(role) ? textOf(kids) : "";
+        else node.unseen = node.name;
+      }
       if (!node.name) delete node.name;
       node.props = states(element, role);
       if (!node.props) delete node.props;
@@ -288,6 +326,25 @@
       if (value) children.unshift(value);
       if (children.length) node.children = children;
       return node;
+    };
+
+    // The hidden text among a name's parts, for its mark.
+    const unseenOf = (items, out = []) => {
+      for (const item of items) {
+        if (typeof item === "string" || item.ref) continue;
+        if (item.unseen && item.role === "text") out.push(item.unseen);
+        else unseenOf(item.children ?? [], out);
+      }
+      return out;
+    };
+
+    // Whether aria-labelledby names the element with text the person cannot see.
+    const labelUnseen = (element) => {
+      const root = element.getRootNode();
+      return element.getAttribute("aria-labelledby").split(/\s+/).some((id) => {
+        const target = id && root.getElementById?.(id);
+        return target ? seen.reasonOf(target) !== "" : false;
+      });
     };
 
     const holdsRef = (node) =>
@@ -314,7 +371,7 @@
         return node;
       }
       const kids = [];
-      if (inner.body) walkChildren(inner.body, styleOf(inner.body), kids);
+      if (inner.body) walkChildren(inner.body, seen.annotate(inner.body, styleOf(inner.body), null), kids);
       if (kids.length) node.children = kids;
       return node;
     };
@@ -344,15 +401,15 @@
    * raise()); `path` and `origin`, this frame's (content/frames.js).
    */
   const snapshot = async (options = {}) => {
-    const { ref = null, interactive_only: interactiveOnly = false, max_chars: maxChars = 20000 } = options;
+    const { ref = null, interactive_only: interactiveOnly = false, max_chars: maxChars = 20000, visible_only: visibleOnly = false } = options;
     const api = await refs.ready();
     refs.raise(options.ref_floor);
     const before = refs.top();
     const root = ref ? refs.resolveRef(ref) : document.body ?? document.documentElement;
-    const walk = walker(api, typeof options.frame_mark === "string" ? options.frame_mark : null);
+    const walk = walker(api, typeof options.frame_mark === "string" ? options.frame_mark : null, visibleOnly === true);
     const items = [];
     if (ref) walk.walkElement(root, root.parentElement ? walk.styleOf(root.parentElement) : null, items);
-    else walk.walkChildren(root, walk.styleOf(root), items);
+    else walk.walkChildren(root, seen.annotate(root, walk.styleOf(root), null), items);
     const written = format(tidy(items), { maxChars, interactiveOnly, collapse: options.collapse !== false });
     const { text, chars, truncated } = written;
     const top = refs.top();

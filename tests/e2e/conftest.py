@@ -19,6 +19,7 @@ from tests.e2e.editor_pages import EDITOR_PAGES, vendor_file
 from tests.e2e.form_pages import FORM_PAGES
 from tests.e2e.frame_pages import FRAME_PAGES
 from tests.e2e.harness import Daemon, connected_browser, serving, spawn_daemon, wait_for
+from tests.e2e.hidden_pages import HIDDEN_PAGES
 from tests.e2e.hostile_pages import HOSTILE_PAGES
 from tests.e2e.log_pages import LOG_PAGES
 from tests.e2e.shot_pages import SHOT_PAGES
@@ -143,6 +144,7 @@ PAGES.update(DRAG_PAGES)
 PAGES.update(FORM_PAGES)
 PAGES.update(FRAME_PAGES)
 PAGES.update(TABS_PAGES)
+PAGES.update(HIDDEN_PAGES)
 
 #: A page's headers may hold this pseudo-header: the HTTP status to answer with (200 otherwise).
 STATUS = ":status"

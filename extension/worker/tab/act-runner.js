@@ -201,8 +201,10 @@ export function createActRunner(deps) {
     if (typeof description === "string") {
       if (job.link && !navigated && newTabs.length === 0) description += deadLink(job.link, job.route);
       if (job.unfocused) description += UNFOCUSED;
+      if (job.unseen) description += `; the element is not visible to the person (${job.unseen})`;
     }
     const result = { ...own, description, route: job.route, navigated, url: now.url, opened: newTabs };
+    if (job.unseen) result.not_visible = job.unseen;
     if (description === undefined) delete result.description;
     // The tab closed itself (a popup's window.close() once its form was sent): where it ended.
     if (s.closed) Object.assign(result, { closed: true, url: s.url ?? now.url });

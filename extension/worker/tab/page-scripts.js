@@ -16,6 +16,7 @@
 export const ISOLATED_WORLD_FILES = Object.freeze([
   "content/refs.js",
   "content/frames.js",
+  "content/seen.js",
   "content/snapshot-format.js",
   "content/snapshot.js",
   "content/read.js",

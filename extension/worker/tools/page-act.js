@@ -61,6 +61,7 @@ export function createPageAct(deps) {
     });
     for (const name of POINTER_FIELDS) if (p[name] != null) message[name] = p[name];
     const result = await toPage(job, message);
+    if (typeof result.unseen === "string") job.unseen = result.unseen;
     if (typeof result.needsTrusted === "string") return trustedInstead(job, p, result.needsTrusted);
     await followUp(job, result);
     return String(result.description ?? "");
@@ -92,6 +93,7 @@ export function createPageAct(deps) {
     // A point in a child frame is moved into the top viewport, where the debugger's input goes.
     const locate = async (kind, extra = {}) => {
       const at = await toPage(job, { type: "locate", ref, kind, direction: p.direction ?? null, ...extra });
+      if (typeof at.unseen === "string" && (extra.ref ?? ref) === ref) job.unseen ??= at.unseen;
       return toTop(chrome, ports, tab, job.frameId, at);
     };
     // Between the pointer's move and its press, the page may put another element at the point.

@@ -128,6 +128,7 @@ export function createPageTools({
       type: "snapshot",
       ref: refParam(params),
       interactive_only: params.interactive_only === true,
+      ...(params.visible_only === true ? { visible_only: true } : {}),
       max_chars: intParam(params, "max_chars", MAX_CHARS),
       // browser_find's: every run written out, for a search of the lines.
       ...(params.collapse === false ? { collapse: false } : {}),
@@ -163,6 +164,7 @@ export function createPageTools({
       ref: refParam(params),
       offset: intParam(params, "offset", { default: 0, min: 0, max: Number.MAX_SAFE_INTEGER }),
       limit: intParam(params, "limit", LIMIT),
+      ...(params.visible_only === true ? { visible_only: true } : {}),
     };
     const { result, tab, where } = await ask(params, message);
     // The ref named an iframe of another origin: its own frame reads its document.

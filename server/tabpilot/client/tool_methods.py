@@ -36,6 +36,7 @@ class _Methods(_Calls[R]):
         *,
         ref: str | None = None,
         interactive_only: bool | None = None,
+        visible_only: bool | None = None,
         max_chars: int | None = None,
         tab_id: int | None = None,
     ) -> R:
@@ -76,9 +77,10 @@ class _Methods(_Calls[R]):
         ref: str | None = None,
         offset: int | None = None,
         limit: int | None = None,
+        visible_only: bool | None = None,
         tab_id: int | None = None,
     ) -> R:
-        """A slice of the page's visible text: ``{text, offset, total, more}``."""
+        """A slice of the page's text, unseen text marked: ``{text, offset, total, more}``."""
 
     @_tool()
     def find(

@@ -63,7 +63,7 @@ REDOS = (
             "innerText",
             "textContent",
         ),
-        "Tip: browser_read {} reads the page's visible text, a slice at a time, without a script.",
+        "Tip: browser_read {} reads the page's text, a slice at a time, unseen text marked.",
         "`document.body.innerText`, `.textContent`",
     ),
     Redo(

@@ -37,6 +37,8 @@ class SnapshotParams(Params):
 
     ref: Ref | None = Field(default=None, description="Only this element's subtree.")
     interactive_only: bool = Field(default=False, description="Only elements one can act on.")
+    # Leaves out what the person cannot see (marked [not visible] otherwise); its name says it all.
+    visible_only: bool = Field(default=False)
     max_chars: int | None = Field(
         default=20_000,
         ge=200,
@@ -106,13 +108,14 @@ class ActParams(Params):
 
 
 class ReadParams(Params):
-    """The visible text of the page, or of one element, a slice at a time."""
+    """The text of the page, or of one element, a slice at a time (unseen text marked)."""
 
     example: ClassVar[str] = '{"offset": 10000}'
 
     ref: Ref | None = Field(default=None, description="Only this element's text.")
     offset: int = Field(default=0, ge=0, description="The first character.")
     limit: int = Field(default=10_000, ge=1, le=1_000_000, description="Characters at most.")
+    visible_only: bool = Field(default=False)
     tab_id: int | None = Field(default=None, description=TAB_ID_DESCRIPTION)
 
 
@@ -181,9 +184,9 @@ SNAPSHOT = Tool(
     title="See the page's structure",
     description=describe(
         """
-        The page as an accessibility tree with refs to act on, far smaller than the DOM.
-        `interactive_only`: controls only. E.g. {} → Page "Shop" https://a.test/, 9 refs⏎-
-        main [ref=e8]:⏎  - button "Buy" [ref=e12]
+        The page as an accessibility tree with refs to act on. `interactive_only`: controls
+        only. E.g. {} → Page "Shop" https://a.test/, 9 refs⏎- main [ref=e8]:⏎  - button "Buy"
+        [ref=e12]
         """
     ),
     timeout_s=PAGE_WALK_TIMEOUT_S,
@@ -211,8 +214,8 @@ ACT = Tool(
     description=describe(
         """
         Act on an element by its snapshot ref as a person would, or say why not. E.g.
-        {"kind": "click", "ref": "e12"} → Clicked button "Buy" (e12). Snapshot again after:
-        refs go stale.
+        {"kind": "click", "ref": "e12"} → Clicked button "Buy" (e12). Snapshot again: refs
+        go stale.
         """
     ),
     timeout_s=timeout_ms,
@@ -236,9 +239,8 @@ READ = Tool(
     title="Read the page's text",
     description=describe(
         """
-        The page's visible text, or a ref's, in slices. Better than innerText with
-        execute_javascript. E.g. {"limit": 30} → the text⏎[chars 0-30 of 99; more: browser_read
-        offset=30]
+        The page's text (unseen text marked), or a ref's, in slices. E.g. {"limit": 30} → the
+        text⏎[chars 0-30 of 99; more: browser_read offset=30]
         """
     ),
     timeout_s=PAGE_WALK_TIMEOUT_S,
@@ -246,7 +248,7 @@ READ = Tool(
     read_only=True,
     client=ClientFace(
         "read",
-        doc="A slice of the page's visible text: ``{text, offset, total, more}``.",
+        doc="A slice of the page's text, unseen text marked: ``{text, offset, total, more}``.",
     ),
     cli=CliFace("read"),
     guard=GuardRule(
