@@ -1,7 +1,7 @@
 """browser_wait_for: wait until one condition holds in a tab, then say which and after how long.
 
 The conditions (exactly one per call): ``text`` appears or ``text_gone`` (a case-insensitive
-substring of the page's visible text, as browser_read reads it), an element (``ref`` or CSS
+substring of the page's text, as browser_read reads it), an element (``ref`` or CSS
 ``selector``) reaching a ``state``, the tab's ``url`` matching a glob, ``network_idle`` (no
 request for :data:`NETWORK_IDLE_MS`), ``dom_stable`` (no DOM change for that many ms) and a plain
 ``time``. The extension watches for each with events (a MutationObserver in the page, webRequest
@@ -149,7 +149,7 @@ WAIT_FOR = Tool(
     title="Wait until something is true in the page",
     description=describe(
         f"""
-        Wait for one condition: text appears or text_gone (visible text, any case); ref or CSS
+        Wait for one condition: text appears or text_gone (page text, any case); ref or CSS
         selector in state (default visible); url glob (** any, * no /); network_idle
         ({NETWORK_IDLE_MS} ms); dom_stable (quiet ms); time (ms, max {MAX_TIME_MS}). Survives
         navigation. E.g. {{"text": "Saved"}} → text "Saved" appeared after 412 ms
