@@ -46,9 +46,10 @@ lint: $(STAMP)
 node-test:
 	node --test extension-tests/
 
+# --durations: the slowest tests at the end of each run, to keep the whole run short.
 # pytest exits 5 when a selection (PYTEST_ARGS="-k …") collects nothing; that is not a failure.
 pytest: $(STAMP)
-	@$(BIN)/pytest -q -p no:cacheprovider $(PYTEST_ARGS); rc=$$?; \
+	@$(BIN)/pytest -q -p no:cacheprovider --durations=15 $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
 
 ## docs: regenerate the generated parts of the docs: the MCP tool reference (docs/tools.md) and the
