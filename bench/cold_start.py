@@ -166,16 +166,22 @@ def measure(runs: int) -> dict[str, Any]:
 
 
 def targets(results: dict[str, Any]) -> list[tuple[str, str, bool]]:
-    """tabpilot's cold start against Playwright MCP's; none if the suite did not run or
-    Playwright MCP was not installed."""
+    """tabpilot's cold start against Playwright MCP's (not met, saying why, where Playwright MCP
+    is not installed, as every peer target); none if the suite did not run."""
     suite = results.get("cold_start")
-    if not suite or PLAYWRIGHT not in suite:
+    if not suite:
         return []
+    target = (
+        f"`tabpilot mcp --browser` spawn → first `1+1` at most {RATIO:g}x Playwright MCP's "
+        "spawn → first `browser_evaluate` (medians)"
+    )
+    if PLAYWRIGHT not in suite:
+        why = suite.get("unavailable", {}).get(PLAYWRIGHT, "not measured")
+        return [(target, f"Playwright MCP not available: {why}", False)]
     ours, theirs = suite[TABPILOT], suite[PLAYWRIGHT]
     return [
         (
-            f"`tabpilot mcp --browser` spawn → first `1+1` at most {RATIO:g}x Playwright MCP's "
-            "spawn → first `browser_evaluate` (medians)",
+            target,
             f"{ours['p50_ms']:,.0f} ms vs {theirs['p50_ms']:,.0f} ms "
             f"({ours['p50_ms'] / theirs['p50_ms']:.2f}x)",
             ours["p50_ms"] <= theirs["p50_ms"] * RATIO,

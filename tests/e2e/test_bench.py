@@ -116,7 +116,10 @@ def test_smoke_run_writes_json_markdown_and_plot(tmp_path: Path) -> None:
     # and tabs; the fast path beside the tabpilot of before the switch gated page scripts; the
     # cold start of `tabpilot mcp --browser` beside Playwright MCP's.
     assert len(results["targets"]) == 43
-    assert results["fast_path"]["rows"][1]["system"].startswith("tabpilot HTTP at ")
+    # The tabpilot of before is a commit of this repository's history, which a shallow clone
+    # lacks: then its row says so.
+    fast = results["fast_path"]
+    assert "missing" in fast or fast["rows"][1]["system"].startswith("tabpilot HTTP at "), fast
     assert all(isinstance(t["met"], bool) and t["measured"] for t in results["targets"])
 
     # The Python client beside Selenium's CDP, and the rows against the other MCP servers: each
