@@ -136,8 +136,11 @@ def app_done(daemon: Daemon, tab: int) -> dict[str, Any]:
     """The network log once the app page made all its requests."""
     ok(daemon, "execute_javascript", script="await window.done", tab_id=tab)
 
+    seen: list[dict[str, Any]] = []
+
     def finished() -> dict[str, Any] | None:
         result = network(daemon, tab, include_static=True, limit=1000)
+        seen[:] = result["requests"]
         last = [r for r in result["requests"] if r["url"].endswith("/api/last")]
         # The stylesheet and the image load beside the app's own requests, and on a loaded
         # machine may end after them.
@@ -146,7 +149,12 @@ def app_done(daemon: Daemon, tab: int) -> dict[str, Any]:
 
     # Sixteen requests one after another, each logged from webRequest's events: on a machine
     # whose load is four times its cores (a whole CI run beside other browsers) 10 s was short.
-    found: dict[str, Any] = wait_for(finished, 30, "the app's requests")
+    try:
+        found: dict[str, Any] = wait_for(finished, 30, "the app's requests")
+    except AssertionError as timeout:
+        # What the log held at the end, to tell a request never logged from one never answered.
+        last = [(r["url"], r["status"], r["failed"]) for r in seen]
+        raise AssertionError(f"{timeout}; the log held {last}") from None
     return found
 
 
